@@ -1,0 +1,36 @@
+# sycl_ocl: `make demo` sets everything up and runs the quick start; `make test` runs the tests.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lint typecheck check setup opencl install bench clean
+
+demo: install
+	$(BIN)/python -m sycl_ocl ls
+	$(BIN)/python examples/quickstart.py
+
+test: install
+	$(BIN)/ruff check sycl_ocl tests examples bench conformance
+	$(BIN)/mypy
+	cd tests && ../$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) .
+
+opencl:
+	bash tools/install_opencl.sh
+
+$(BIN)/python: | opencl
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+# Installs the built package (not the checkout) so tests see what users get.
+$(STAMP): $(BIN)/python pyproject.toml $(shell find sycl_ocl kernels_cl -type f -not -name '*.pyc')
+	$(BIN)/python -m pip install -q --upgrade ".[dev]"
+	touch $(STAMP)
+
+install: opencl $(STAMP)
+
+bench: install
+	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,81 @@
+"""Asynchronous error delivery (SYCL 2020 §4.13.1).
+
+Errors found after ``submit`` returned are stored on the queue (or, with no queue, the
+context) and handed over once: to the queue's ``async_handler``, else the context's, at
+``wait_and_throw`` / ``throw_asynchronous``. With no handler anywhere they are raised
+there instead, and logged at exit if never delivered. The interpreter is never terminated.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from .exception import exception, exception_list
+
+log = logging.getLogger("sycl_ocl")
+
+_sinks: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
+
+
+class AsyncErrors:
+    """The undelivered asynchronous errors of one queue or context."""
+
+    __slots__ = ("__weakref__", "_errors", "_lock", "fallback", "handler")
+
+    def __init__(
+        self, handler: Callable[[exception_list], Any] | None, fallback: AsyncErrors | None = None
+    ) -> None:
+        self.handler = handler
+        self.fallback = fallback
+        self._errors: list[BaseException] = []
+        self._lock = threading.Lock()
+        _sinks.add(self)
+
+    def report(self, error: BaseException) -> None:
+        """Store an error for the next delivery."""
+        with self._lock:
+            self._errors.append(error)
+
+    def pending(self) -> bool:
+        """Whether undelivered errors are waiting."""
+        return bool(self._errors)
+
+    def _take(self) -> list[BaseException]:
+        with self._lock:
+            errors, self._errors = self._errors, []
+        return errors
+
+    def deliver(self) -> None:
+        """Hand stored errors to the handler, or raise the first when there is none."""
+        errors = self._take()
+        if self.fallback is not None:
+            errors += self.fallback._take()
+        if not errors:
+            return
+        handler = self.handler or (self.fallback.handler if self.fallback else None)
+        if handler is not None:
+            handler(exception_list(errors))
+            return
+        first = errors[0]
+        if len(errors) > 1:
+            log.error("sycl_ocl: %d more asynchronous errors after the first: %s", len(errors) - 1,
+                      "; ".join(map(str, errors[1:])))
+        raise first if isinstance(first, exception) else exception(_runtime(), str(first))
+
+
+def _runtime() -> Any:
+    from .exception import errc
+
+    return errc.runtime
+
+
+@atexit.register
+def _log_undelivered() -> None:
+    for sink in list(_sinks):
+        for error in sink._take():
+            log.error("sycl_ocl: asynchronous error never delivered: %s", error)

@@ -1,0 +1,74 @@
+"""Lazy, stable enumeration of OpenCL platforms and root devices.
+
+Platforms and their root devices are enumerated once, in the ICD loader's order, on first
+use. ``SYCL_OCL_DEVICE`` (a regular expression over "platform / device") restricts what the
+default selector sees; explicit enumeration (``get_platforms``) sees everything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from typing import TYPE_CHECKING
+
+import pyopencl as cl
+
+from ._native import translate
+from .exception import errc, exception
+
+if TYPE_CHECKING:
+    from .device import device
+    from .platform import platform
+
+DEVICE_FILTER_ENV = "SYCL_OCL_DEVICE"
+
+_lock = threading.Lock()
+_platforms: list[platform] | None = None
+
+
+def _enumerate() -> list[platform]:
+    from .platform import platform
+
+    try:
+        natives = cl.get_platforms()
+    except cl.Error as error:
+        if error.code == -1001:  # CL_PLATFORM_NOT_FOUND_KHR: no ICD at all
+            return []
+        raise translate(error, "enumerating OpenCL platforms") from error
+    return [platform._from_native(p) for p in natives]
+
+
+def all_platforms() -> list[platform]:
+    """Every OpenCL platform, in a stable order."""
+    global _platforms
+    if _platforms is None:
+        with _lock:
+            if _platforms is None:
+                _platforms = _enumerate()
+    return list(_platforms)
+
+
+def all_devices() -> list[device]:
+    """Every root device of every platform, in a stable order."""
+    return [d for p in all_platforms() for d in p.get_devices()]
+
+
+def device_label(dev: device) -> str:
+    """The "platform / device" string that ``SYCL_OCL_DEVICE`` is matched against."""
+    return f"{dev._native.platform.name.strip()} / {dev._native.name.strip()}"
+
+
+def selectable_devices() -> list[device]:
+    """The root devices a selector may choose from, after ``SYCL_OCL_DEVICE`` filtering."""
+    devices = all_devices()
+    pattern = os.environ.get(DEVICE_FILTER_ENV)
+    if not pattern:
+        return devices
+    try:
+        regex = re.compile(pattern, re.IGNORECASE)
+    except re.error as error:
+        raise exception(
+            errc.runtime, f"{DEVICE_FILTER_ENV}={pattern!r} is not a valid regular expression: {error}"
+        ) from None
+    return [d for d in devices if regex.search(device_label(d))]

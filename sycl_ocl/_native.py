@@ -1,0 +1,114 @@
+"""The one place where PyOpenCL errors become ``sycl.exception`` (SYCL 2020 §4.13).
+
+Every call into PyOpenCL that can fail goes through :func:`cl_call` or catches
+``pyopencl.Error`` and raises :func:`translate`'s result, so the OpenCL error name
+always reaches the user and no PyOpenCL exception leaks out of the public API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, TypeVar
+
+import pyopencl as cl
+
+from .exception import errc, exception
+
+if TYPE_CHECKING:
+    from .context import context
+
+T = TypeVar("T")
+
+_STATUS_NAMES: dict[int, str] = {
+    value: name
+    for name, value in vars(cl.status_code).items()
+    if isinstance(value, int) and name.isupper()
+}
+
+# OpenCL status -> the errc SYCL names for it; anything else CL_INVALID_* is errc.invalid.
+_ERRC_BY_STATUS: dict[str, errc] = {
+    "BUILD_PROGRAM_FAILURE": errc.build,
+    "COMPILE_PROGRAM_FAILURE": errc.build,
+    "LINK_PROGRAM_FAILURE": errc.build,
+    "INVALID_BUILD_OPTIONS": errc.build,
+    "INVALID_COMPILER_OPTIONS": errc.build,
+    "INVALID_LINKER_OPTIONS": errc.build,
+    "COMPILER_NOT_AVAILABLE": errc.feature_not_supported,
+    "LINKER_NOT_AVAILABLE": errc.feature_not_supported,
+    "INVALID_WORK_GROUP_SIZE": errc.nd_range,
+    "INVALID_WORK_ITEM_SIZE": errc.nd_range,
+    "INVALID_GLOBAL_WORK_SIZE": errc.nd_range,
+    "INVALID_GLOBAL_OFFSET": errc.nd_range,
+    "INVALID_WORK_DIMENSION": errc.nd_range,
+    "INVALID_ARG_INDEX": errc.kernel_argument,
+    "INVALID_ARG_VALUE": errc.kernel_argument,
+    "INVALID_ARG_SIZE": errc.kernel_argument,
+    "INVALID_KERNEL_ARGS": errc.kernel_argument,
+    "MEM_OBJECT_ALLOCATION_FAILURE": errc.memory_allocation,
+    "OUT_OF_RESOURCES": errc.memory_allocation,
+    "OUT_OF_HOST_MEMORY": errc.memory_allocation,
+    "INVALID_BUFFER_SIZE": errc.memory_allocation,
+    "PROFILING_INFO_NOT_AVAILABLE": errc.profiling,
+    "DEVICE_NOT_FOUND": errc.runtime,
+    "PLATFORM_NOT_FOUND_KHR": errc.platform,
+    "INVALID_PLATFORM": errc.platform,
+    "EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST": errc.event,
+    "INVALID_EVENT": errc.event,
+    "INVALID_EVENT_WAIT_LIST": errc.event,
+    "INVALID_KERNEL_NAME": errc.invalid,
+    "INVALID_KERNEL_DEFINITION": errc.build,
+    "INVALID_PROGRAM_EXECUTABLE": errc.build,
+}
+
+
+def status_name(code: int) -> str:
+    """The ``CL_...`` name of an OpenCL status code."""
+    name = _STATUS_NAMES.get(code)
+    return f"CL_{name}" if name else f"OpenCL status {code}"
+
+
+def errc_for_status(code: int) -> errc:
+    """The SYCL error code that an OpenCL status code maps to."""
+    name = _STATUS_NAMES.get(code, "")
+    if name in _ERRC_BY_STATUS:
+        return _ERRC_BY_STATUS[name]
+    return errc.invalid if name.startswith("INVALID") else errc.runtime
+
+
+def translate(
+    error: cl.Error, action: str, ctx: context | None = None, detail: str = ""
+) -> exception:
+    """Turn a PyOpenCL error into a ``sycl.exception``, keeping the OpenCL error name.
+
+    Args:
+        error: the PyOpenCL error.
+        action: what sycl_ocl was doing, for the message ("creating a context").
+        ctx: the SYCL context the failure belongs to, if any.
+        detail: extra text, such as a build log.
+    """
+    code = error.code if isinstance(error.code, int) else -9999
+    message = f"{action} failed: {status_name(code)}"
+    reason = str(error).strip()
+    if reason:
+        message += f" ({reason})"
+    if detail:
+        message += f"\n{detail}"
+    return exception(errc_for_status(code), message, ctx, cl_code=code)
+
+
+@contextmanager
+def cl_errors(action: str, ctx: context | None = None) -> Iterator[None]:
+    """Run a block of PyOpenCL calls, translating their errors (see :func:`translate`)."""
+    try:
+        yield
+    except cl.Error as error:
+        raise translate(error, action, ctx) from error
+
+
+def cl_call(action: str, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """Call one PyOpenCL function, translating its errors (see :func:`translate`)."""
+    try:
+        return fn(*args, **kwargs)
+    except cl.Error as error:
+        raise translate(error, action) from error

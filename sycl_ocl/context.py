@@ -1,0 +1,142 @@
+"""``sycl::context`` (SYCL 2020 §4.6.3)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+
+from ._async_errors import AsyncErrors
+from ._handles import NativeWrapper, cached_wrapper, remember
+from ._native import translate
+from .backend import backend
+from .device import device
+from .exception import errc, exception, exception_list
+from .info._descriptor import check_namespace
+from .property._base import PropertyHolder, make_property_list, property_list
+
+if TYPE_CHECKING:
+    from .platform import platform
+
+AsyncHandler = Callable[[exception_list], Any]
+
+_default_lock = threading.Lock()
+_default_contexts: dict[int, context] = {}
+
+
+class context(NativeWrapper, PropertyHolder):
+    """A set of devices of one platform that share memory objects (§4.6.3).
+
+    Args:
+        devices: a device or a list of devices of one platform; defaults to the device
+            chosen by ``default_selector_v``.
+        async_handler: receives the asynchronous errors of work in this context.
+        prop_list: context properties (SYCL 2020 defines none).
+    """
+
+    __slots__ = ("_devices", "_errors", "_props", "_runtime_state")
+
+    def __init__(
+        self,
+        devices: device | Iterable[device] | None = None,
+        async_handler: AsyncHandler | None = None,
+        prop_list: property_list | Iterable[Any] | None = None,
+    ) -> None:
+        props = make_property_list(prop_list, "context")
+        devs = _device_list(devices)
+        platforms = {d._native.platform.int_ptr for d in devs}
+        if len(platforms) != 1:
+            raise exception(
+                errc.invalid,
+                "a context's devices must all belong to one platform; "
+                f"got {', '.join(map(repr, devs))}",
+            )
+        try:
+            native = cl.Context(devices=[d._native for d in devs])
+        except cl.Error as error:
+            raise translate(error, "creating a context") from error
+        self._setup(native, devs, async_handler, props)
+
+    def _setup(
+        self,
+        native: cl.Context,
+        devs: list[device],
+        async_handler: AsyncHandler | None,
+        props: property_list,
+    ) -> None:
+        self._bind(native)
+        self._devices = devs
+        self._errors = AsyncErrors(async_handler)
+        self._props = props
+        self._runtime_state: Any = None
+
+    @classmethod
+    def _from_native(cls, native: cl.Context) -> context:
+        existing = cached_wrapper(cls, native)
+        if existing is not None and existing._native is native:
+            return existing
+        self = object.__new__(cls)
+        devs = [_wrap_device(d) for d in native.devices]
+        self._setup(native, devs, None, property_list())
+        return remember(self)
+
+    @classmethod
+    def _default_for(cls, plat: platform) -> context:
+        """The implicit context of a platform (all its devices), shared by default queues."""
+        key = plat._handle
+        with _default_lock:
+            ctx = _default_contexts.get(key)
+            if ctx is None:
+                ctx = _default_contexts[key] = cls(plat.get_devices())
+        return ctx
+
+    def get_backend(self) -> backend:
+        """Always ``backend.opencl`` (§4.6.3.1)."""
+        return backend.opencl
+
+    def get_devices(self) -> list[device]:
+        """The devices of the context (§4.6.3.1)."""
+        return list(self._devices)
+
+    def get_platform(self) -> platform:
+        """The platform of the context's devices (§4.6.3.1)."""
+        return self._devices[0].get_platform()
+
+    def get_info(self, desc: Any) -> Any:
+        """The value of a ``sycl.info.context`` descriptor (§4.6.3.2)."""
+        return check_namespace(desc, "context", "context").query(self)
+
+    def _check_device(self, dev: device) -> None:
+        if dev not in self._devices:
+            raise exception(
+                errc.invalid,
+                f"{dev!r} is not one of the devices of this context "
+                f"({', '.join(map(repr, self._devices))}); create the context with it",
+                self,
+            )
+
+    def __repr__(self) -> str:
+        return f"<sycl.context on {', '.join(map(repr, self._devices))}>"
+
+
+def _wrap_device(native: cl.Device) -> device:
+    from . import _discovery
+
+    for dev in _discovery.all_devices():
+        if dev._native == native:
+            return dev
+    return device._from_native(native)
+
+
+def _device_list(devices: device | Iterable[device] | None) -> list[device]:
+    if devices is None:
+        return [device()]
+    devs = [devices] if isinstance(devices, device) else list(devices)
+    if not devs:
+        raise exception(errc.invalid, "a context needs at least one device")
+    for d in devs:
+        if not isinstance(d, device):
+            raise exception(errc.invalid, f"a context takes sycl.device objects, got {d!r}")
+    return list(dict.fromkeys(devs))

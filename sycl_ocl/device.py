@@ -1,0 +1,188 @@
+"""``sycl::device`` (SYCL 2020 §4.6.4)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+
+from . import _discovery
+from ._handles import NativeWrapper, remember
+from ._native import translate
+from .aspect import aspect, device_aspects
+from .backend import backend
+from .exception import errc, exception
+from .info import enums
+from .info._descriptor import check_namespace
+
+if TYPE_CHECKING:
+    from .platform import platform
+
+
+class device(NativeWrapper):
+    """An OpenCL device seen as a SYCL device (§4.6.4).
+
+    Args:
+        selector: a device selector (any callable ``device -> int``); the device with the
+            highest non-negative score is chosen. Defaults to ``default_selector_v``.
+    """
+
+    __slots__ = ("_aspects", "_info", "_platform", "_raw")
+
+    def __new__(cls, selector: Callable[[device], Any] | None = None) -> device:
+        from .selector import default_selector_v, select_device
+
+        return select_device(selector if selector is not None else default_selector_v)
+
+    @classmethod
+    def _from_native(cls, native: cl.Device, plat: platform | None = None) -> device:
+        self = object.__new__(cls)
+        self._bind(native)
+        self._platform = plat
+        self._info: dict[str, Any] = {}
+        self._raw: dict[str, Any] = {}
+        self._aspects: frozenset[aspect] | None = None
+        return remember(self)
+
+    @staticmethod
+    def get_devices(device_type: enums.device_type = enums.device_type.all) -> list[device]:
+        """Every root device of every platform of the given type (§4.6.4.1)."""
+        return [d for p in _discovery.all_platforms() for d in p.get_devices(device_type)]
+
+    def get_backend(self) -> backend:
+        """Always ``backend.opencl`` (§4.6.4.1)."""
+        return backend.opencl
+
+    def get_platform(self) -> platform:
+        """The platform the device belongs to (§4.6.4.1)."""
+        if self._platform is None:
+            from .platform import platform
+
+            self._platform = next(
+                (p for p in _discovery.all_platforms() if p._native == self._native.platform),
+                None,
+            ) or platform._from_native(self._native.platform)
+        return self._platform
+
+    def is_cpu(self) -> bool:
+        """Whether the device is a CPU (§4.6.4.1)."""
+        return self.has(aspect.cpu)
+
+    def is_gpu(self) -> bool:
+        """Whether the device is a GPU (§4.6.4.1)."""
+        return self.has(aspect.gpu)
+
+    def is_accelerator(self) -> bool:
+        """Whether the device is an accelerator (§4.6.4.1)."""
+        return self.has(aspect.accelerator)
+
+    def has(self, asp: aspect) -> bool:
+        """Whether the device has an aspect (§4.6.4.3)."""
+        if self._aspects is None:
+            self._aspects = frozenset(device_aspects(self))
+        return asp in self._aspects
+
+    def has_extension(self, extension: str) -> bool:
+        """Whether the device supports an OpenCL extension (§4.6.4.1, deprecated)."""
+        return extension in self._extensions()
+
+    def get_info(self, desc: Any) -> Any:
+        """The value of a ``sycl.info.device`` descriptor (§4.6.4.2)."""
+        desc = check_namespace(desc, "device", "device")
+        try:
+            return self._info[desc.name]
+        except KeyError:
+            value = self._info[desc.name] = desc.query(self)
+            return value
+
+    def get_backend_info(self, desc: Any) -> Any:
+        """Backend-specific information: for OpenCL, a raw ``pyopencl.device_info`` name."""
+        if isinstance(desc, str) and hasattr(cl.device_info, desc):
+            return self._cl_info(desc)
+        raise exception(
+            errc.backend_mismatch,
+            f"get_backend_info takes an OpenCL device_info name such as 'OPENCL_C_VERSION', got {desc!r}",
+        )
+
+    def create_sub_devices(self, prop: enums.partition_property, arg: Any) -> list[device]:
+        """Partition the device (§4.6.4.1, ``clCreateSubDevices``).
+
+        Args:
+            prop: how to partition.
+            arg: the count for ``partition_equally``, the list of counts for
+                ``partition_by_counts``, the ``partition_affinity_domain`` otherwise.
+        """
+        from .info.device import partition_properties
+
+        if prop not in self.get_info(partition_properties):
+            raise exception(
+                errc.feature_not_supported,
+                f"{self!r} does not support {prop}; check "
+                "get_info(sycl.info.device.partition_properties) first",
+            )
+        spec = _partition_spec(prop, arg, self)
+        try:
+            natives = self._native.create_sub_devices(spec)
+        except cl.Error as error:
+            raise translate(error, f"partitioning the device with {prop.name}({arg!r})") from error
+        return [device._from_native(n, self.get_platform()) for n in natives]
+
+    # --- raw OpenCL queries, cached; used by descriptors and aspects -------------------
+
+    def _cl_info(self, name: str) -> Any:
+        try:
+            return self._raw[name]
+        except KeyError:
+            pass
+        try:
+            value = self._native.get_info(getattr(cl.device_info, name))
+        except cl.Error as error:
+            raise translate(error, f"querying CL_DEVICE_{name}") from error
+        self._raw[name] = value
+        return value
+
+    def _int_info(self, name: str, default: int = 0) -> int:
+        """An integer query that some drivers do not answer (then ``default``)."""
+        try:
+            return int(self._cl_info(name))
+        except (exception, AttributeError):
+            return default
+
+    def _extensions(self) -> frozenset[str]:
+        return frozenset(self._cl_info("EXTENSIONS").split())
+
+    def _c_features(self) -> frozenset[str]:
+        try:
+            return frozenset(f.name for f in self._cl_info("OPENCL_C_FEATURES"))
+        except (exception, AttributeError):
+            return frozenset()
+
+    def _svm_capabilities(self) -> int:
+        return self._int_info("SVM_CAPABILITIES")
+
+    def __repr__(self) -> str:
+        return f"<sycl.device {_discovery.device_label(self)!r}>"
+
+
+def _partition_spec(prop: enums.partition_property, arg: Any, dev: device) -> list[int]:
+    P = enums.partition_property
+    if prop is P.partition_equally:
+        count = int(arg)
+        if count <= 0:
+            raise exception(errc.invalid, f"partition_equally needs a positive count, got {arg!r}")
+        return [cl.device_partition_property.EQUALLY, count]
+    if prop is P.partition_by_counts:
+        counts = [int(c) for c in _as_sequence(arg)]
+        if any(c < 0 for c in counts) or sum(counts) == 0:
+            raise exception(errc.invalid, f"partition_by_counts needs non-negative counts, got {arg!r}")
+        nonzero = [c for c in counts if c]
+        return [cl.device_partition_property.BY_COUNTS, *nonzero, 0]
+    if prop is P.partition_by_affinity_domain:
+        domain = enums.partition_affinity_domain(arg)
+        return [cl.device_partition_property.BY_AFFINITY_DOMAIN, domain.value]
+    raise exception(errc.invalid, f"{prop} is not a way to partition a device")
+
+
+def _as_sequence(arg: Any) -> Sequence[Any]:
+    return arg if isinstance(arg, Sequence) else [arg]

@@ -1,0 +1,145 @@
+"""``sycl::handler`` (SYCL 2020 §4.9.4): records one command group's requirements and action."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from .event import event
+from .exception import errc, exception
+from .range import as_range, nd_range
+from .scheduler.command_group import CommandGroup, HostTask, KernelLaunch
+
+if TYPE_CHECKING:
+    from .queue import queue
+
+
+class handler:
+    """The command-group handler: built by ``queue.submit``, passed to the cgf (§4.9.4).
+
+    It records the command's dependencies and exactly one action (a kernel, a copy, a fill,
+    a host task, ...). The scheduler turns the result into OpenCL commands.
+    """
+
+    __slots__ = ("_action", "_args", "_bundle", "_depends", "_queue", "_spec_constants")
+
+    def __init__(self, q: queue) -> None:
+        self._queue = q
+        self._depends: list[event] = []
+        self._action: Any = None
+        self._args: dict[int, Any] = {}
+        self._bundle: Any = None
+        self._spec_constants: dict[Any, Any] = {}
+
+    # --- dependencies -----------------------------------------------------------------
+
+    def depends_on(self, events: event | Iterable[event]) -> None:
+        """Run the command after these events completed (§4.9.4.1)."""
+        evs = [events] if isinstance(events, event) else list(events)
+        for ev in evs:
+            if not isinstance(ev, event):
+                raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
+        self._depends.extend(evs)
+
+    # --- kernel arguments and launches ------------------------------------------------
+
+    def set_arg(self, index: int, value: Any) -> None:
+        """Set one kernel argument for the next launch without arguments (§4.9.4.2)."""
+        if index < 0:
+            raise exception(errc.kernel_argument, f"argument index {index} is negative")
+        self._args[int(index)] = value
+
+    def set_args(self, *values: Any) -> None:
+        """Set every kernel argument, in order (§4.9.4.2)."""
+        self._args = dict(enumerate(values))
+
+    def use_kernel_bundle(self, bundle: Any) -> None:
+        """Take the kernels of this command group from an executable bundle (§4.9.4.4)."""
+        self._bundle = bundle
+
+    def set_specialization_constant(self, spec_id: Any, value: Any) -> None:
+        """Set a specialization constant for this command group's kernel (§4.9.4.5)."""
+        self._spec_constants[spec_id] = value
+
+    def get_specialization_constant(self, spec_id: Any) -> Any:
+        """The value the kernel of this command group will see (§4.9.4.5)."""
+        if spec_id in self._spec_constants:
+            return self._spec_constants[spec_id]
+        if self._bundle is not None:
+            return self._bundle.get_specialization_constant(spec_id)
+        return spec_id.default
+
+    def single_task(self, kernel: Any, *args: Any) -> None:
+        """Run the kernel once, as one work-item (§4.9.4.2)."""
+        self._launch(kernel, (1,), None, None, args)
+
+    def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
+        """Run the kernel over a ``range`` or an ``nd_range`` (§4.9.4.2).
+
+        SYCL dimension ``d`` of an N-dimensional range is OpenCL dimension ``N-1-d``.
+        """
+        if isinstance(rng, nd_range):
+            offset = rng.get_offset()
+            self._launch(
+                kernel,
+                rng.get_global_range().to_cl(),
+                rng.get_local_range().to_cl(),
+                offset.to_cl() if any(offset) else None,
+                args,
+            )
+            return
+        global_range = as_range(rng)
+        self._launch(kernel, global_range.to_cl(), None, None, args)
+
+    def _launch(
+        self,
+        kernel: Any,
+        global_size: tuple[int, ...],
+        local_size: tuple[int, ...] | None,
+        offset: tuple[int, ...] | None,
+        args: tuple[Any, ...],
+    ) -> None:
+        from .kernel_bundle import resolve_kernel
+
+        if args and self._args:
+            raise exception(
+                errc.kernel_argument,
+                "arguments were given both with set_arg(s) and to the launch; use one way",
+            )
+        if not args:
+            args = _ordered_args(self._args)
+        resolved = resolve_kernel(kernel, self._queue, self._bundle, self._spec_constants)
+        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args))
+
+    # --- host tasks ---------------------------------------------------------------------
+
+    def host_task(self, fn: Callable[..., Any]) -> None:
+        """Run ``fn`` on a host thread once the dependencies completed (§4.10)."""
+        self._set_action(HostTask(fn))
+
+    # --- internals ----------------------------------------------------------------------
+
+    def _set_action(self, action: Any) -> None:
+        if self._action is not None:
+            raise exception(
+                errc.runtime,
+                "a command group holds exactly one action (kernel, copy, fill, host task); "
+                "submit another command group for the next one",
+            )
+        self._action = action
+
+    def _finish(self) -> CommandGroup:
+        return CommandGroup(self._queue, self._action, tuple(self._depends))
+
+
+def _ordered_args(args: dict[int, Any]) -> tuple[Any, ...]:
+    if not args:
+        return ()
+    missing = [i for i in builtins.range(max(args) + 1) if i not in args]
+    if missing:
+        raise exception(
+            errc.kernel_argument,
+            f"kernel arguments {missing} were never set; call set_arg for each index",
+        )
+    return tuple(args[i] for i in sorted(args))

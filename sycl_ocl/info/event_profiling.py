@@ -1,0 +1,39 @@
+"""``sycl::info::event_profiling`` descriptors (SYCL 2020 §4.6.6.2).
+
+``command_submit`` is the host time the command group was submitted, expressed on the
+device's profiling clock: OpenCL's ``CL_PROFILING_COMMAND_QUEUED`` of the command.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyopencl as cl
+
+from .._native import translate
+from ..exception import errc, exception
+from ._descriptor import descriptor
+
+if TYPE_CHECKING:
+    from ..event import event
+
+
+def _timestamp(field: str):  # type: ignore[no-untyped-def]
+    def query(ev: event) -> int:
+        ev.wait()
+        native = ev._cmd.cl_event()
+        if native is None:
+            raise exception(
+                errc.invalid, "this command ran on the host and has no device profiling timestamps"
+            )
+        try:
+            return int(getattr(native.profile, field))
+        except cl.Error as error:
+            raise translate(error, f"reading the profiling time {field}") from error
+
+    return query
+
+
+command_submit = descriptor("event_profiling", "command_submit", int, _timestamp("queued"))
+command_start = descriptor("event_profiling", "command_start", int, _timestamp("start"))
+command_end = descriptor("event_profiling", "command_end", int, _timestamp("end"))

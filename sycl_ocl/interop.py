@@ -1,0 +1,68 @@
+"""Interoperability with PyOpenCL (SYCL 2020 §4.5.1, OpenCL backend).
+
+``get_native`` returns the PyOpenCL object a SYCL object wraps; ``make_*`` wraps a PyOpenCL
+object. Wrapping is one to one: ``get_native(make_device(d)) is d``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyopencl as cl
+
+from .context import context, _wrap_device
+from .device import device
+from .event import NativeCommand, event
+from .exception import errc, exception
+from .platform import platform
+from .queue import queue
+
+
+def get_native(obj: Any) -> Any:
+    """The PyOpenCL object behind a SYCL object (§4.5.1.2)."""
+    native = getattr(obj, "_get_native", None)
+    if native is not None:
+        return native()
+    if isinstance(obj, event):
+        return obj._cmd.cl_event()
+    if hasattr(obj, "_native"):
+        return obj._native
+    raise exception(errc.backend_mismatch, f"{obj!r} has no OpenCL object to return")
+
+
+def _expect(native: Any, cls: type, what: str) -> None:
+    if not isinstance(native, cls):
+        raise exception(errc.invalid, f"{what} takes a {cls.__module__}.{cls.__name__}, got {native!r}")
+
+
+def make_platform(native: cl.Platform) -> platform:
+    """Wrap a ``pyopencl.Platform`` (§4.5.1.3)."""
+    _expect(native, cl.Platform, "make_platform")
+    return platform._from_native(native)
+
+
+def make_device(native: cl.Device) -> device:
+    """Wrap a ``pyopencl.Device`` (§4.5.1.3)."""
+    _expect(native, cl.Device, "make_device")
+    dev = _wrap_device(native)
+    return dev if dev._native is native else device._from_native(native)
+
+
+def make_context(native: cl.Context) -> context:
+    """Wrap a ``pyopencl.Context`` (§4.5.1.3)."""
+    _expect(native, cl.Context, "make_context")
+    return context._from_native(native)
+
+
+def make_queue(native: cl.CommandQueue, ctx: context) -> queue:
+    """Wrap a ``pyopencl.CommandQueue`` of ``ctx`` (§4.5.1.3)."""
+    _expect(native, cl.CommandQueue, "make_queue")
+    return queue._from_native(native, ctx)
+
+
+def make_event(native: cl.Event, ctx: context) -> event:
+    """Wrap a ``pyopencl.Event`` of ``ctx`` (§4.5.1.3)."""
+    _expect(native, cl.Event, "make_event")
+    if native.context != ctx._native:
+        raise exception(errc.invalid, "make_event: the event does not belong to the given context", ctx)
+    return event(NativeCommand.of(native), ctx)

@@ -1,0 +1,87 @@
+"""``sycl::platform`` (SYCL 2020 §4.6.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+
+from . import _discovery
+from ._handles import NativeWrapper, remember
+from ._native import translate
+from .backend import backend
+from .info import enums
+from .info._descriptor import check_namespace
+
+if TYPE_CHECKING:
+    from .aspect import aspect
+    from .device import device
+
+
+class platform(NativeWrapper):
+    """An OpenCL platform seen as a SYCL platform (§4.6.2).
+
+    Args:
+        selector: a device selector; the platform is that of the selected device.
+    """
+
+    __slots__ = ("_devices", "_info")
+
+    def __new__(cls, selector: Callable[[Any], int] | None = None) -> platform:
+        from .device import device
+
+        return device(selector).get_platform() if selector is not None else device().get_platform()
+
+    @classmethod
+    def _from_native(cls, native: cl.Platform) -> platform:
+        self = object.__new__(cls)
+        self._bind(native)
+        self._devices: dict[int, list[device]] = {}
+        self._info: dict[str, Any] = {}
+        return remember(self)
+
+    @staticmethod
+    def get_platforms() -> list[platform]:
+        """Every available platform (§4.6.2.1)."""
+        return _discovery.all_platforms()
+
+    def get_backend(self) -> backend:
+        """Always ``backend.opencl`` (§4.6.2.1)."""
+        return backend.opencl
+
+    def get_devices(self, device_type: enums.device_type = enums.device_type.all) -> list[device]:
+        """The root devices of this platform of the given type (§4.6.2.1)."""
+        from .device import device
+
+        cached = self._devices.get(enums.device_type.all.value)
+        if cached is None:
+            try:
+                natives = self._native.get_devices()
+            except cl.Error as error:
+                if error.code != cl.status_code.DEVICE_NOT_FOUND:
+                    raise translate(error, "listing the devices of a platform") from error
+                natives = []
+            cached = [device._from_native(d, self) for d in natives]
+            self._devices[enums.device_type.all.value] = cached
+        if device_type in (enums.device_type.all, enums.device_type.automatic):
+            return list(cached)
+        return [d for d in cached if d._native.type & device_type.value]
+
+    def get_info(self, desc: Any) -> Any:
+        """The value of a ``sycl.info.platform`` descriptor (§4.6.2.2)."""
+        desc = check_namespace(desc, "platform", "platform")
+        if desc.name not in self._info:
+            self._info[desc.name] = desc.query(self)
+        return self._info[desc.name]
+
+    def has(self, asp: aspect) -> bool:
+        """Whether every device of the platform has the aspect (§4.6.2.1)."""
+        return all(d.has(asp) for d in self.get_devices())
+
+    def has_extension(self, extension: str) -> bool:
+        """Whether the platform supports an OpenCL extension (§4.6.2.1, deprecated)."""
+        return extension in self._native.extensions.split()
+
+    def __repr__(self) -> str:
+        return f"<sycl.platform {self._native.name!r}>"

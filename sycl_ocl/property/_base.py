@@ -1,0 +1,118 @@
+"""The property interface (SYCL 2020 §4.5.4): ``property_list``, ``has_property``, ``get_property``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, ClassVar, TypeVar
+
+from ..exception import errc, exception
+
+P = TypeVar("P", bound="Property")
+
+
+class Property:
+    """Base of every SYCL property class.
+
+    ``applies_to`` names the SYCL classes (by spec name) whose constructors accept it.
+    """
+
+    __slots__ = ()
+    applies_to: ClassVar[frozenset[str]] = frozenset()
+
+    def __repr__(self) -> str:
+        return f"sycl.{type(self).__module__.split('.', 1)[-1]}.{type(self).__name__}()"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+
+def is_property(cls: Any) -> bool:
+    """``is_property_v`` (§4.5.4.1)."""
+    return isinstance(cls, type) and issubclass(cls, Property)
+
+
+def is_property_of(prop_cls: Any, sycl_cls: type | str) -> bool:
+    """``is_property_of_v`` (§4.5.4.1)."""
+    name = sycl_cls if isinstance(sycl_cls, str) else sycl_cls.__name__
+    return is_property(prop_cls) and name in prop_cls.applies_to
+
+
+class property_list:
+    """An unordered set of properties, at most one of each class (§4.5.4.2)."""
+
+    __slots__ = ("_props",)
+
+    def __init__(self, *props: Property) -> None:
+        self._props: dict[type[Property], Property] = {}
+        for prop in props:
+            if not isinstance(prop, Property):
+                raise exception(
+                    errc.invalid,
+                    f"property_list takes property instances such as "
+                    f"sycl.property.queue.in_order(), got {prop!r}",
+                )
+            self._props[type(prop)] = prop
+
+    def __iter__(self) -> Iterator[Property]:
+        return iter(self._props.values())
+
+    def __len__(self) -> int:
+        return len(self._props)
+
+    def has_property(self, cls: type[Property]) -> bool:
+        """Whether a property of this class is in the list."""
+        return cls in self._props
+
+    def get_property(self, cls: type[P]) -> P:
+        """The property of this class; ``errc.invalid`` if absent."""
+        try:
+            return self._props[cls]  # type: ignore[return-value]
+        except (KeyError, TypeError):
+            raise exception(
+                errc.invalid,
+                f"the object was not constructed with {getattr(cls, '__name__', cls)}; "
+                "check has_property() first",
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"sycl.property_list({', '.join(map(repr, self))})"
+
+
+def make_property_list(
+    prop_list: property_list | Iterable[Property] | Property | None, owner: str
+) -> property_list:
+    """Accept ``prop_list=`` in any documented form; reject properties ``owner`` does not take."""
+    if prop_list is None:
+        props = property_list()
+    elif isinstance(prop_list, property_list):
+        props = prop_list
+    elif isinstance(prop_list, Property):
+        props = property_list(prop_list)
+    else:
+        props = property_list(*prop_list)
+    for prop in props:
+        if owner not in prop.applies_to:
+            raise exception(
+                errc.invalid,
+                f"{prop!r} is not a property of sycl.{owner}; it applies to "
+                f"{', '.join(sorted(prop.applies_to))}",
+            )
+    return props
+
+
+class PropertyHolder:
+    """Mixin giving ``has_property`` / ``get_property`` over ``self._props`` (§4.5.4.1)."""
+
+    __slots__ = ()
+    _props: property_list
+
+    def has_property(self, cls: type[Property]) -> bool:
+        """Whether the object was constructed with a property of this class (§4.5.4.1)."""
+        return self._props.has_property(cls)
+
+    def get_property(self, cls: type[P]) -> P:
+        """The property of this class; ``errc.invalid`` if absent (§4.5.4.1)."""
+        return self._props.get_property(cls)

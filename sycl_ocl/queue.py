@@ -1,0 +1,166 @@
+"""``sycl::queue`` (SYCL 2020 §4.6.5)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+
+from ._async_errors import AsyncErrors
+from ._handles import NativeWrapper, cached_wrapper, remember
+from ._native import translate
+from .backend import backend
+from .context import AsyncHandler, context
+from .device import device
+from .exception import errc, exception
+from .info._descriptor import check_namespace
+from .property import queue as queue_props
+from .property._base import PropertyHolder, make_property_list, property_list
+
+if TYPE_CHECKING:
+    from .event import event
+    from .handler import handler
+
+
+class queue(NativeWrapper, PropertyHolder):
+    """Submits command groups to one device of one context (§4.6.5).
+
+    The forms of the spec: ``queue()``, ``queue(selector)``, ``queue(device)``,
+    ``queue(context, device)``, ``queue(context, selector)``, each with the keywords
+    ``async_handler=`` and ``prop_list=``. Queues made without a context share the
+    implicit context of the device's platform.
+
+    The OpenCL command queue is always in order; SYCL's out-of-order semantics come from
+    the scheduler, which orders commands by their data dependencies only.
+    """
+
+    __slots__ = ("_context", "_device", "_errors", "_in_order", "_lane", "_profiling", "_props")
+
+    def __init__(
+        self,
+        first: context | device | Callable[[device], Any] | None = None,
+        second: device | Callable[[device], Any] | None = None,
+        async_handler: AsyncHandler | None = None,
+        prop_list: property_list | Iterable[Any] | None = None,
+    ) -> None:
+        from .selector import select_device
+
+        props = make_property_list(prop_list, "queue")
+        if isinstance(first, context):
+            ctx = first
+            dev = select_device(second) if second is not None else _first_supported(ctx)
+            ctx._check_device(dev)
+        else:
+            if second is not None:
+                raise exception(
+                    errc.invalid, "queue(x, y) takes a context first; use queue(device) or queue(context, device)"
+                )
+            dev = select_device(first) if first is not None else device()
+            ctx = context._default_for(dev.get_platform())
+        profiling = props.has_property(queue_props.enable_profiling)
+        flags = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
+        try:
+            native = cl.CommandQueue(ctx._native, dev._native, properties=flags)
+        except cl.Error as error:
+            raise translate(error, f"creating a queue on {dev!r}") from error
+        self._setup(native, ctx, dev, props, async_handler)
+
+    def _setup(
+        self,
+        native: cl.CommandQueue,
+        ctx: context,
+        dev: device,
+        props: property_list,
+        async_handler: AsyncHandler | None,
+    ) -> None:
+        from .scheduler import lane_for
+
+        self._bind(native)
+        self._context = ctx
+        self._device = dev
+        self._props = props
+        self._in_order = props.has_property(queue_props.in_order)
+        self._profiling = bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE)
+        self._errors = AsyncErrors(async_handler, fallback=ctx._errors)
+        self._lane = lane_for(self)
+
+    @classmethod
+    def _from_native(cls, native: cl.CommandQueue, ctx: context) -> queue:
+        existing = cached_wrapper(cls, native)
+        if existing is not None and existing._native is native:
+            return existing
+        if native.context != ctx._native:
+            raise exception(errc.invalid, "make_queue: the queue does not belong to the given context", ctx)
+        dev = next(d for d in ctx._devices if d._native == native.device)
+        in_order = not native.properties & cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
+        props = property_list(queue_props.in_order()) if in_order else property_list()
+        self = object.__new__(cls)
+        self._setup(native, ctx, dev, props, None)
+        return remember(self)
+
+    def get_backend(self) -> backend:
+        """Always ``backend.opencl`` (§4.6.5.1)."""
+        return backend.opencl
+
+    def get_context(self) -> context:
+        """The queue's context (§4.6.5.1)."""
+        return self._context
+
+    def get_device(self) -> device:
+        """The queue's device (§4.6.5.1)."""
+        return self._device
+
+    def is_in_order(self) -> bool:
+        """Whether the queue has the ``in_order`` property (§4.6.5.1)."""
+        return self._in_order
+
+    def get_info(self, desc: Any) -> Any:
+        """The value of a ``sycl.info.queue`` descriptor (§4.6.5.2)."""
+        return check_namespace(desc, "queue", "queue").query(self)
+
+    def submit(self, cgf: Callable[[handler], Any]) -> event:
+        """Run the command-group function and schedule its command; never blocks (§4.6.5.1)."""
+        from .handler import handler
+        from .scheduler import submit
+
+        h = handler(self)
+        cgf(h)
+        return submit(h._finish())
+
+    def wait(self) -> None:
+        """Block until every command submitted to this queue completed (§4.6.5.1)."""
+        self._lane.wait_all()
+
+    def wait_and_throw(self) -> None:
+        """``wait()``, then deliver asynchronous errors (§4.6.5.1)."""
+        self.wait()
+        self.throw_asynchronous()
+
+    def throw_asynchronous(self) -> None:
+        """Deliver stored asynchronous errors to the async handler (§4.6.5.1)."""
+        self._errors.deliver()
+
+    # --- shortcuts (§4.6.5.2) --------------------------------------------------------
+
+    def single_task(self, kernel: Any, *args: Any, depends_on: Any = None) -> event:
+        """``submit`` of one ``single_task`` (§4.6.5.2)."""
+        return self.submit(lambda h: (_depend(h, depends_on), h.single_task(kernel, *args)))
+
+    def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
+        """``submit`` of one ``parallel_for`` (§4.6.5.2)."""
+        return self.submit(lambda h: (_depend(h, depends_on), h.parallel_for(rng, kernel, *args)))
+
+    def __repr__(self) -> str:
+        return f"<sycl.queue on {self._device!r}>"
+
+
+def _depend(h: handler, depends_on: Any) -> None:
+    if depends_on is not None:
+        h.depends_on(depends_on)
+
+
+def _first_supported(ctx: context) -> device:
+    from .selector import default_selector_v
+
+    return max(ctx._devices, key=lambda d: default_selector_v(d))

@@ -1,0 +1,69 @@
+"""Shared fixtures: the devices under test are chosen by ``SYCL_OCL_TEST``.
+
+``SYCL_OCL_TEST`` is a regular expression over "platform / device" (like PyOpenCL's
+``PYOPENCL_TEST``); unset, every platform's first device is tested. PoCL is started with
+two CPU devices (``POCL_DEVICES="pthread pthread"``) so that multi-device tests have a
+context with two devices.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+os.environ.setdefault("POCL_DEVICES", "pthread pthread")
+
+import pytest  # noqa: E402
+
+import sycl_ocl as sycl  # noqa: E402
+
+
+def _label(dev: sycl.device) -> str:
+    return f"{dev.get_platform().get_info(sycl.info.platform.name)} / {dev.get_info(sycl.info.device.name)}"
+
+
+def devices_under_test() -> list[sycl.device]:
+    """The first device of each platform whose label matches ``SYCL_OCL_TEST``."""
+    pattern = re.compile(os.environ.get("SYCL_OCL_TEST", ""), re.IGNORECASE)
+    chosen = []
+    for plat in sycl.platform.get_platforms():
+        devs = [d for d in plat.get_devices() if pattern.search(_label(d))]
+        if devs:
+            chosen.append(devs[0])
+    return chosen
+
+
+DEVICES = devices_under_test()
+
+
+def pocl_devices() -> list[sycl.device]:
+    """The PoCL devices (two with the POCL_DEVICES setting above)."""
+    for plat in sycl.platform.get_platforms():
+        if "Portable Computing Language" in plat.get_info(sycl.info.platform.name):
+            return plat.get_devices()
+    return []
+
+
+@pytest.fixture(params=DEVICES, ids=[_label(d) for d in DEVICES])
+def device(request: pytest.FixtureRequest) -> sycl.device:
+    """Each device under test in turn."""
+    return request.param  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def queue(device: sycl.device) -> sycl.queue:
+    """A queue on the device under test, in that device's own context."""
+    return sycl.queue(sycl.context(device), device)
+
+
+@pytest.fixture
+def pocl_pair() -> list[sycl.device]:
+    """Two PoCL devices of one platform, for multi-device tests."""
+    devs = pocl_devices()
+    if len(devs) < 2:
+        pytest.skip("needs PoCL with POCL_DEVICES='pthread pthread' (two devices in one platform)")
+    return devs[:2]
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return "sycl_ocl devices under test: " + "; ".join(_label(d) for d in DEVICES)

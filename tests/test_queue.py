@@ -1,0 +1,92 @@
+"""Queues (SYCL 2020 §4.6.5): construction forms, properties, waiting, host tasks."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import sycl_ocl as sycl
+
+
+def test_queue_forms(device: sycl.device) -> None:
+    ctx = sycl.context(device)
+    for q in (
+        sycl.queue(device),
+        sycl.queue(ctx, device),
+        sycl.queue(ctx, lambda d: 1 if d == device else -1),
+    ):
+        assert q.get_device() == device
+        assert q.get_backend() is sycl.backend.opencl
+    assert sycl.queue(ctx, device).get_context() == ctx
+
+
+def test_default_queues_share_the_platform_context(device: sycl.device) -> None:
+    assert sycl.queue(device).get_context() == sycl.queue(device).get_context()
+
+
+def test_queue_with_device_outside_its_context_is_invalid(pocl_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(pocl_pair[0])
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(ctx, pocl_pair[1])
+    assert info.value.code() is sycl.errc.invalid
+    assert "not one of the devices of this context" in info.value.what()
+
+
+def test_in_order_property(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=sycl.property_list(sycl.property.queue.in_order()))
+    assert q.is_in_order()
+    assert q.has_property(sycl.property.queue.in_order)
+    assert not q.has_property(sycl.property.queue.enable_profiling)
+    assert not sycl.queue(device).is_in_order()
+
+
+def test_get_property_of_absent_property_is_invalid(device: sycl.device) -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(device).get_property(sycl.property.queue.enable_profiling)
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_property_of_another_class_is_rejected(device: sycl.device) -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(device, prop_list=[sycl.property.buffer.use_host_ptr()])
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_in_order_host_tasks_run_in_submission_order(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    gate = threading.Event()
+    order: list[int] = []
+    q.submit(lambda h: h.host_task(lambda: (gate.wait(10), order.append(1))))
+    q.submit(lambda h: h.host_task(lambda: order.append(2)))
+    assert order == []
+    gate.set()
+    q.wait()
+    assert order == [1, 2]
+
+
+def test_async_handler_receives_host_task_errors_once(device: sycl.device) -> None:
+    received: list[sycl.exception_list] = []
+    q = sycl.queue(device, async_handler=received.append)
+
+    def fail() -> None:
+        raise sycl.exception(sycl.errc.runtime, "boom")
+
+    q.submit(lambda h: h.host_task(fail))
+    q.wait_and_throw()
+    q.wait_and_throw()
+    assert len(received) == 1
+    assert [e.code() for e in received[0]] == [sycl.errc.runtime]
+
+
+def test_asynchronous_error_without_handler_raises_at_throw(device: sycl.device) -> None:
+    q = sycl.queue(device)
+
+    def fail() -> None:
+        raise sycl.exception(sycl.errc.kernel, "failed on purpose")
+
+    q.submit(lambda h: h.host_task(fail))
+    q.wait()
+    with pytest.raises(sycl.exception, match="failed on purpose"):
+        q.throw_asynchronous()
+    q.throw_asynchronous()  # delivered once

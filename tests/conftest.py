@@ -13,13 +13,14 @@ import re
 
 os.environ.setdefault("POCL_DEVICES", "pthread pthread")
 
-import pytest  # noqa: E402
+import pytest
 
-import sycl_ocl as sycl  # noqa: E402
+import sycl_ocl as sycl
 
 
 def _label(dev: sycl.device) -> str:
-    return f"{dev.get_platform().get_info(sycl.info.platform.name)} / {dev.get_info(sycl.info.device.name)}"
+    platform_name = dev.get_platform().get_info(sycl.info.platform.name)
+    return f"{platform_name} / {dev.get_info(sycl.info.device.name)}"
 
 
 def devices_under_test() -> list[sycl.device]:

@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck check setup opencl install bench clean
+.PHONY: demo test opencl install bench conformance clean
 
 demo: install
 	$(BIN)/python -m sycl_ocl ls
@@ -31,6 +31,10 @@ install: opencl $(STAMP)
 
 bench: install
 	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+
+# CONFORMANCE_DEVICE: regex over "platform / device" (default: every device).
+conformance: install
+	$(BIN)/python conformance/run.py --device "$(CONFORMANCE_DEVICE)" --report-dir reports
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,246 @@
+"""``sycl::kernel`` (SYCL 2020 §4.11.13): one executable kernel of one OpenCL program.
+
+Arguments are set with a typed setter built once per kernel from the declared parameter
+types (PyOpenCL's ``set_scalar_arg_dtypes``: about 20x cheaper than untyped scalars), so a
+Python ``int``/``float`` becomes the parameter's type. ``set_args`` plus the enqueue run under
+a per-kernel lock because a ``cl_kernel``'s arguments are shared state.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyopencl as cl
+
+from ._handles import NativeWrapper, cached_wrapper, remember
+from ._native import translate
+from .backend import backend
+from .exception import errc, exception
+from .info._descriptor import check_namespace
+from .kernel_bundle._signature import KernelParam
+
+if TYPE_CHECKING:
+    from .context import context
+    from .device import device
+    from .kernel_bundle.bundle import kernel_bundle
+    from .kernel_bundle.device_image import device_image
+
+_ADDRESS = {
+    cl.kernel_arg_address_qualifier.GLOBAL: "global",
+    cl.kernel_arg_address_qualifier.LOCAL: "local",
+    cl.kernel_arg_address_qualifier.CONSTANT: "constant",
+}
+
+
+class kernel(NativeWrapper):
+    """An executable kernel (§4.11.13); get one from ``kernel_bundle.get_kernel``.
+
+    Not constructible directly; compares and hashes by its ``cl_kernel``.
+    """
+
+    __slots__ = ("_bits", "_ctx_native", "_device_ptrs", "_image", "_lock", "_name", "_params", "_program")
+
+    _bits: int
+    _ctx_native: cl.Context
+    _device_ptrs: frozenset[int]
+    _image: device_image | None
+    _lock: threading.Lock
+    _name: str
+    _params: tuple[KernelParam, ...] | None
+    _program: cl.Program
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # §4.11.13: no public constructor.
+        raise TypeError(
+            "sycl.kernel cannot be constructed; use kernel_bundle.get_kernel(kernel_id) "
+            "or sycl.make_kernel(pyopencl_kernel, ctx)"
+        )
+
+    @classmethod
+    def _make(
+        cls,
+        native: cl.Kernel,
+        program: cl.Program,
+        image: device_image | None,
+        params: Sequence[KernelParam] | None,
+    ) -> kernel:
+        existing = cached_wrapper(cls, native)
+        if existing is not None and existing._native is native:
+            return existing
+        self = object.__new__(cls)
+        self._bind(native)
+        self._program = program  # keeps the program alive as long as the kernel (driver defect)
+        self._ctx_native = program.context
+        devices: list[cl.Device] = program.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
+        self._device_ptrs = frozenset(d.int_ptr for d in devices)
+        self._bits = int(devices[0].address_bits)  # size_t's width; one per program in practice
+        self._image = image
+        self._name = str(native.function_name)
+        self._lock = threading.Lock()
+        self._params = tuple(params) if params is not None else _params_from_arg_info(native)
+        if self._params is not None:
+            _set_dtypes(native, self._params, self._bits)
+        return remember(self)
+
+    # --- public API (§4.11.13) -----------------------------------------------------------
+
+    def get_backend(self) -> backend:
+        """Always ``backend.opencl``."""
+        return backend.opencl
+
+    def get_context(self) -> context:
+        """The context the kernel belongs to."""
+        from .context import context
+
+        return context._from_native(self._ctx_native)
+
+    def get_kernel_bundle(self) -> kernel_bundle:
+        """An executable bundle holding the device image this kernel comes from."""
+        from .kernel_bundle.bundle import kernel_bundle
+
+        return kernel_bundle._of_kernel(self)
+
+    def get_info(self, desc: Any, dev: device | None = None) -> Any:
+        """``info.kernel.*``, or ``info.kernel_device_specific.*`` for ``dev`` (§4.11.13.2)."""
+        if getattr(desc, "namespace", None) == "kernel_device_specific":
+            if dev is None:
+                raise exception(
+                    errc.invalid, f"{desc!r} is device specific: call k.get_info(desc, device)"
+                )
+            self._check_device(dev)
+            return desc.query(self, dev)
+        return check_namespace(desc, "kernel", "kernel").query(self)
+
+    def _check_device(self, dev: device) -> None:
+        if dev._handle not in self._device_ptrs:
+            raise exception(
+                errc.invalid,
+                f"kernel {self._name!r} was not built for {dev!r}; query a device of its bundle",
+            )
+
+    def _arg_types(self) -> tuple[KernelParam, ...] | None:
+        """The declared parameters (name, type, kind), or None when the driver cannot say."""
+        return self._params
+
+    # --- the scheduler's entry point -----------------------------------------------------
+
+    def _enqueue(
+        self,
+        cl_queue: cl.CommandQueue,
+        dev: device,
+        global_size: tuple[int, ...],
+        local_size: tuple[int, ...] | None,
+        offset: tuple[int, ...] | None,
+        args: tuple[Any, ...],
+        wait_for: list[cl.Event] | None,
+    ) -> cl.Event:
+        """Set ``args`` and enqueue over ``global_size`` (OpenCL dimension order).
+
+        An empty range enqueues a marker instead, so dependencies still resolve.
+
+        Raises:
+            sycl.exception: ``errc.kernel_argument`` naming the parameter for a wrong count
+                or an argument that does not fit its declared type.
+        """
+        params = self._params
+        if params is not None and len(args) != len(params):
+            raise self._count_error(len(args))
+        with self._lock:
+            try:
+                self._native.set_args(*args)
+            except (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError) as error:
+                raise self._argument_error(args, error) from error
+            if 0 in global_size:
+                return cl.enqueue_marker(cl_queue, wait_for=wait_for)
+            return cl.enqueue_nd_range_kernel(
+                cl_queue, self._native, global_size, local_size, offset, wait_for
+            )
+
+    def _count_error(self, given: int) -> exception:
+        params = self._params or ()
+        listing = ", ".join(_describe(p) for p in params) or "none"
+        return exception(
+            errc.kernel_argument,
+            f"kernel {self._name!r} takes {len(params)} argument(s) ({listing}), got {given}",
+        )
+
+    def _argument_error(self, args: tuple[Any, ...], error: BaseException) -> exception:
+        params = self._params
+        for index, value in enumerate(args):
+            param = params[index] if params is not None and index < len(params) else None
+            problem = _check_argument(param, value, self._bits)
+            if problem:
+                what = f"argument {index}" + (f" ({_describe(param)})" if param else "")
+                return exception(
+                    errc.kernel_argument,
+                    f"kernel {self._name!r}, {what}: {problem}; got {value!r}",
+                )
+        if isinstance(error, cl.Error):
+            return translate(error, f"setting the arguments of kernel {self._name!r}")
+        return exception(errc.kernel_argument, f"kernel {self._name!r}: bad arguments ({error})")
+
+    def __repr__(self) -> str:
+        return f"<sycl.kernel {self._name!r}>"
+
+
+def _describe(param: KernelParam) -> str:
+    space = "" if param.kind in ("value", "image", "sampler") else f"__{param.kind} "
+    pointer = " *" if param.kind in ("global", "local", "constant") else " "
+    return f"{space}{param.type_name}{pointer}{param.name}".replace("  ", " ").strip()
+
+
+def _check_argument(param: KernelParam | None, value: Any, bits: int) -> str:
+    """Why ``value`` cannot be passed for ``param`` ("" if it can)."""
+    if param is None:
+        if isinstance(value, (int, float, bool)) and not isinstance(value, np.generic):
+            return "this kernel's parameter types are unknown; pass a numpy scalar"
+        return ""
+    if param.kind in ("global", "constant"):
+        if value is None or isinstance(value, (cl.MemoryObjectHolder, cl.SVMPointer)):
+            return ""
+        return "expects a buffer (an accessor or a pyopencl.Buffer)"
+    if param.kind == "local":
+        return "" if isinstance(value, cl.LocalMemory) else "expects local memory (a local_accessor)"
+    dtype = param.dtype_for(bits)
+    if dtype is None:
+        return ""
+    if isinstance(value, (cl.MemoryObjectHolder, cl.LocalMemory)):
+        return f"expects a {dtype} value, not memory"
+    if dtype.kind == "V":
+        return ""
+    try:
+        struct.pack(dtype.char, value)
+    except (struct.error, TypeError) as error:
+        return f"expects a value of type {param.type_name} ({dtype}): {error}"
+    return ""
+
+
+def _params_from_arg_info(native: cl.Kernel) -> tuple[KernelParam, ...] | None:
+    """Parameters from ``clGetKernelArgInfo``; None when the program has no argument info."""
+    params = []
+    try:
+        for i in range(native.num_args):
+            type_name = str(native.get_arg_info(i, cl.kernel_arg_info.TYPE_NAME)).strip()
+            address = native.get_arg_info(i, cl.kernel_arg_info.ADDRESS_QUALIFIER)
+            name = str(native.get_arg_info(i, cl.kernel_arg_info.NAME))
+            kind = _ADDRESS.get(address, "value")  # type: ignore[call-overload]
+            if kind == "value" and type_name.startswith("image"):
+                kind = "image"
+            elif kind == "value" and type_name == "sampler_t":
+                kind = "sampler"
+            params.append(KernelParam(name, type_name.rstrip("*").strip(), kind))
+    except cl.Error:
+        return None
+    return tuple(params)
+
+
+def _set_dtypes(native: cl.Kernel, params: Sequence[KernelParam], bits: int) -> None:
+    """Install the typed setter, unless a by-value parameter's type is unknown (a struct):
+    then PyOpenCL's untyped setter stays, which takes numpy scalars."""
+    dtypes = [p.dtype_for(bits) for p in params]
+    if not any(p.kind == "value" and d is None for p, d in zip(params, dtypes, strict=True)):
+        native.set_scalar_arg_dtypes(dtypes)

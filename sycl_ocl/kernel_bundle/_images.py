@@ -1,0 +1,106 @@
+"""Making device images in each state, each build cached (SYCL 2020 §4.11.11).
+
+Every factory keys its result by what the build depends on: the unit, the devices, the
+options and the specialization-constant values, so equal requests share one program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import _disk, _memo, _program
+from .device_image import device_image
+from .spec_constants import live_constants
+from .state import bundle_state
+
+if TYPE_CHECKING:
+    from ..context import context
+    from ..device import device
+    from .registry import ImageSource
+    from .spec_constants import specialization_id
+
+SpecValues = dict[str, tuple["specialization_id", Any]]
+
+
+def spec_values_for(
+    sources: Sequence[ImageSource], values: dict[specialization_id, Any]
+) -> SpecValues:
+    """The specialization constants the sources mention, each with its set or default value."""
+    chosen: SpecValues = {}
+    for spec, value in values.items():
+        if any(src.uses(spec.name) for src in sources):
+            chosen[spec.name] = (spec, value)
+    for src in sources:
+        for spec in live_constants(src.identifiers):
+            chosen.setdefault(spec.name, (spec, spec.default))
+    return chosen
+
+
+def _defines(spec_values: SpecValues) -> tuple[str, ...]:
+    return tuple(sorted(spec.define(value) for spec, value in spec_values.values()))
+
+
+def _handles(devices: Sequence[device]) -> tuple[int, ...]:
+    return tuple(d._handle for d in devices)
+
+
+def input_image(ctx: context, src: ImageSource, devices: tuple[device, ...]) -> device_image:
+    """The unit as a program created from source, not compiled (§4.11.4)."""
+    key = ("input", src.digest, _handles(devices))
+    return _memo.cached(ctx, key, lambda: device_image._make(
+        bundle_state.input, devices, _program.from_source(ctx, src.source), (src,), src.ids, {}, key
+    ))
+
+
+def object_image(
+    ctx: context, src: ImageSource, devices: tuple[device, ...], values: dict[specialization_id, Any]
+) -> device_image:
+    """The unit compiled with ``clCompileProgram`` (§4.11.11)."""
+    spec_values = spec_values_for([src], values)
+    options = (*src.options, *_defines(spec_values), _program.ARG_INFO)
+    key = ("object", src.digest, _handles(devices), options)
+
+    def make() -> device_image:
+        prg = _program.from_source(ctx, src.source)
+        _program.compile_program(prg, ctx, devices, options, f"{src.origin}")
+        return device_image._make(bundle_state.object, devices, prg, (src,), src.ids, spec_values, key)
+
+    return _memo.cached(ctx, key, make)
+
+
+def executable_image(
+    ctx: context, src: ImageSource, devices: tuple[device, ...], values: dict[specialization_id, Any]
+) -> device_image:
+    """The unit built with ``clBuildProgram`` (or reloaded from the disk cache) (§4.11.11)."""
+    spec_values = spec_values_for([src], values)
+    options = (*src.options, *_defines(spec_values), _program.ARG_INFO)
+    key = ("executable", src.digest, _handles(devices), options)
+
+    def make() -> device_image:
+        prg = _disk.load_or_build(ctx, devices, src.source, options, src.origin)
+        return device_image._make(
+            bundle_state.executable, devices, prg, (src,), src.ids, spec_values, key
+        )
+
+    return _memo.cached(ctx, key, make)
+
+
+def linked_image(
+    ctx: context, objects: Sequence[device_image], devices: tuple[device, ...]
+) -> device_image:
+    """Object images linked together with ``clLinkProgram`` (§4.11.11)."""
+    key = ("linked", tuple(sorted(map(repr, (o._key for o in objects)))), _handles(devices))
+
+    def make() -> device_image:
+        what = " + ".join(src.origin for o in objects for src in o._sources)
+        prg = _program.link([o._program for o in objects], ctx, devices, (), what)
+        spec_values: SpecValues = {}
+        for o in objects:
+            spec_values.update(o._spec_values)
+        sources = tuple(src for o in objects for src in o._sources)
+        ids = tuple(k for o in objects for k in o._ids)
+        return device_image._make(bundle_state.executable, devices, prg, sources, ids, spec_values, key)
+
+    return _memo.cached(ctx, key, make)
+

@@ -1,0 +1,112 @@
+"""OpenCL program operations behind the bundle states (SYCL 2020 §4.11.4, §4.11.11).
+
+input = ``clCreateProgramWithSource``; object = ``clCompileProgram``; executable =
+``clLinkProgram`` or ``clBuildProgram``. Failures raise ``errc.build`` with the driver's
+build log in the message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+from pyopencl import _cl
+
+from .._native import translate
+from ..exception import errc, exception
+
+if TYPE_CHECKING:
+    from ..context import context
+    from ..device import device
+
+# Always on: lets clGetKernelArgInfo name parameters in messages and info queries.
+ARG_INFO = "-cl-kernel-arg-info"
+
+
+def from_source(ctx: context, source: str) -> cl.Program:
+    """A program created from source, not yet compiled (the input state)."""
+    try:
+        # The raw constructor creates the cl_program now (pyopencl.Program would defer it
+        # and warn on the first native access).
+        return cl.Program(_cl._Program(ctx._native, source))
+    except cl.Error as error:
+        raise translate(error, "creating a program from OpenCL C source", ctx) from error
+
+
+def from_binaries(ctx: context, devices: Sequence[device], binaries: Sequence[bytes]) -> cl.Program:
+    """A program created from per-device binaries (the disk cache's reload path)."""
+    try:
+        return cl.Program(ctx._native, [d._native for d in devices], list(binaries))
+    except cl.Error as error:
+        raise translate(error, "creating a program from cached binaries", ctx) from error
+
+
+def build(
+    prg: cl.Program, ctx: context, devices: Sequence[device], options: Sequence[str], what: str
+) -> cl.Program:
+    """``clBuildProgram`` (compile + link) for ``devices``."""
+    try:
+        # cache_dir=False: sycl_ocl's own cache decides (PyOpenCL's would hide builds from it).
+        prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
+    except cl.Error as error:
+        raise _failure(error, f"building {what}", prg, ctx, devices) from error
+    return prg
+
+
+def compile_program(
+    prg: cl.Program, ctx: context, devices: Sequence[device], options: Sequence[str], what: str
+) -> cl.Program:
+    """``clCompileProgram`` for ``devices``: the object state."""
+    try:
+        prg.compile(list(options), [d._native for d in devices])
+    except cl.Error as error:
+        raise _failure(error, f"compiling {what}", prg, ctx, devices) from error
+    return prg
+
+
+def link(
+    programs: Sequence[cl.Program],
+    ctx: context,
+    devices: Sequence[device],
+    options: Sequence[str],
+    what: str,
+) -> cl.Program:
+    """``clLinkProgram`` of compiled objects for ``devices``: the executable state."""
+    try:
+        return cl.link_program(ctx._native, list(programs), list(options), [d._native for d in devices])
+    except cl.Error as error:
+        raise _failure(error, f"linking {what}", None, ctx, devices) from error
+
+
+def _failure(
+    error: cl.Error, action: str, prg: cl.Program | None, ctx: context, devices: Sequence[device]
+) -> exception:
+    logs = build_logs(prg, devices) if prg is not None else ""
+    result = translate(error, action, ctx, detail=logs)
+    if result.code() is not errc.build and error.code in (
+        cl.status_code.BUILD_PROGRAM_FAILURE,
+        cl.status_code.COMPILE_PROGRAM_FAILURE,
+        cl.status_code.LINK_PROGRAM_FAILURE,
+    ):
+        return exception(errc.build, result.what(), ctx, cl_code=error.code)
+    return result
+
+
+def build_logs(prg: cl.Program, devices: Sequence[device]) -> str:
+    """The build log of each device, labelled, for error messages."""
+    parts = []
+    for dev in devices:
+        try:
+            log = str(prg.get_build_info(dev._native, cl.program_build_info.LOG)).strip()
+        except cl.Error:
+            continue
+        if log:
+            parts.append(f"build log on {dev!r}:\n{log}")
+    return "\n".join(parts)
+
+
+def binaries(prg: cl.Program) -> list[bytes]:
+    """``CL_PROGRAM_BINARIES``, one per device of the program."""
+    found: list[Any] = prg.get_info(cl.program_info.BINARIES)  # type: ignore[assignment]
+    return [bytes(b) for b in found]

@@ -1,0 +1,187 @@
+"""The ``__kernel`` declarations of an OpenCL C unit: names, parameters and attributes.
+
+Read from the preprocessed tokens, so application kernels are known before any compile
+(SYCL 2020 §4.11.6) and each parameter's declared type drives argument conversion.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._preprocess import Macro, Preprocessor, integer_value
+
+_ADDRESS_SPACES = {
+    "__global": "global", "global": "global",
+    "__local": "local", "local": "local",
+    "__constant": "constant", "constant": "constant",
+    "__private": "private", "private": "private",
+}
+_QUALIFIERS = frozenset(
+    {"const", "volatile", "restrict", "__restrict", "__read_only", "read_only", "__write_only",
+     "write_only", "__read_write", "read_write", "struct", "union", "enum"}
+)
+# OpenCL C scalar types -> numpy dtypes (size_t & co. follow the device: see KernelParam.dtype_for).
+_SCALARS: dict[str, str] = {
+    "char": "int8", "signed char": "int8", "uchar": "uint8", "unsigned char": "uint8",
+    "short": "int16", "ushort": "uint16", "unsigned short": "uint16",
+    "int": "int32", "signed": "int32", "unsigned": "uint32", "uint": "uint32",
+    "unsigned int": "uint32", "signed int": "int32",
+    "long": "int64", "ulong": "uint64", "unsigned long": "uint64",
+    "float": "float32", "double": "float64", "half": "float16",
+}
+_ADDRESS_SIZED = frozenset({"size_t", "ptrdiff_t", "intptr_t", "uintptr_t"})
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """One kernel parameter as declared: ``kind`` is global/local/constant/value/image/sampler."""
+
+    name: str
+    type_name: str
+    kind: str
+
+    def dtype_for(self, address_bits: int) -> np.dtype | None:
+        """The numpy dtype a by-value argument is converted to; None for memory/other kinds."""
+        if self.kind != "value":
+            return None
+        if self.type_name in _ADDRESS_SIZED:
+            signed = self.type_name in ("ptrdiff_t", "intptr_t")
+            return np.dtype(f"{'int' if signed else 'uint'}{address_bits}")
+        if self.type_name in _SCALARS:
+            return np.dtype(_SCALARS[self.type_name])
+        return _vector_dtype(self.type_name)
+
+
+@dataclass(frozen=True)
+class KernelDecl:
+    """A ``__kernel`` function: name, parameters and required work-group size (or None)."""
+
+    name: str
+    params: tuple[KernelParam, ...]
+    reqd_work_group_size: tuple[int, ...] | None
+
+
+def _vector_dtype(type_name: str) -> np.dtype | None:
+    import pyopencl.cltypes as cltypes
+
+    dtype = getattr(cltypes, type_name, None)
+    return np.dtype(dtype) if dtype is not None else None
+
+
+def parse_kernels(source: str, macros: dict[str, Macro]) -> list[KernelDecl]:
+    """Every ``__kernel`` function defined in ``source`` (declarations without a body skipped)."""
+    tokens = Preprocessor(macros).run(source)
+    typedefs = _typedefs(tokens)
+    kernels = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in ("__kernel", "kernel") and (i == 0 or tokens[i - 1] in (";", "}", ")")):
+            decl, i = _kernel_at(tokens, i + 1, typedefs)
+            if decl is not None:
+                kernels.append(decl)
+        else:
+            i += 1
+    return kernels
+
+
+def _typedefs(tokens: list[str]) -> dict[str, str]:
+    """Simple scalar typedefs (``typedef float real;``), so parameters of those types convert."""
+    names: dict[str, str] = {}
+    for i, tok in enumerate(tokens):
+        if tok != "typedef":
+            continue
+        end = i + 1
+        while end < len(tokens) and tokens[end] not in (";", "{"):
+            end += 1
+        if end < len(tokens) and tokens[end] == ";" and end - i >= 3:
+            base = " ".join(t for t in tokens[i + 1:end - 1] if t not in _QUALIFIERS)
+            names[tokens[end - 1]] = names.get(base, base)
+    return names
+
+
+def _kernel_at(tokens: list[str], i: int, typedefs: dict[str, str]) -> tuple[KernelDecl | None, int]:
+    reqd: tuple[int, ...] | None = None
+    name = ""
+    while i < len(tokens) and tokens[i] != "(":
+        if tokens[i] == "__attribute__":
+            attr_end = _matching(tokens, i + 1)
+            reqd = _reqd_size(tokens[i + 1:attr_end]) or reqd
+            i = attr_end
+            continue
+        name = tokens[i]
+        i += 1
+    close = _matching(tokens, i)
+    after = close
+    while after < len(tokens) and tokens[after] == "__attribute__":
+        attr_end = _matching(tokens, after + 1)
+        reqd = _reqd_size(tokens[after + 1:attr_end]) or reqd
+        after = attr_end
+    if not name or after >= len(tokens) or tokens[after] != "{":
+        return None, close
+    params = tuple(
+        p for p in (_param(group, typedefs) for group in _split_commas(tokens[i + 1:close - 1]))
+        if p is not None
+    )
+    return KernelDecl(name, params, reqd), after
+
+
+def _matching(tokens: list[str], open_index: int) -> int:
+    """The index just after the parenthesis that closes ``tokens[open_index]``."""
+    depth = 0
+    for j in range(open_index, len(tokens)):
+        if tokens[j] == "(":
+            depth += 1
+        elif tokens[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+    return len(tokens)
+
+
+def _split_commas(tokens: list[str]) -> list[list[str]]:
+    groups: list[list[str]] = [[]]
+    depth = 0
+    for tok in tokens:
+        if tok in "([":
+            depth += 1
+        elif tok in ")]":
+            depth -= 1
+        if tok == "," and depth == 0:
+            groups.append([])
+        else:
+            groups[-1].append(tok)
+    return [g for g in groups if g and g != ["void"]]
+
+
+def _reqd_size(attr: list[str]) -> tuple[int, ...] | None:
+    for j, tok in enumerate(attr):
+        if tok in ("reqd_work_group_size", "__reqd_work_group_size__") and j + 1 < len(attr):
+            inner = attr[j + 2:_matching(attr, j + 1) - 1]
+            sizes = [integer_value(group) for group in _split_commas(inner)]
+            if sizes and all(s is not None for s in sizes):
+                return tuple(int(s) for s in sizes if s is not None)
+    return None
+
+
+def _param(tokens: list[str], typedefs: dict[str, str]) -> KernelParam | None:
+    if "[" in tokens:
+        tokens = [*tokens[:tokens.index("[")], "*"]
+    space = next((_ADDRESS_SPACES[t] for t in tokens if t in _ADDRESS_SPACES), None)
+    words = [t for t in tokens if t not in _ADDRESS_SPACES and t not in _QUALIFIERS]
+    if not words:
+        return None
+    name = words[-1] if len(words) > 1 and words[-1] != "*" else ""
+    type_words = [w for w in (words[:-1] if name else words) if w != "*"]
+    type_name = " ".join(type_words)
+    type_name = typedefs.get(type_name, type_name)
+    if "*" in words:
+        kind = space if space in ("global", "local", "constant") else "global"
+    elif type_name.startswith("image") or type_name in ("pipe",):
+        kind = "image"
+    elif type_name == "sampler_t":
+        kind = "sampler"
+    else:
+        kind = "value"
+    return KernelParam(name, type_name, kind)

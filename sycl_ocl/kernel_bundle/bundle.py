@@ -1,0 +1,230 @@
+"""``sycl::kernel_bundle`` (SYCL 2020 §4.11.3 / §4.11.12)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..backend import backend
+from ..exception import errc, exception
+from .device_image import device_image
+from .kernel_id import kernel_id
+from .state import bundle_state
+
+if TYPE_CHECKING:
+    import pyopencl as cl
+
+    from ..context import context
+    from ..device import device
+    from ..kernel import kernel
+    from ..queue import queue
+    from .spec_constants import specialization_id
+
+
+class kernel_bundle:
+    """A set of device images of one context, for a set of devices, in one state (§4.11.3).
+
+    Obtained from ``sycl.get_kernel_bundle``, ``compile``, ``link``, ``build``, ``join`` or
+    ``make_kernel_bundle``; never constructed directly. Copies are the same object.
+    """
+
+    __slots__ = ("_context", "_devices", "_images", "_lock", "_resolved", "_spec_values", "state")
+
+    _context: context
+    _devices: tuple[device, ...]
+    _images: tuple[device_image, ...]
+    _spec_values: dict[specialization_id, Any]
+    _resolved: dict[Hashable, kernel]
+    _lock: threading.Lock
+    state: bundle_state
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # §4.11.3: no public constructor.
+        raise TypeError(
+            "sycl.kernel_bundle cannot be constructed; use sycl.get_kernel_bundle(state, ctx, ...)"
+        )
+
+    @classmethod
+    def _make(
+        cls,
+        ctx: context,
+        devices: Sequence[device],
+        state: bundle_state,
+        images: Sequence[device_image],
+        spec_values: dict[specialization_id, Any] | None = None,
+    ) -> kernel_bundle:
+        self = object.__new__(cls)
+        self._context = ctx
+        self._devices = tuple(devices)
+        self.state = state
+        self._images = tuple(dict.fromkeys(images))  # duplicates removed, order kept
+        self._spec_values = dict(spec_values or {})
+        self._resolved = {}
+        self._lock = threading.Lock()
+        return self
+
+    @classmethod
+    def _of_kernel(cls, k: kernel) -> kernel_bundle:
+        """The executable bundle of the image ``k`` comes from (``kernel.get_kernel_bundle``)."""
+        ctx = k.get_context()
+        image = k._image
+        if image is None:
+            raise exception(errc.invalid, f"{k!r} does not come from a device image")
+        return cls._make(ctx, image._devices, bundle_state.executable, [image])
+
+    # --- queries (§4.11.12) --------------------------------------------------------------
+
+    def empty(self) -> bool:
+        """Whether the bundle has no device image."""
+        return not self._images
+
+    def get_backend(self) -> backend:
+        """Always ``backend.opencl``."""
+        return backend.opencl
+
+    def get_context(self) -> context:
+        """The bundle's context."""
+        return self._context
+
+    def get_devices(self) -> list[device]:
+        """The bundle's associated devices."""
+        return list(self._devices)
+
+    def has_kernel(self, kid: kernel_id | str, dev: device | None = None) -> bool:
+        """Whether an image holds the kernel (compatible with ``dev``, if given)."""
+        kid = _as_kernel_id(kid)
+        return any(img.has_kernel(kid, dev) for img in self._images)
+
+    def get_kernel_ids(self) -> list[kernel_id]:
+        """The ids of every kernel in the bundle's images."""
+        return list(dict.fromkeys(k for img in self._images for k in img._ids))
+
+    def get_kernel(self, kid: kernel_id | str) -> kernel:
+        """The kernel object of ``kid`` (executable bundles only).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` if the bundle is not executable or lacks the kernel.
+        """
+        kid = _as_kernel_id(kid)
+        if self.state is not bundle_state.executable:
+            raise exception(
+                errc.invalid,
+                f"get_kernel needs an executable bundle, this one is {self.state.name}; build it first",
+            )
+        for img in self._images:
+            if kid in img._ids:
+                return img._kernel(kid)
+        raise exception(
+            errc.invalid,
+            f"the bundle has no kernel {kid.get_name()!r}; it holds "
+            f"{[k.get_name() for k in self.get_kernel_ids()]}",
+        )
+
+    def __iter__(self) -> Iterator[device_image]:
+        """The device images (§4.11.12, ``begin()``/``end()``)."""
+        return iter(self._images)
+
+    def __len__(self) -> int:
+        return len(self._images)
+
+    # --- specialization constants (§4.11.12) ------------------------------------------------
+
+    def contains_specialization_constants(self) -> bool:
+        """Whether an image mentions a specialization constant."""
+        from .spec_constants import live_constants
+
+        return any(
+            img._spec_values or any(live_constants(src.identifiers) for src in img._sources)
+            for img in self._images
+        ) or any(self.has_specialization_constant(s) for s in self._spec_values)
+
+    def native_specialization_constant(self) -> bool:
+        """Always False: OpenCL C constants are emulated with compile-time definitions."""
+        return False
+
+    def has_specialization_constant(self, spec: specialization_id) -> bool:
+        """Whether an image uses ``spec`` (its name occurs in the source)."""
+        return any(img._uses(spec.name) for img in self._images)
+
+    def set_specialization_constant(self, spec: specialization_id, value: Any) -> None:
+        """Set the value ``spec`` gets when the bundle is compiled or built (input state only).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` if the bundle is not in the input state, since
+                an object or executable image's constants were fixed when it was compiled.
+        """
+        if self.state is not bundle_state.input:
+            raise exception(
+                errc.invalid,
+                f"specialization constants are set on input bundles, this one is {self.state.name}; "
+                "set them before compile/build",
+            )
+        with self._lock:
+            self._spec_values[spec] = spec.convert(value)
+
+    def get_specialization_constant(self, spec: specialization_id) -> Any:
+        """The value of ``spec`` in this bundle (its default if never set)."""
+        if spec in self._spec_values:
+            return self._spec_values[spec]
+        for img in self._images:
+            fixed = img._spec_values.get(spec.name)
+            if fixed is not None and fixed[0] is spec:
+                return fixed[1]
+        return spec.default
+
+    # --- launches -----------------------------------------------------------------------------
+
+    def _kernel_for_launch(self, spec: Any, q: queue) -> kernel:
+        """The kernel a command group using this bundle runs (§4.9.4.4); cached per device."""
+        key = (spec, q._device._handle)
+        found = self._resolved.get(key)
+        if found is not None:
+            return found
+        found = self._resolved[key] = self._find_for_launch(spec, q)
+        return found
+
+    def _find_for_launch(self, spec: Any, q: queue) -> kernel:
+        from ..kernel import kernel
+
+        if self.state is not bundle_state.executable:
+            raise exception(
+                errc.invalid,
+                f"use_kernel_bundle needs an executable bundle, this one is {self.state.name}",
+            )
+        if self._context != q._context:
+            raise exception(errc.invalid, "the kernel bundle's context is not the queue's context")
+        if q._device not in self._devices:
+            raise exception(
+                errc.invalid, f"the kernel bundle has no image for the queue's device {q._device!r}"
+            )
+        if isinstance(spec, kernel):
+            if not any(spec._image is img for img in self._images):
+                raise exception(
+                    errc.kernel_not_supported, f"{spec!r} is not in the bundle given to use_kernel_bundle"
+                )
+            return spec
+        kid = _as_kernel_id(spec)
+        for img in self._images:
+            if img.has_kernel(kid, q._device):
+                return img._kernel(kid)
+        raise exception(
+            errc.kernel_not_supported,
+            f"the bundle given to use_kernel_bundle has no kernel {kid.get_name()!r} for {q._device!r}",
+        )
+
+    def _get_native(self) -> list[cl.Program]:
+        return [img._program for img in self._images]
+
+    def __repr__(self) -> str:
+        return f"<sycl.kernel_bundle {self.state.name}, {len(self._images)} image(s)>"
+
+
+def _as_kernel_id(kid: kernel_id | str) -> kernel_id:
+    if isinstance(kid, kernel_id):
+        return kid
+    if isinstance(kid, str):
+        from .registry import lookup
+
+        return lookup(kid)
+    raise exception(errc.invalid, f"expected a sycl.kernel_id or a kernel name, got {kid!r}")

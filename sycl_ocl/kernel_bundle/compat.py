@@ -1,0 +1,78 @@
+"""Kernel and image compatibility with devices (SYCL 2020 §4.11.9, §5.7)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from ..aspect import aspect
+from ..exception import errc, exception
+from .state import bundle_state
+
+if TYPE_CHECKING:
+    from ..device import device
+    from .kernel_id import kernel_id
+    from .registry import ImageSource
+
+# The aspect a device needs for a bundle of each state (§4.11.7).
+STATE_ASPECT = {bundle_state.input: aspect.online_compiler, bundle_state.object: aspect.online_linker}
+
+
+def image_compatible(src: ImageSource, dev: device) -> bool:
+    """Whether ``dev`` has every aspect the unit declares or uses."""
+    return all(dev.has(a) for a in src.device_has)
+
+
+def work_group_fits(reqd: tuple[int, ...] | None, dev: device) -> bool:
+    """Whether a required work-group size (OpenCL order) fits the device's limits."""
+    if not reqd:
+        return True
+    max_items = dev._cl_info("MAX_WORK_ITEM_SIZES")
+    if any(size > limit for size, limit in zip(reqd, max_items, strict=False)):
+        return False
+    return math.prod(reqd) <= int(dev._cl_info("MAX_WORK_GROUP_SIZE"))
+
+
+def kernel_compatible(kid: kernel_id, dev: device) -> bool:
+    """§4.11.9: a built-in kernel only on its device; an application kernel when the device
+    has its aspects and fits its required work-group size."""
+    if kid._builtin_device is not None:
+        return bool(kid._builtin_device == dev)
+    src = kid._image
+    if src is None:  # a kernel of an interop program: compatible with the program's devices
+        return True
+    decl = src.kernels[kid.get_name()]
+    return image_compatible(src, dev) and work_group_fits(decl.reqd_work_group_size, dev)
+
+
+def incompatibility(kid: kernel_id, dev: device) -> str:
+    """Why ``kid`` cannot run on ``dev`` (for ``errc.kernel_not_supported`` messages)."""
+    if kid._builtin_device is not None:
+        return f"built-in kernel {kid.get_name()!r} belongs to {kid._builtin_device!r}"
+    src = kid._image
+    assert src is not None
+    missing = sorted(a.name for a in src.device_has if not dev.has(a))
+    if missing:
+        return f"kernel {kid.get_name()!r} needs aspect(s) {missing} that {dev!r} lacks"
+    reqd = src.kernels[kid.get_name()].reqd_work_group_size
+    return f"kernel {kid.get_name()!r} requires work-group size {reqd}, beyond {dev!r}'s limits"
+
+
+def check_state_aspect(state: bundle_state, devices: list[device]) -> None:
+    """``errc.invalid`` if a device lacks the online compiler/linker ``state`` needs (§4.11.7)."""
+    needed = STATE_ASPECT.get(state)
+    if needed is None:
+        return
+    lacking = [d for d in devices if not d.has(needed)]
+    if lacking:
+        raise exception(
+            errc.invalid,
+            f"a bundle in state {state.name} needs aspect.{needed.name}, which "
+            f"{', '.join(map(repr, lacking))} lack(s); ask for bundle_state.executable instead",
+        )
+
+
+def has_state_aspect(state: bundle_state, devices: list[device]) -> bool:
+    """Whether every device has the aspect ``state`` needs."""
+    needed = STATE_ASPECT.get(state)
+    return needed is None or all(d.has(needed) for d in devices)

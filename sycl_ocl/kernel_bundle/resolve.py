@@ -1,0 +1,103 @@
+"""Finding the executable kernel of a launch (SYCL 2020 §4.9.4.2, §4.9.4.4).
+
+This is on the submit hot path: after the first launch, a name costs two dict lookups.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..exception import errc, exception
+from . import _memo, builtin
+from ._images import executable_image
+from .compat import incompatibility, kernel_compatible
+from .kernel_id import kernel_id
+from .registry import lookup
+
+if TYPE_CHECKING:
+    from ..kernel import kernel
+    from ..queue import queue
+    from .bundle import kernel_bundle
+
+
+def resolve_kernel(
+    spec: str | kernel_id | kernel,
+    q: queue,
+    bundle: kernel_bundle | None,
+    spec_constants: dict[Any, Any],
+) -> kernel:
+    """The executable kernel that runs ``spec`` on ``q``'s device.
+
+    Args:
+        spec: an application kernel's name, a ``kernel_id`` or a ``kernel``.
+        q: the queue of the command group.
+        bundle: the bundle given to ``handler.use_kernel_bundle``, if any.
+        spec_constants: the command group's specialization constant values.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for an unknown name, a foreign kernel or bundle;
+            ``errc.kernel_not_supported`` when the kernel cannot run on the device;
+            ``errc.build`` when building it fails.
+    """
+    if bundle is not None:
+        if spec_constants:
+            raise exception(
+                errc.invalid,
+                "specialization constants cannot be set on a command group that uses a kernel "
+                "bundle (§4.9.4.4); set them on the input bundle before building it",
+            )
+        return bundle._kernel_for_launch(spec, q)
+    tab = _memo.table(q._context)
+    if not spec_constants:
+        found = tab.fast.get((spec, q._device._handle))
+        if found is not None:
+            return found
+    resolved = _resolve(spec, q, spec_constants)
+    if not spec_constants:
+        tab.fast[(spec, q._device._handle)] = resolved
+    return resolved
+
+
+def _resolve(spec: Any, q: queue, spec_constants: dict[Any, Any]) -> kernel:
+    from ..kernel import kernel  # sycl_ocl.kernel imports this package
+
+    if isinstance(spec, kernel):
+        check_kernel(spec, q)
+        if not spec_constants or spec._image is None or not spec._image._sources:
+            return spec
+        spec = spec._name
+    kid = spec if isinstance(spec, kernel_id) else _as_id(spec)
+    dev = q._device
+    if not kernel_compatible(kid, dev):
+        raise exception(errc.kernel_not_supported, incompatibility(kid, dev) + "; run it on another device")
+    if kid._builtin_device is not None:
+        return builtin.builtin_image(q._context, dev, (kid,))._kernel(kid)
+    src = kid._image
+    if src is None:
+        raise exception(
+            errc.invalid,
+            f"kernel {kid.get_name()!r} comes from an interop program; launch it through its bundle "
+            "(use_kernel_bundle) or its sycl.kernel",
+        )
+    values = {s: s.convert(v) for s, v in spec_constants.items()}
+    return executable_image(q._context, src, (dev,), values)._kernel(kid)
+
+
+def _as_id(spec: Any) -> kernel_id:
+    if isinstance(spec, str):
+        return lookup(spec)
+    raise exception(
+        errc.invalid,
+        f"a kernel is given as its name, a sycl.kernel_id or a sycl.kernel, got {spec!r}",
+    )
+
+
+def check_kernel(k: kernel, q: queue) -> None:
+    """``errc.invalid`` unless ``k`` belongs to ``q``'s context and was built for its device."""
+    if k._ctx_native.int_ptr != q._context._handle:
+        raise exception(
+            errc.invalid,
+            f"{k!r} belongs to another context than the queue's; get the kernel from a bundle "
+            "of the queue's context",
+        )
+    k._check_device(q._device)

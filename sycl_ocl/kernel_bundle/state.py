@@ -1,0 +1,17 @@
+"""``sycl::bundle_state`` (SYCL 2020 §4.11.4)."""
+
+from __future__ import annotations
+
+import enum
+
+
+class bundle_state(enum.Enum):
+    """The three states of a kernel bundle, in the order compile and link move through them.
+
+    On OpenCL: ``input`` is a program created from source; ``object`` one compiled with
+    ``clCompileProgram``; ``executable`` one linked (``clLinkProgram``) or built (``clBuildProgram``).
+    """
+
+    input = 0
+    object = 1
+    executable = 2

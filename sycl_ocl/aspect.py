@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
+from .info.enums import device_type, primary_device_type
+
 if TYPE_CHECKING:
     from .device import device
 
@@ -36,8 +38,9 @@ class aspect(enum.Enum):
     usm_system_allocations = "usm_system_allocations"
 
 
-def _type_is(bit: int) -> Callable[[device], bool]:
-    return lambda d: bool(d._native.type & bit)
+def _type_is(kind: device_type) -> Callable[[device], bool]:
+    # From the one SYCL device type, so a device has exactly one of cpu/gpu/accelerator/custom.
+    return lambda d: primary_device_type(d._native.type) is kind
 
 
 def _has_extension(*names: str) -> Callable[[device], bool]:
@@ -55,11 +58,12 @@ _EMULATORS = ("Oclgrind",)
 # buffers give device allocations, fine-grain buffers give host and shared allocations,
 # fine-grain system SVM gives system allocations and SVM atomics give the atomic forms.
 _QUERIES: dict[aspect, Callable[[device], bool]] = {
-    aspect.cpu: _type_is(cl.device_type.CPU),
-    aspect.gpu: _type_is(cl.device_type.GPU),
-    aspect.accelerator: _type_is(cl.device_type.ACCELERATOR),
-    aspect.custom: _type_is(cl.device_type.CUSTOM),
+    aspect.cpu: _type_is(device_type.cpu),
+    aspect.gpu: _type_is(device_type.gpu),
+    aspect.accelerator: _type_is(device_type.accelerator),
+    aspect.custom: _type_is(device_type.custom),
     aspect.emulated: lambda d: d._native.platform.name.strip() in _EMULATORS,
+    # No OpenCL driver lets a host debugger step through kernels.
     aspect.host_debuggable: lambda d: False,
     aspect.fp16: lambda d: "cl_khr_fp16" in d._extensions()
     or "__opencl_c_fp16" in d._c_features(),

@@ -58,6 +58,7 @@ class context(NativeWrapper, PropertyHolder):
         except cl.Error as error:
             raise translate(error, "creating a context") from error
         self._setup(native, devs, async_handler, props)
+        remember(self)  # so make_context(get_native(ctx)) is ctx itself, with its handler
 
     def _setup(
         self,
@@ -109,7 +110,8 @@ class context(NativeWrapper, PropertyHolder):
         return check_namespace(desc, "context", "context").query(self)
 
     def _check_device(self, dev: device) -> None:
-        if dev not in self._devices:
+        """``errc.invalid`` unless ``dev`` is a device of the context or a sub-device of one (§4.6.5.1)."""
+        if not any(d == dev or _descends_from(dev, d) for d in self._devices):
             raise exception(
                 errc.invalid,
                 f"{dev!r} is not one of the devices of this context "
@@ -119,6 +121,15 @@ class context(NativeWrapper, PropertyHolder):
 
     def __repr__(self) -> str:
         return f"<sycl.context on {', '.join(map(repr, self._devices))}>"
+
+
+def _descends_from(dev: device, ancestor: device) -> bool:
+    parent = dev._cl_info("PARENT_DEVICE")
+    while parent is not None:
+        if parent == ancestor._native:
+            return True
+        parent = parent.parent_device
+    return False
 
 
 def _wrap_device(native: cl.Device) -> device:

@@ -29,6 +29,10 @@ class device(NativeWrapper):
     """
 
     __slots__ = ("_aspects", "_info", "_platform", "_raw")
+    _aspects: frozenset[aspect] | None
+    _info: dict[str, Any]
+    _platform: platform | None
+    _raw: dict[str, Any]
 
     def __new__(cls, selector: Callable[[device], Any] | None = None) -> device:
         from .selector import default_selector_v, select_device
@@ -40,9 +44,9 @@ class device(NativeWrapper):
         self = object.__new__(cls)
         self._bind(native)
         self._platform = plat
-        self._info: dict[str, Any] = {}
-        self._raw: dict[str, Any] = {}
-        self._aspects: frozenset[aspect] | None = None
+        self._info = {}
+        self._raw = {}
+        self._aspects = None
         return remember(self)
 
     @staticmethod
@@ -79,13 +83,24 @@ class device(NativeWrapper):
 
     def has(self, asp: aspect) -> bool:
         """Whether the device has an aspect (§4.6.4.3)."""
+        if not isinstance(asp, aspect):
+            raise exception(errc.invalid, f"device.has() takes a sycl.aspect member, got {asp!r}")
+        return asp in self._aspect_set()
+
+    def _aspect_set(self) -> frozenset[aspect]:
         if self._aspects is None:
             self._aspects = frozenset(device_aspects(self))
-        return asp in self._aspects
+        return self._aspects
+
+    def _aspect_list(self) -> list[aspect]:
+        """The aspects the device has, in the order of ``sycl.aspect``."""
+        return [a for a in aspect if a in self._aspect_set()]
 
     def has_extension(self, extension: str) -> bool:
         """Whether the device supports an OpenCL extension (§4.6.4.1, deprecated)."""
-        return extension in self._extensions()
+        from .info import device as info
+
+        return extension in self.get_info(info.extensions)
 
     def get_info(self, desc: Any) -> Any:
         """The value of a ``sycl.info.device`` descriptor (§4.6.4.2)."""
@@ -112,14 +127,18 @@ class device(NativeWrapper):
             prop: how to partition.
             arg: the count for ``partition_equally``, the list of counts for
                 ``partition_by_counts``, the ``partition_affinity_domain`` otherwise.
-        """
-        from .info.device import partition_properties
 
-        if prop not in self.get_info(partition_properties):
+        Raises ``errc.feature_not_supported`` when the device cannot partition that way and
+        ``errc.invalid`` when the counts exceed the device's compute units or sub-device limit.
+        """
+        from .info import device as info
+
+        if prop not in self.get_info(info.partition_properties):
             raise exception(
                 errc.feature_not_supported,
-                f"{self!r} does not support {prop}; check "
-                "get_info(sycl.info.device.partition_properties) first",
+                f"{self!r} cannot be partitioned with {prop}; it supports "
+                f"{self.get_info(info.partition_properties)} "
+                "(see get_info(sycl.info.device.partition_properties))",
             )
         spec = _partition_spec(prop, arg, self)
         try:
@@ -168,20 +187,73 @@ class device(NativeWrapper):
 def _partition_spec(prop: enums.partition_property, arg: Any, dev: device) -> list[int]:
     P = enums.partition_property
     if prop is P.partition_equally:
-        count = int(arg)
-        if count <= 0:
-            raise exception(errc.invalid, f"partition_equally needs a positive count, got {arg!r}")
-        return [cl.device_partition_property.EQUALLY, count]
+        return [cl.device_partition_property.EQUALLY, _equal_count(arg, dev)]
     if prop is P.partition_by_counts:
-        counts = [int(c) for c in _as_sequence(arg)]
-        if any(c < 0 for c in counts) or sum(counts) == 0:
-            raise exception(errc.invalid, f"partition_by_counts needs non-negative counts, got {arg!r}")
-        nonzero = [c for c in counts if c]
-        return [cl.device_partition_property.BY_COUNTS, *nonzero, 0]
+        return [cl.device_partition_property.BY_COUNTS, *_counts(arg, dev), 0]
     if prop is P.partition_by_affinity_domain:
-        domain = enums.partition_affinity_domain(arg)
-        return [cl.device_partition_property.BY_AFFINITY_DOMAIN, domain.value]
+        return [cl.device_partition_property.BY_AFFINITY_DOMAIN, _affinity_domain(arg, dev).value]
     raise exception(errc.invalid, f"{prop} is not a way to partition a device")
+
+
+def _compute_units(dev: device) -> int:
+    from .info import device as info
+
+    return int(dev.get_info(info.max_compute_units))
+
+
+def _equal_count(arg: Any, dev: device) -> int:
+    count = _as_int(arg, "partition_equally")
+    if not 0 < count <= _compute_units(dev):
+        raise exception(
+            errc.invalid,
+            f"partition_equally needs a count between 1 and the device's {_compute_units(dev)} "
+            f"compute units, got {arg!r}",
+        )
+    return count
+
+
+def _counts(arg: Any, dev: device) -> list[int]:
+    from .info import device as info
+
+    counts = [_as_int(c, "partition_by_counts") for c in _as_sequence(arg)]
+    nonzero = [c for c in counts if c]  # OpenCL ends the list at the first 0
+    limit = int(dev.get_info(info.partition_max_sub_devices))
+    if any(c < 0 for c in counts) or not nonzero:
+        raise exception(errc.invalid, f"partition_by_counts needs counts >= 0, not all 0; got {arg!r}")
+    if len(nonzero) > limit:
+        raise exception(
+            errc.invalid, f"partition_by_counts wants {len(nonzero)} sub-devices; the device allows {limit}"
+        )
+    if sum(nonzero) > _compute_units(dev):
+        raise exception(
+            errc.invalid,
+            f"partition_by_counts wants {sum(nonzero)} compute units; the device has {_compute_units(dev)}",
+        )
+    return nonzero
+
+
+def _affinity_domain(arg: Any, dev: device) -> enums.partition_affinity_domain:
+    from .info import device as info
+
+    if not isinstance(arg, enums.partition_affinity_domain):
+        raise exception(
+            errc.invalid,
+            f"partition_by_affinity_domain takes a sycl.info.partition_affinity_domain, got {arg!r}",
+        )
+    offered = dev.get_info(info.partition_affinity_domains)
+    if arg not in offered:
+        raise exception(
+            errc.feature_not_supported,
+            f"{dev!r} cannot be partitioned by {arg}; it offers {offered}",
+        )
+    return arg
+
+
+def _as_int(value: Any, what: str) -> int:
+    try:
+        return int(value.__index__())
+    except (AttributeError, TypeError):
+        raise exception(errc.invalid, f"{what} takes integer counts, got {value!r}") from None
 
 
 def _as_sequence(arg: Any) -> Sequence[Any]:

@@ -30,7 +30,7 @@ class errc(enum.Enum):
     backend_mismatch = 14
 
 
-class exception(Exception):  # noqa: N801 - spec spelling
+class exception(Exception):
     """The one exception type of SYCL (§4.13.2).
 
     Args:
@@ -77,6 +77,10 @@ class exception(Exception):  # noqa: N801 - spec spelling
 
     def __str__(self) -> str:
         return f"[{self._code.name}] {self._message}"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickling (e.g. from a worker process) keeps the code; the context stays behind.
+        return (exception, (self._code, self._message, None, self.cl_code))
 
     def __repr__(self) -> str:
         return f"sycl.exception(errc.{self._code.name}, {self._message!r})"

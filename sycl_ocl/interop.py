@@ -10,16 +10,27 @@ from typing import Any
 
 import pyopencl as cl
 
-from .context import context, _wrap_device
+from .backend import backend
+from .context import AsyncHandler, _wrap_device, context
 from .device import device
 from .event import NativeCommand, event
 from .exception import errc, exception
 from .platform import platform
 from .queue import queue
 
+_OPENCL = backend.opencl
 
-def get_native(obj: Any) -> Any:
-    """The PyOpenCL object behind a SYCL object (§4.5.1.2)."""
+
+def get_native(obj: Any, backend: backend = backend.opencl) -> Any:
+    """The PyOpenCL object behind a SYCL object (§4.5.1.2).
+
+    ``errc.backend_mismatch`` when ``backend`` is not ``sycl.backend.opencl``, the only
+    backend of sycl_ocl, or when the object has no OpenCL object.
+    """
+    if backend is not _OPENCL:
+        raise exception(
+            errc.backend_mismatch, f"sycl_ocl objects belong to sycl.backend.opencl, not {backend!r}"
+        )
     native = getattr(obj, "_get_native", None)
     if native is not None:
         return native()
@@ -48,21 +59,29 @@ def make_device(native: cl.Device) -> device:
     return dev if dev._native is native else device._from_native(native)
 
 
-def make_context(native: cl.Context) -> context:
-    """Wrap a ``pyopencl.Context`` (§4.5.1.3)."""
+def make_context(native: cl.Context, async_handler: AsyncHandler | None = None) -> context:
+    """Wrap a ``pyopencl.Context``; ``async_handler`` receives its asynchronous errors (§4.5.1.3)."""
     _expect(native, cl.Context, "make_context")
-    return context._from_native(native)
+    ctx = context._from_native(native)
+    if async_handler is not None:
+        ctx._errors.handler = async_handler
+    return ctx
 
 
-def make_queue(native: cl.CommandQueue, ctx: context) -> queue:
+def make_queue(native: cl.CommandQueue, ctx: context, async_handler: AsyncHandler | None = None) -> queue:
     """Wrap a ``pyopencl.CommandQueue`` of ``ctx`` (§4.5.1.3)."""
     _expect(native, cl.CommandQueue, "make_queue")
-    return queue._from_native(native, ctx)
+    _expect(ctx, context, "make_queue's second argument")
+    q = queue._from_native(native, ctx)
+    if async_handler is not None:
+        q._errors.handler = async_handler
+    return q
 
 
 def make_event(native: cl.Event, ctx: context) -> event:
     """Wrap a ``pyopencl.Event`` of ``ctx`` (§4.5.1.3)."""
     _expect(native, cl.Event, "make_event")
-    if native.context != ctx._native:
+    _expect(ctx, context, "make_event's second argument")
+    if native.get_info(cl.event_info.CONTEXT) != ctx._native:
         raise exception(errc.invalid, "make_event: the event does not belong to the given context", ctx)
     return event(NativeCommand.of(native), ctx)

@@ -27,6 +27,8 @@ class platform(NativeWrapper):
     """
 
     __slots__ = ("_devices", "_info")
+    _devices: dict[int, list[device]]
+    _info: dict[str, Any]
 
     def __new__(cls, selector: Callable[[Any], int] | None = None) -> platform:
         from .device import device
@@ -37,8 +39,8 @@ class platform(NativeWrapper):
     def _from_native(cls, native: cl.Platform) -> platform:
         self = object.__new__(cls)
         self._bind(native)
-        self._devices: dict[int, list[device]] = {}
-        self._info: dict[str, Any] = {}
+        self._devices = {}
+        self._info = {}
         return remember(self)
 
     @staticmethod
@@ -66,7 +68,8 @@ class platform(NativeWrapper):
             self._devices[enums.device_type.all.value] = cached
         if device_type in (enums.device_type.all, enums.device_type.automatic):
             return list(cached)
-        return [d for d in cached if d._native.type & device_type.value]
+        # By the one SYCL type of each device, so the result agrees with info.device.device_type.
+        return [d for d in cached if enums.primary_device_type(d._native.type) is device_type]
 
     def get_info(self, desc: Any) -> Any:
         """The value of a ``sycl.info.platform`` descriptor (§4.6.2.2)."""
@@ -80,8 +83,10 @@ class platform(NativeWrapper):
         return all(d.has(asp) for d in self.get_devices())
 
     def has_extension(self, extension: str) -> bool:
-        """Whether the platform supports an OpenCL extension (§4.6.2.1, deprecated)."""
-        return extension in self._native.extensions.split()
+        """Whether the platform and all its devices support an OpenCL extension (§4.6.2.1, deprecated)."""
+        return extension in self._native.extensions.split() and all(
+            d.has_extension(extension) for d in self.get_devices()
+        )
 
     def __repr__(self) -> str:
         return f"<sycl.platform {self._native.name!r}>"

@@ -76,7 +76,7 @@ class _Extent:
         return self._v[::-1]
 
 
-class range(_Extent):  # noqa: A001 - spec spelling
+class range(_Extent):
     """A 1-3 dimensional size (§4.9.1.1)."""
 
     __slots__ = ()
@@ -92,7 +92,7 @@ class range(_Extent):  # noqa: A001 - spec spelling
         return math.prod(self._v)
 
 
-class id(_Extent):  # noqa: A001 - spec spelling
+class id(_Extent):
     """A 1-3 dimensional index or offset (§4.9.1.3)."""
 
     __slots__ = ()

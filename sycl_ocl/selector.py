@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -13,7 +14,7 @@ from .exception import errc, exception
 Selector = Callable[[device], Any]
 
 
-def select_device(selector: Selector) -> device:
+def select_device(selector: Selector | device) -> device:
     """The root device with the highest non-negative score; ties go to the first (§4.6.1.1)."""
     if isinstance(selector, device):
         return selector
@@ -23,12 +24,22 @@ def select_device(selector: Selector) -> device:
     best_score = -1
     candidates = _discovery.selectable_devices()
     for dev in candidates:
-        score = int(selector(dev))
+        score = _score(selector, dev)
         if score >= 0 and score > best_score:
             best, best_score = dev, score
     if best is None:
         raise exception(errc.runtime, _no_device_message(selector, candidates))
     return best
+
+
+def _score(selector: Selector, dev: device) -> int:
+    """The selector's score as an ``int``; ``bool`` and numpy integers convert (§4.6.1.1)."""
+    value = selector(dev)
+    if isinstance(value, numbers.Real):
+        return int(value)  # type: ignore[call-overload]
+    raise exception(
+        errc.invalid, f"a device selector returns an integer score, {selector!r} returned {value!r}"
+    )
 
 
 def _no_device_message(selector: Selector, candidates: list[device]) -> str:

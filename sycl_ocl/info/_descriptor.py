@@ -8,13 +8,14 @@ from typing import Any
 from ..exception import errc, exception
 
 
-class descriptor:  # noqa: N801 - spec-style lower-case type
+class descriptor:
     """One ``info::<namespace>::<name>`` descriptor.
 
     Args:
         namespace: the ``info`` namespace it belongs to ("device", "platform", ...).
         name: the spec name.
-        return_type: the Python type ``get_info`` returns.
+        return_type: the Python type ``get_info`` returns; ``list[T]`` for the spec's
+            ``std::vector<T>``.
         query: computes the value from the SYCL object (and the device, for
             ``kernel_device_specific``).
     """

@@ -82,3 +82,18 @@ class event_command_status(enum.Enum):
     submitted = 0
     running = 1
     complete = 2
+
+
+_SINGLE_TYPES = (device_type.cpu, device_type.gpu, device_type.accelerator, device_type.custom)
+
+
+def primary_device_type(bits: int) -> device_type:
+    """The one SYCL device type of a ``CL_DEVICE_TYPE`` bitfield (§4.6.4.2).
+
+    SYCL gives a device exactly one type; a driver setting several bits (Oclgrind sets them
+    all) gets the first of cpu, gpu, accelerator, custom.
+    """
+    for kind in _SINGLE_TYPES:
+        if bits & kind.value:
+            return kind
+    return device_type.custom

@@ -6,6 +6,7 @@ device's profiling clock: OpenCL's ``CL_PROFILING_COMMAND_QUEUED`` of the comman
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pyopencl as cl
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ..event import event
 
 
-def _timestamp(field: str):  # type: ignore[no-untyped-def]
+def _timestamp(field: str) -> Callable[[event], int]:
     def query(ev: event) -> int:
         ev.wait()
         native = ev._cmd.cl_event()

@@ -1,4 +1,4 @@
-"""``sycl::info::platform`` descriptors (SYCL 2020 §4.6.2.2)."""
+"""``sycl::info::platform`` descriptors (SYCL 2020 §4.6.2.2, Table 18)."""
 
 from __future__ import annotations
 
@@ -12,4 +12,4 @@ def _text(attr: str) -> descriptor:
 version = _text("version")
 name = _text("name")
 vendor = _text("vendor")
-extensions = descriptor("platform", "extensions", list, lambda p: p._native.extensions.split())
+extensions = descriptor("platform", "extensions", list[str], lambda p: p._native.extensions.split())

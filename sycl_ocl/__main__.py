@@ -1,0 +1,133 @@
+"""``python -m sycl_ocl ls`` (also the ``sycl-ocl-ls`` script): list the devices, like ``sycl-ls``.
+
+One line per device: backend, device type, index, platform, device, OpenCL version and
+driver version. ``--verbose`` adds every platform and device information descriptor and the
+aspects. With no platform at all it says why (no ICD file, a driver that fails to load) and
+how to install one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import sycl_ocl as sycl
+from sycl_ocl.info._descriptor import descriptor, descriptors_of
+
+DEFAULT_VENDORS_DIR = "/etc/OpenCL/vendors"
+INSTALL_HINT = (
+    "Install an OpenCL driver, for example PoCL (CPU): `apt-get install pocl-opencl-icd`, "
+    "or run `make demo` in the sycl_ocl repository, which installs PoCL and lists the devices."
+)
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Entry point of ``python -m sycl_ocl`` and ``sycl-ocl-ls``; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="sycl-ocl-ls", description="List the SYCL devices sycl_ocl sees.")
+    parser.add_argument("command", nargs="?", choices=["ls"], default="ls", help="what to do (default: ls)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every info descriptor and aspect")
+    args = parser.parse_args(argv)
+    stream = out if out is not None else sys.stdout
+    platforms = sycl.platform.get_platforms()
+    if not platforms:
+        stream.write(explain_no_platform())
+        return 1
+    for index, dev in enumerate(sycl.device.get_devices()):
+        stream.write(device_line(dev, index) + "\n")
+    if args.verbose:
+        for plat in platforms:
+            stream.write(platform_details(plat))
+    return 0
+
+
+def device_line(dev: sycl.device, index: int) -> str:
+    """``[opencl:cpu:0] platform / device | version | driver``, as ``sycl-ls`` prints it."""
+    info = sycl.info.device
+    kind = dev.get_info(info.device_type).name
+    plat = dev.get_platform().get_info(sycl.info.platform.name)
+    return (
+        f"[{dev.get_backend().name}:{kind}:{index}] {plat} / {dev.get_info(info.name)} | "
+        f"{dev.get_info(info.version)} | driver {dev.get_info(info.driver_version)}"
+    )
+
+
+def platform_details(plat: sycl.platform) -> str:
+    """Every platform descriptor, then every device's descriptors and aspects."""
+    lines = [f"\nPlatform: {plat.get_info(sycl.info.platform.name)}"]
+    lines += _descriptor_lines(plat, descriptors_of(vars(sycl.info.platform)), "  ")
+    for dev in plat.get_devices():
+        lines.append(f"  Device: {dev.get_info(sycl.info.device.name)}")
+        lines += _descriptor_lines(dev, device_descriptors(), "    ")
+        aspects = ", ".join(a.name for a in sycl.aspect if dev.has(a))
+        lines.append(f"    aspects: {aspects}")
+    return "\n".join(lines) + "\n"
+
+
+def device_descriptors() -> list[descriptor]:
+    """Every ``sycl.info.device`` descriptor, the sized ``max_work_item_sizes[N]`` included."""
+    return [*descriptors_of(vars(sycl.info.device)), *sycl.info.device.max_work_item_sizes]
+
+
+def _descriptor_lines(obj: Any, descs: Iterable[descriptor], indent: str) -> list[str]:
+    lines = []
+    for desc in descs:
+        try:
+            value = _show(obj.get_info(desc))
+        except sycl.exception as error:
+            value = f"(not available: {error})"
+        lines.append(f"{indent}{desc.name}: {value}")
+    return lines
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value) + "]"
+    if hasattr(value, "name") and hasattr(value, "value"):  # an enum member
+        return str(value.name)
+    if isinstance(value, sycl.device | sycl.platform):
+        return repr(value)
+    return str(value)
+
+
+def explain_no_platform() -> str:
+    """Why the ICD loader found no OpenCL platform, and how to get one."""
+    source = os.environ.get("OCL_ICD_VENDORS")
+    where = source or DEFAULT_VENDORS_DIR
+    icds = _icd_files(Path(where))
+    lines = ["No OpenCL platform found, so sycl_ocl has no device."]
+    origin = "OCL_ICD_VENDORS" if source else "the default ICD folder"
+    if not icds:
+        lines.append(f"No ICD file (*.icd) in {where} ({origin}): no OpenCL driver is registered.")
+    for icd in icds:
+        lines.append(_check_icd(icd))
+    lines.append(INSTALL_HINT)
+    return "\n".join(lines) + "\n"
+
+
+def _icd_files(where: Path) -> list[Path]:
+    if where.is_file():
+        return [where]
+    if where.is_dir():
+        return sorted(p for p in where.iterdir() if p.suffix == ".icd")
+    return []
+
+
+def _check_icd(icd: Path) -> str:
+    try:
+        library = icd.read_text().strip()
+    except OSError as error:
+        return f"{icd}: cannot be read ({error})"
+    try:
+        ctypes.CDLL(library)
+    except OSError as error:
+        return f"{icd}: the driver {library} fails to load: {error}"
+    return f"{icd}: the driver {library} loads but reports no platform"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

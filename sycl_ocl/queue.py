@@ -10,6 +10,7 @@ import pyopencl as cl
 from ._async_errors import AsyncErrors
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import translate
+from .aspect import aspect
 from .backend import backend
 from .context import AsyncHandler, context
 from .device import device
@@ -59,12 +60,18 @@ class queue(NativeWrapper, PropertyHolder):
             dev = select_device(first) if first is not None else device()
             ctx = context._default_for(dev.get_platform())
         profiling = props.has_property(queue_props.enable_profiling)
+        if profiling and not dev.has(aspect.queue_profiling):
+            raise exception(
+                errc.feature_not_supported,
+                f"{dev!r} cannot profile commands (no aspect.queue_profiling); drop enable_profiling",
+            )
         flags = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
         try:
             native = cl.CommandQueue(ctx._native, dev._native, properties=flags)
         except cl.Error as error:
             raise translate(error, f"creating a queue on {dev!r}") from error
         self._setup(native, ctx, dev, props, async_handler)
+        remember(self)  # so make_queue(get_native(q), ctx) is q itself
 
     def _setup(
         self,

@@ -1,6 +1,6 @@
 """``sycl::info``: the information descriptors and enumerations (SYCL 2020 §4.6)."""
 
-from . import context, device, event, event_profiling, platform, queue
+from . import context, device, event, event_profiling, kernel, kernel_device_specific, platform, queue
 from .enums import (
     device_type,
     event_command_status,
@@ -22,6 +22,8 @@ __all__ = [
     "execution_capability",
     "fp_config",
     "global_mem_cache_type",
+    "kernel",
+    "kernel_device_specific",
     "local_mem_type",
     "partition_affinity_domain",
     "partition_property",

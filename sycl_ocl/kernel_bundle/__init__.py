@@ -18,8 +18,10 @@ from .api import (
     link,
 )
 from .bundle import kernel_bundle
+from .cache import build_cache_stats
 from .device_image import device_image
 from .kernel_id import kernel_id
+from .library import register_library
 from .registry import register_kernel_file, register_kernel_source
 from .resolve import resolve_kernel
 from .spec_constants import specialization_id
@@ -27,6 +29,7 @@ from .state import bundle_state
 
 __all__ = [
     "build",
+    "build_cache_stats",
     "bundle_state",
     "compile",
     "device_image",
@@ -44,3 +47,5 @@ __all__ = [
     "resolve_kernel",
     "specialization_id",
 ]
+
+register_library()

@@ -1,8 +1,24 @@
-"""The on-disk build cache (placeholder: builds from source)."""
+"""The on-disk build cache: executable programs kept across processes (SYCL 2020 §4.11).
+
+An entry holds ``CL_PROGRAM_BINARIES`` per device, keyed by a hash of the source, the
+options, and each device's platform and driver identity and version (plus the sycl_ocl and
+PyOpenCL versions), with the full key text stored beside it to detect collisions. Entries
+are written atomically (temporary file, then rename). A reload that fails in any way falls
+back to a build from source.
+
+``SYCL_OCL_CACHE_DIR`` chooses the directory (default ``$XDG_CACHE_HOME/sycl_ocl`` or
+``~/.cache/sycl_ocl``); ``SYCL_OCL_DISABLE_CACHE=1`` turns the disk cache off.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import struct
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyopencl as cl
@@ -13,10 +29,136 @@ if TYPE_CHECKING:
     from ..context import context
     from ..device import device
 
+_FORMAT = "sycl_ocl-binaries-1"
+# hits: reloaded; misses: built from source; stores: entries written; rejected: unusable entries.
+counters = {"hits": 0, "misses": 0, "stores": 0, "rejected": 0}
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or None when the disk cache is disabled."""
+    if os.environ.get("SYCL_OCL_DISABLE_CACHE", "") not in ("", "0"):
+        return None
+    chosen = os.environ.get("SYCL_OCL_CACHE_DIR")
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sycl_ocl"
+
+
+def _identity(dev: device) -> list[str]:
+    native = dev._native
+    plat = native.platform
+    return [plat.vendor, plat.name, plat.version, native.vendor, native.name, native.version,
+            native.driver_version]
+
+
+def _key_text(devices: Sequence[device], source: str, options: Sequence[str]) -> str:
+    return json.dumps(
+        {
+            "format": _FORMAT,
+            "sycl_ocl": _version(),
+            "pyopencl": cl.VERSION_TEXT,
+            "devices": [_identity(d) for d in devices],
+            "options": list(options),
+            "source_sha256": hashlib.sha256(source.encode()).hexdigest(),
+        },
+        sort_keys=True,
+    )
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("sycl_ocl")
+    except Exception:  # running from a checkout that is not installed
+        return "checkout"
+
 
 def load_or_build(
     ctx: context, devices: Sequence[device], source: str, options: Sequence[str], what: str
 ) -> cl.Program:
-    """An executable program of ``source`` for ``devices``."""
-    prg = _program.from_source(ctx, source)
-    return _program.build(prg, ctx, devices, options, what)
+    """An executable program of ``source`` for ``devices``: reloaded if cached, else built."""
+    directory = cache_dir()
+    if directory is None:
+        counters["misses"] += 1
+        return _program.build(_program.from_source(ctx, source), ctx, devices, options, what)
+    key_text = _key_text(devices, source, options)
+    path = directory / (hashlib.sha256(key_text.encode()).hexdigest() + ".clbin")
+    prg = _load(ctx, devices, options, path, key_text)
+    if prg is not None:
+        counters["hits"] += 1
+        return prg
+    counters["misses"] += 1
+    prg = _program.build(_program.from_source(ctx, source), ctx, devices, options, what)
+    _store(path, key_text, prg)
+    return prg
+
+
+def _load(
+    ctx: context, devices: Sequence[device], options: Sequence[str], path: Path, key_text: str
+) -> cl.Program | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    binaries = _decode(data, key_text)
+    if binaries is None or len(binaries) != len(devices):
+        counters["rejected"] += 1
+        return None
+    try:
+        prg = cl.Program(ctx._native, [d._native for d in devices], binaries)
+        prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
+        types = {prg.get_build_info(d._native, cl.program_build_info.BINARY_TYPE) for d in devices}
+    except cl.Error:
+        counters["rejected"] += 1
+        return None
+    if types != {cl.program_binary_type.EXECUTABLE}:
+        counters["rejected"] += 1
+        return None
+    return prg
+
+
+def _decode(data: bytes, key_text: str) -> list[bytes] | None:
+    """The binaries of an entry whose stored key is ``key_text`` (None if it is not)."""
+    try:
+        (key_len,) = struct.unpack_from("<Q", data, 0)
+        offset = 8 + key_len
+        if data[8:offset].decode() != key_text:
+            return None  # a hash collision or a corrupt entry
+        (count,) = struct.unpack_from("<Q", data, offset)
+        offset += 8
+        binaries = []
+        for _ in range(count):
+            (size,) = struct.unpack_from("<Q", data, offset)
+            binaries.append(data[offset + 8:offset + 8 + size])
+            offset += 8 + size
+        return binaries if offset == len(data) else None
+    except (struct.error, UnicodeDecodeError):
+        return None
+
+
+def _store(path: Path, key_text: str, prg: cl.Program) -> None:
+    """Write the entry atomically; a cache that cannot be written is silently skipped."""
+    try:
+        binaries = _program.binaries(prg)
+    except cl.Error:
+        return
+    if not all(binaries):
+        return
+    key = key_text.encode()
+    parts = [struct.pack("<Q", len(key)), key, struct.pack("<Q", len(binaries))]
+    for blob in binaries:
+        parts += [struct.pack("<Q", len(blob)), blob]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".clbin")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(b"".join(parts))
+        os.replace(tmp, path)
+        counters["stores"] += 1
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)

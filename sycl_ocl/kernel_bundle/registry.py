@@ -22,14 +22,12 @@ from .kernel_id import kernel_id
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 # Optional features an image uses without declaring them (§5.7): the aspect it then needs.
-_IMPLICIT_ASPECTS = {
-    "double": aspect.fp64,
-    "cl_khr_fp64": aspect.fp64,
-    "half": aspect.fp16,
-    "cl_khr_fp16": aspect.fp16,
-    "cl_khr_int64_base_atomics": aspect.atomic64,
-    "cl_khr_int64_extended_atomics": aspect.atomic64,
-}
+# A type counts when it declares something (followed by a name, '*' or a cast's ')').
+_IMPLICIT_ASPECTS = (
+    (re.compile(r"\bdouble(?:2|3|4|8|16)?\s*[A-Za-z_*)]|\bcl_khr_fp64\b"), aspect.fp64),
+    (re.compile(r"\bhalf(?:2|3|4|8|16)?\s*[A-Za-z_*)]|\bcl_khr_fp16\b"), aspect.fp16),
+    (re.compile(r"\bcl_khr_int64_(?:base|extended)_atomics\b"), aspect.atomic64),
+)
 
 
 @dataclass(eq=False)
@@ -91,8 +89,9 @@ def register_kernel_source(
             errc.invalid,
             f"{origin} defines no __kernel function; register units that define kernels",
         )
-    identifiers = frozenset(_IDENTIFIER.findall(strip_comments(source)))
-    implicit = {a for word, a in _IMPLICIT_ASPECTS.items() if word in identifiers}
+    text = strip_comments(source)
+    identifiers = frozenset(_IDENTIFIER.findall(text))
+    implicit = {a for pattern, a in _IMPLICIT_ASPECTS if pattern.search(text)}
     image = ImageSource(
         source, opts, aspects | implicit, {d.name: d for d in decls}, identifiers, origin
     )

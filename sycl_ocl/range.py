@@ -15,7 +15,7 @@ from .exception import errc, exception
 
 
 def _dims(values: tuple[Any, ...], kind: str) -> tuple[int, ...]:
-    if len(values) == 1 and not isinstance(values[0], SupportsIndex):
+    if len(values) == 1 and isinstance(values[0], Iterable) and not isinstance(values[0], str):
         values = tuple(values[0])
     if not 1 <= len(values) <= 3:
         raise exception(errc.invalid, f"a {kind} has 1, 2 or 3 dimensions, got {len(values)}")

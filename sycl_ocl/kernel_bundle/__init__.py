@@ -20,6 +20,7 @@ from .api import (
 from .bundle import kernel_bundle
 from .cache import build_cache_stats
 from .device_image import device_image
+from .interop import make_kernel, make_kernel_bundle
 from .kernel_id import kernel_id
 from .library import register_library
 from .registry import register_kernel_file, register_kernel_source
@@ -42,6 +43,8 @@ __all__ = [
     "kernel_bundle",
     "kernel_id",
     "link",
+    "make_kernel",
+    "make_kernel_bundle",
     "register_kernel_file",
     "register_kernel_source",
     "resolve_kernel",

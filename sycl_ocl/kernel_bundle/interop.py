@@ -1,0 +1,112 @@
+"""Interop with PyOpenCL programs and kernels (SYCL 2020 §4.5.1, OpenCL backend).
+
+``make_kernel_bundle(program, ctx, state)`` wraps an existing ``pyopencl.Program`` as a
+one-image bundle in the state its binary type says; ``make_kernel(k, ctx)`` wraps a
+``pyopencl.Kernel``. ``get_native`` returns the program list / the kernel itself.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyopencl as cl
+
+from .._native import translate
+from ..exception import errc, exception
+from . import _memo
+from ._preprocess import strip_comments
+from ._signature import parse_kernels
+from .bundle import kernel_bundle
+from .device_image import device_image
+from .kernel_id import kernel_id
+from .registry import _IDENTIFIER, ImageSource
+from .state import bundle_state
+
+if TYPE_CHECKING:
+    from ..context import context
+    from ..device import device
+    from ..kernel import kernel
+
+_BINARY_TYPE = {
+    bundle_state.input: cl.program_binary_type.NONE,
+    bundle_state.object: cl.program_binary_type.COMPILED_OBJECT,
+    bundle_state.executable: cl.program_binary_type.EXECUTABLE,
+}
+
+_BINARY_NAMES = {
+    cl.program_binary_type.NONE: "source only",
+    cl.program_binary_type.COMPILED_OBJECT: "a compiled object",
+    cl.program_binary_type.LIBRARY: "a library",
+    cl.program_binary_type.EXECUTABLE: "an executable",
+}
+
+
+def make_kernel_bundle(
+    program: cl.Program, ctx: context, state: bundle_state = bundle_state.executable
+) -> kernel_bundle:
+    """Wrap a ``pyopencl.Program`` of ``ctx`` as a bundle in ``state`` (§4.5.1.3).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` if the program is not a ``pyopencl.Program``, belongs
+            to another context, or is not in ``state`` on its devices (build it first).
+    """
+    state = bundle_state(state)
+    if not isinstance(program, cl.Program):
+        raise exception(errc.invalid, f"make_kernel_bundle takes a pyopencl.Program, got {program!r}")
+    try:
+        if program.get_info(cl.program_info.CONTEXT) != ctx._native:
+            raise exception(errc.invalid, "make_kernel_bundle: the program belongs to another context", ctx)
+        devices = _devices_of(program, ctx)
+        _check_binary_type(program, devices, state)
+        key = ("interop", program.int_ptr, state)
+        image = _memo.cached(ctx, key, lambda: _image(program, devices, state))
+    except cl.Error as error:
+        raise translate(error, "wrapping a pyopencl.Program", ctx) from error
+    return kernel_bundle._make(ctx, image._devices, state, [image])
+
+
+def make_kernel(native: cl.Kernel, ctx: context) -> kernel:
+    """Wrap a ``pyopencl.Kernel`` of ``ctx`` (§4.5.1.3); ``get_native`` returns it unchanged.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` if it is not a ``pyopencl.Kernel`` of ``ctx``.
+    """
+    from ..kernel import kernel
+
+    if not isinstance(native, cl.Kernel):
+        raise exception(errc.invalid, f"make_kernel takes a pyopencl.Kernel, got {native!r}")
+    program: cl.Program = native.get_info(cl.kernel_info.PROGRAM)  # type: ignore[assignment]
+    bundle = make_kernel_bundle(program, ctx)
+    image = next(iter(bundle))
+    return kernel._make(native, image._program, image, None)
+
+
+def _devices_of(program: cl.Program, ctx: context) -> tuple[device, ...]:
+    natives: list[cl.Device] = program.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
+    by_handle = {d._handle: d for d in ctx.get_devices()}
+    return tuple(by_handle[n.int_ptr] for n in natives if n.int_ptr in by_handle)
+
+
+def _check_binary_type(program: cl.Program, devices: tuple[device, ...], state: bundle_state) -> None:
+    for dev in devices:
+        found = program.get_build_info(dev._native, cl.program_build_info.BINARY_TYPE)
+        if found != _BINARY_TYPE[state]:
+            raise exception(
+                errc.invalid,
+                f"make_kernel_bundle({state.name}): the program's binary on {dev!r} is "
+                f"{_BINARY_NAMES.get(found, found)}; compile/build it to match the state",
+            )
+
+
+def _image(program: cl.Program, devices: tuple[device, ...], state: bundle_state) -> device_image:
+    source = str(program.get_info(cl.program_info.SOURCE) or "")
+    if state is bundle_state.executable:
+        names = [n for n in str(program.get_info(cl.program_info.KERNEL_NAMES)).split(";") if n]
+        ids = tuple(kernel_id._make(n, None) for n in names)
+        return device_image._make(state, devices, program, (), ids, {}, ("interop", program.int_ptr))
+    src = ImageSource(
+        source, (), frozenset(), {d.name: d for d in parse_kernels(source, {})},
+        frozenset(_IDENTIFIER.findall(strip_comments(source))), "<pyopencl.Program>",
+    )
+    src.ids = tuple(kernel_id._make(name, src) for name in src.kernels)
+    return device_image._make(state, devices, program, (src,), src.ids, {}, ("interop", program.int_ptr))

@@ -1,0 +1,46 @@
+"""Helpers shared by the kernel-bundle tests: device lookup and isolated child processes.
+
+Some tests register units that cannot build on their own (a build failure, an unresolved
+function). Registration is process-wide, so those run in a child interpreter with a fresh
+registry, where a driver crash is also reported instead of ending the test run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import sycl_ocl as sycl
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def platform_devices(fragment: str) -> list[sycl.device]:
+    """The devices of the first platform whose name contains ``fragment``."""
+    for plat in sycl.platform.get_platforms():
+        if fragment in plat.get_info(sycl.info.platform.name):
+            return plat.get_devices()
+    return []
+
+
+def run_child(code: str, env: dict[str, str] | None = None, timeout: int = 240) -> subprocess.CompletedProcess[str]:
+    """Run Python ``code`` in a fresh interpreter (this checkout importable)."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, env=full_env, timeout=timeout, cwd=ROOT,
+    )
+
+
+def child_json(code: str, env: dict[str, str] | None = None) -> Any:
+    """Run ``code`` in a child that prints one JSON line last; return it parsed."""
+    done = run_child(code, env)
+    assert done.returncode == 0, f"child failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return json.loads(done.stdout.strip().splitlines()[-1])

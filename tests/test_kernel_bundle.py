@@ -1,0 +1,370 @@
+"""Kernel ids, bundles and their queries (SYCL 2020 §4.11.1-§4.11.9, §4.11.12; T435-T489).
+
+Kernels registered here have names starting with ``kb_``; every one builds on its own, so
+they never break another test's ``get_kernel_bundle(ctx)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyopencl as cl
+import pytest
+from kernel_support import platform_devices
+
+import sycl_ocl as sycl
+from sycl_ocl.kernel_bundle import build_cache_stats
+
+E = sycl.bundle_state.executable
+I = sycl.bundle_state.input  # noqa: E741 (the spec's name)
+O = sycl.bundle_state.object  # noqa: E741
+
+ADD_MUL = sycl.register_kernel_source(
+    """
+    // kb_add and kb_mul share one image (one translation unit)
+    __kernel void kb_add(__global int *a, int v) { a[get_global_id(0)] += v; }
+    __kernel void kb_mul(__global int *a, int v) { a[get_global_id(0)] *= v; }
+    """
+)
+EXT = sycl.register_kernel_source("__kernel void kb_ext(__global int *a) { a[0] = 42; }")
+# No device here has fine-grained system SVM, so this image is compatible with none.
+NEVER = sycl.register_kernel_source(
+    "__kernel void kb_never(__global int *a) { a[0] = 1; }",
+    device_has=[sycl.aspect.usm_system_allocations],
+)
+HUGE_WG = sycl.register_kernel_source(
+    "__kernel __attribute__((reqd_work_group_size(1048576, 1, 1))) void kb_huge(__global int *a) {}"
+)
+
+
+def _ids(bundle: sycl.kernel_bundle) -> set[str]:
+    return {k.get_name() for k in bundle.get_kernel_ids()}
+
+
+def _run_add(q: sycl.queue, kernel: object, bundle: sycl.kernel_bundle | None = None) -> np.ndarray:
+    host = np.arange(8, dtype=np.int32)
+    buf = cl.Buffer(q.get_context()._native, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+
+    def cgf(h: sycl.handler) -> None:
+        if bundle is not None:
+            h.use_kernel_bundle(bundle)
+        h.parallel_for(sycl.range(8), kernel, buf, 5)
+
+    q.submit(cgf).wait()
+    cl.enqueue_copy(q._native, host, buf)
+    return host
+
+
+# --- kernel_id (§4.11.5, §4.11.6) ----------------------------------------------------------
+
+
+def test_kernel_id_is_not_constructible() -> None:
+    """T444 / KB-12: no public constructor."""
+    with pytest.raises(TypeError):
+        sycl.kernel_id()
+
+
+def test_kernel_id_identity_name_and_hash() -> None:
+    """T445-T448 / KB-13: one id per kernel; get_name is the __kernel name."""
+    add = sycl.get_kernel_id("kb_add")
+    assert add == sycl.get_kernel_id("kb_add") and add is ADD_MUL[0]
+    assert add != sycl.get_kernel_id("kb_mul")
+    assert add.get_name() == "kb_add"
+    assert {add: 1}[sycl.get_kernel_id("kb_add")] == 1
+    assert len({add, sycl.get_kernel_id("kb_add"), ADD_MUL[1]}) == 2
+
+
+def test_get_kernel_id_of_unknown_name_is_invalid() -> None:
+    """T449: an undefined kernel name raises errc.invalid."""
+    with pytest.raises(sycl.exception) as info:
+        sycl.get_kernel_id("kb_no_such_kernel")
+    assert info.value.code() is sycl.errc.invalid
+    assert "register" in str(info.value)
+
+
+def test_get_kernel_ids_are_application_kernels_only(device: sycl.device) -> None:
+    """T450: every registered kernel and no built-in one."""
+    ids = sycl.get_kernel_ids()
+    assert set(ADD_MUL + EXT + NEVER) <= set(ids)
+    assert len(set(ids)) == len(ids)
+    builtins = set(device.get_info(sycl.info.device.built_in_kernel_ids))
+    assert not builtins & set(ids)
+
+
+def test_registering_a_name_twice_is_invalid() -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.register_kernel_source("__kernel void kb_add(__global int *a) {}")
+    assert info.value.code() is sycl.errc.invalid and "kb_add" in str(info.value)
+
+
+def test_registering_a_unit_without_kernels_is_invalid() -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.register_kernel_source("int kb_helper_only(int x) { return x; }")
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_register_kernel_file(tmp_path: object) -> None:
+    from pathlib import Path
+
+    path = Path(str(tmp_path)) / "unit.cl"
+    path.write_text("__kernel void kb_from_file(__global float *a) { a[0] = 1.0f; }\n")
+    ids = sycl.register_kernel_file(path)
+    assert [k.get_name() for k in ids] == ["kb_from_file"]
+    with pytest.raises(sycl.exception) as info:
+        sycl.register_kernel_file(Path(str(tmp_path)) / "missing.cl")
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_device_has_takes_aspects_only() -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.register_kernel_source("__kernel void kb_bad_aspect() {}", device_has=["fp64"])
+    assert info.value.code() is sycl.errc.invalid
+
+
+# --- bundle basics (§4.11.3, §4.11.4, §4.11.12) ------------------------------------------------
+
+
+def test_bundle_state_has_three_members() -> None:
+    """T438."""
+    assert [s.name for s in sycl.bundle_state] == ["input", "object", "executable"]
+
+
+def test_bundle_and_image_are_not_constructible() -> None:
+    """KB-01 / KB-10."""
+    with pytest.raises(TypeError):
+        sycl.kernel_bundle()
+    with pytest.raises(TypeError):
+        sycl.device_image()
+
+
+def test_executable_bundle_of_a_context(queue: sycl.queue) -> None:
+    """T452, T453, T470, KB-02/03/04/06: every compatible application kernel, no built-ins."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    kb = sycl.get_kernel_bundle(E, ctx)
+    assert kb.state is E and kb.get_backend() is sycl.backend.opencl
+    assert kb.get_context() == ctx and kb.get_devices() == ctx.get_devices() == [dev]
+    names = _ids(kb)
+    assert {"kb_add", "kb_mul", "kb_ext", "fill_float32"} <= names
+    assert "kb_never" not in names
+    assert len(kb.get_kernel_ids()) >= 4
+    for kid in kb.get_kernel_ids():
+        assert kb.has_kernel(kid, dev) == sycl.is_compatible([kid], dev)
+    for bik in dev.get_info(sycl.info.device.built_in_kernel_ids):
+        assert not kb.has_kernel(bik)
+    assert not kb.empty()
+    assert all(isinstance(img, sycl.device_image) for img in kb)
+
+
+def test_bundle_devices_are_deduplicated(queue: sycl.queue) -> None:
+    """T454 / KB-65."""
+    dev = queue.get_device()
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), [dev, dev], [ADD_MUL[0]])
+    assert kb.get_devices() == [dev]
+
+
+@pytest.mark.parametrize("state", list(sycl.bundle_state))
+def test_empty_device_list_is_invalid(queue: sycl.queue, state: sycl.bundle_state) -> None:
+    """T457, T465, T469, T476, T478."""
+    ctx = queue.get_context()
+    for call in (
+        lambda: sycl.get_kernel_bundle(state, ctx, []),
+        lambda: sycl.get_kernel_bundle(state, ctx, [], [ADD_MUL[0]]),
+        lambda: sycl.get_kernel_bundle(state, ctx, [], selector=lambda img: True),
+        lambda: sycl.has_kernel_bundle(state, ctx, []),
+        lambda: sycl.has_kernel_bundle(state, ctx, [], [ADD_MUL[0]]),
+    ):
+        with pytest.raises(sycl.exception) as info:
+            call()
+        assert info.value.code() is sycl.errc.invalid
+
+
+def test_device_outside_the_context_is_invalid() -> None:
+    """T455, T476: a device of another platform."""
+    pocl, grind = platform_devices("Portable"), platform_devices("Oclgrind")
+    if not pocl or not grind:
+        pytest.skip("needs two OpenCL platforms (PoCL and Oclgrind)")
+    ctx = sycl.context(pocl[0])
+    for state in sycl.bundle_state:
+        with pytest.raises(sycl.exception) as info:
+            sycl.get_kernel_bundle(state, ctx, [grind[0]])
+        assert info.value.code() is sycl.errc.invalid and "not a device" in str(info.value)
+        with pytest.raises(sycl.exception):
+            sycl.has_kernel_bundle(state, ctx, [grind[0]], [ADD_MUL[0]])
+
+
+def test_sub_device_of_a_context_device_is_accepted(pocl_pair: list[sycl.device]) -> None:
+    """T456: a sub-device descends from a context device."""
+    root = pocl_pair[0]
+    sub = root.create_sub_devices(sycl.info.partition_property.partition_equally, 1)[0]
+    ctx = sycl.context(root)
+    kb = sycl.get_kernel_bundle(I, ctx, [sub], [ADD_MUL[0]])
+    assert kb.get_devices() == [sub] and kb.has_kernel(ADD_MUL[0])
+
+
+def test_kernel_ids_overload_takes_whole_images(queue: sycl.queue) -> None:
+    """T462, T471, T435: asking for kb_add also brings kb_mul, usable without another build."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    kb = sycl.get_kernel_bundle(E, ctx, [dev], [ADD_MUL[0]])
+    assert kb.has_kernel(ADD_MUL[1]) and not kb.has_kernel(EXT[0])
+    assert _ids(sycl.get_kernel_bundle(E, ctx, kernel_ids=[ADD_MUL[0]])) == _ids(kb)
+    builds = build_cache_stats()["memory_builds"]
+    mul = kb.get_kernel(ADD_MUL[1])
+    assert _run_add(queue, mul).tolist() == [i * 5 for i in range(8)]
+    assert build_cache_stats()["memory_builds"] == builds
+
+
+def test_kernel_ids_overload_rejects_incompatible_kernels(queue: sycl.queue) -> None:
+    """T464, T465: a kernel no listed device supports."""
+    for state in sycl.bundle_state:
+        with pytest.raises(sycl.exception) as info:
+            sycl.get_kernel_bundle(state, queue.get_context(), kernel_ids=[NEVER[0]])
+        assert info.value.code() is sycl.errc.invalid and "kb_never" in str(info.value)
+
+
+def test_selector_is_called_once_per_compatible_image(queue: sycl.queue) -> None:
+    """T466-T468, T472, KB-11: only application images; the result is what it keeps."""
+    seen: list[sycl.device_image] = []
+
+    def keep_add(img: sycl.device_image) -> bool:
+        seen.append(img)
+        assert img.has_kernel(ADD_MUL[0]) in (True, False)  # never raises
+        img.has_kernel(ADD_MUL[0], queue.get_device())
+        return bool(img.has_kernel(ADD_MUL[0]))
+
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), selector=keep_add)
+    full = sycl.get_kernel_bundle(E, queue.get_context())
+    assert len(seen) == len(full) == len(set(seen))
+    assert _ids(kb) == {"kb_add", "kb_mul"}
+    assert not kb.has_kernel(EXT[0])
+    assert len(sycl.get_kernel_bundle(I, queue.get_context(), [queue.get_device()], selector=lambda img: False)) == 0
+
+
+def test_input_and_object_bundles_of_a_context(queue: sycl.queue) -> None:
+    """T441-T443, KB-23: a device with an online compiler/linker gives input/object bundles."""
+    ctx = queue.get_context()
+    for state in (I, O):
+        kb = sycl.get_kernel_bundle(state, ctx, kernel_ids=[ADD_MUL[0]])
+        assert kb.state is state and kb.has_kernel(ADD_MUL[0]) and kb.has_kernel(ADD_MUL[1])
+        with pytest.raises(sycl.exception) as info:
+            kb.get_kernel(ADD_MUL[0])
+        assert info.value.code() is sycl.errc.invalid and "executable" in str(info.value)
+    obj = sycl.compile(sycl.get_kernel_bundle(I, ctx, kernel_ids=[ADD_MUL[0]]))
+    assert obj.state is O
+    exe = sycl.link(obj)
+    assert exe.state is E and _run_add(queue, exe.get_kernel(ADD_MUL[0])).tolist() == [i + 5 for i in range(8)]
+
+
+def test_input_state_needs_an_online_compiler(queue: sycl.queue) -> None:
+    """T458, T459, T475: injected fault: the device reports no compiler and no linker."""
+    dev = queue.get_device()
+    saved = dev._aspects
+    dev._aspects = frozenset(a for a in sycl.aspect if dev.has(a)) - {
+        sycl.aspect.online_compiler, sycl.aspect.online_linker
+    }
+    try:
+        for state in (I, O):
+            with pytest.raises(sycl.exception) as info:
+                sycl.get_kernel_bundle(state, queue.get_context())
+            assert info.value.code() is sycl.errc.invalid and "online_" in str(info.value)
+            assert sycl.has_kernel_bundle(state, queue.get_context()) is False
+            assert sycl.has_kernel_bundle(state, queue.get_context(), kernel_ids=[ADD_MUL[0]]) is False
+        assert sycl.has_kernel_bundle(E, queue.get_context(), kernel_ids=[ADD_MUL[0]])
+    finally:
+        dev._aspects = saved
+
+
+# --- has_kernel_bundle, is_compatible (§4.11.8, §4.11.9) -------------------------------------
+
+
+@pytest.mark.parametrize("state", list(sycl.bundle_state))
+def test_has_kernel_bundle(queue: sycl.queue, state: sycl.bundle_state) -> None:
+    """T474, T477, T479, T481: True iff every kernel is compatible with some device."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    assert sycl.has_kernel_bundle(state, ctx)
+    assert sycl.has_kernel_bundle(state, ctx, [dev])
+    assert sycl.has_kernel_bundle(state, ctx, [dev], [ADD_MUL[0], EXT[0]])
+    assert sycl.has_kernel_bundle(state, ctx, kernel_ids=[ADD_MUL[0]])
+    assert not sycl.has_kernel_bundle(state, ctx, [dev], [ADD_MUL[0], NEVER[0]])
+    assert not sycl.has_kernel_bundle(state, ctx, kernel_ids=[HUGE_WG[0]])
+    if sycl.has_kernel_bundle(state, ctx, [dev], [EXT[0]]):
+        assert sycl.get_kernel_bundle(state, ctx, [dev], [EXT[0]]).has_kernel(EXT[0])
+
+
+def test_is_compatible(device: sycl.device) -> None:
+    """T482-T486, KB-32/33/35: aspects, required work-group sizes, AND over ids."""
+    assert sycl.is_compatible([ADD_MUL[0], EXT[0]], device)
+    assert sycl.is_compatible("kb_add", device)
+    assert not sycl.is_compatible([NEVER[0]], device)
+    assert not sycl.is_compatible([ADD_MUL[0], NEVER[0]], device)
+    assert not sycl.is_compatible([HUGE_WG[0]], device)
+    assert sycl.is_compatible(["transpose_float32"], device)  # reqd 16x16 fits every device here
+    fp64 = sycl.get_kernel_id("fill_float64")
+    assert sycl.is_compatible([fp64], device) == device.has(sycl.aspect.fp64)
+
+
+def test_built_in_kernels_are_compatible_with_their_device_only() -> None:
+    """T485, KB-30: a built-in kernel is compatible only with the device it belongs to."""
+    pocl, grind = platform_devices("Portable"), platform_devices("Oclgrind")
+    bik = pocl[0].get_info(sycl.info.device.built_in_kernel_ids) if pocl else []
+    if not bik:
+        pytest.skip("needs a device with built-in kernels (PoCL advertises some)")
+    assert sycl.is_compatible(bik, pocl[0])
+    for other in (pocl[1:] + grind)[:2]:
+        assert not sycl.is_compatible(bik[:1], other)
+
+
+# --- device images and kernels (§4.11.12) -------------------------------------------------
+
+
+def test_iteration_over_device_images(queue: sycl.queue) -> None:
+    """KB-08: multi-pass iteration; images answer has_kernel per device."""
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[ADD_MUL[0], EXT[0]])
+    first, second = list(kb), list(kb)
+    assert first == second and len(first) == 2
+    holders = [img for img in kb if img.has_kernel(ADD_MUL[0])]
+    assert len(holders) == 1 and holders[0].has_kernel(ADD_MUL[1], queue.get_device())
+    assert not holders[0].has_kernel(EXT[0])
+
+
+def test_get_kernel_of_a_kernel_not_in_the_bundle_is_invalid(queue: sycl.queue) -> None:
+    """Item 4: errc.invalid naming the kernel."""
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[EXT[0]])
+    with pytest.raises(sycl.exception) as info:
+        kb.get_kernel(ADD_MUL[0])
+    assert info.value.code() is sycl.errc.invalid and "kb_add" in str(info.value)
+    assert kb.get_kernel("kb_ext") is kb.get_kernel(EXT[0])
+
+
+def test_bundle_reference_semantics(queue: sycl.queue) -> None:
+    """KB-09: a copy is the same bundle; hashable."""
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[EXT[0]])
+    alias = kb
+    assert alias == kb and hash(alias) == hash(kb) and {kb: 1}[alias] == 1
+
+
+# --- join (§4.11.10) -------------------------------------------------------------------------
+
+
+def test_join_merges_images_without_duplicates(queue: sycl.queue) -> None:
+    """T487, KB-36: join(b1, b2) has both kernels; join([b, b]) keeps b's image count."""
+    ctx = queue.get_context()
+    b1 = sycl.get_kernel_bundle(E, ctx, kernel_ids=[ADD_MUL[0]])
+    b2 = sycl.get_kernel_bundle(E, ctx, kernel_ids=[EXT[0]])
+    joined = sycl.join([b1, b2])
+    assert joined.has_kernel(ADD_MUL[0]) and joined.has_kernel(EXT[0])
+    assert joined.get_context() == ctx and joined.get_devices() == b1.get_devices()
+    assert len(sycl.join([b1, b1])) == len(b1)
+    assert _run_add(queue, "kb_add", joined).tolist() == [i + 5 for i in range(8)]
+
+
+def test_join_rejects_mixed_contexts_devices_and_states(pocl_pair: list[sycl.device]) -> None:
+    """T488, T489."""
+    ctx = sycl.context(pocl_pair)
+    other_ctx = sycl.context(pocl_pair)
+    on_both = sycl.get_kernel_bundle(E, ctx, kernel_ids=[EXT[0]])
+    on_first = sycl.get_kernel_bundle(E, ctx, [pocl_pair[0]], [EXT[0]])
+    foreign = sycl.get_kernel_bundle(E, other_ctx, kernel_ids=[EXT[0]])
+    inputs = sycl.get_kernel_bundle(I, ctx, kernel_ids=[EXT[0]])
+    for bad in ([on_both, foreign], [on_both, on_first], [on_both, inputs], []):
+        with pytest.raises(sycl.exception) as info:
+            sycl.join(bad)
+        assert info.value.code() is sycl.errc.invalid

@@ -144,7 +144,11 @@ def _wrap_device(native: cl.Device) -> device:
 def _device_list(devices: device | Iterable[device] | None) -> list[device]:
     if devices is None:
         return [device()]
-    devs = [devices] if isinstance(devices, device) else list(devices)
+    if isinstance(devices, device):
+        return [devices]
+    if not isinstance(devices, Iterable):
+        raise exception(errc.invalid, f"a context takes a sycl.device or a list of them, got {devices!r}")
+    devs = list(devices)
     if not devs:
         raise exception(errc.invalid, "a context needs at least one device")
     for d in devs:

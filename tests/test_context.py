@@ -1,0 +1,122 @@
+"""Contexts (SYCL 2020 §4.6.3): construction, devices, descriptors, async handlers."""
+
+from __future__ import annotations
+
+import pytest
+
+import sycl_ocl as sycl
+
+C = sycl.info.context
+D = sycl.info.device
+
+
+def _fail(message: str) -> None:
+    raise sycl.exception(sycl.errc.runtime, message)
+
+
+def test_default_context_holds_the_default_device() -> None:
+    ctx = sycl.context()
+    assert sycl.device() in ctx.get_devices()
+    assert ctx.get_platform() == sycl.platform()
+    assert ctx.get_backend() is sycl.backend.opencl
+
+
+def test_context_of_one_device(device: sycl.device) -> None:
+    ctx = sycl.context(device)
+    assert ctx.get_devices() == [device]
+    assert ctx.get_platform() == device.get_platform()
+    assert ctx.get_info(C.devices) == ctx.get_devices()
+    assert ctx.get_info(C.platform) == ctx.get_platform()
+    assert sycl.get_native(ctx).devices == [sycl.get_native(device)]
+
+
+def test_context_of_several_devices(pocl_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(pocl_pair)
+    assert set(ctx.get_devices()) == set(pocl_pair)
+    assert sycl.context(pocl_pair + pocl_pair).get_devices() == pocl_pair  # duplicates collapse
+
+
+def test_devices_of_two_platforms_are_rejected() -> None:
+    firsts = [p.get_devices()[0] for p in sycl.platform.get_platforms() if p.get_devices()]
+    if len(firsts) < 2:
+        pytest.skip("needs devices of two platforms (PoCL and Oclgrind here)")
+    with pytest.raises(sycl.exception) as info:
+        sycl.context(firsts[:2])
+    assert info.value.code() is sycl.errc.invalid
+    assert "one platform" in info.value.what()
+
+
+@pytest.mark.parametrize("bad", [[], ["not a device"], 3])
+def test_bad_device_lists_are_invalid(bad: object) -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.context(bad)  # type: ignore[arg-type]
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_contexts_are_distinct_objects(device: sycl.device) -> None:
+    a, b = sycl.context(device), sycl.context(device)
+    assert a != b and a == a
+    assert len({a, b, a}) == 2
+
+
+def test_atomic_capabilities_are_the_intersection_over_devices() -> None:
+    devs = sycl.device.get_devices()
+    pairs = [
+        (C.atomic_memory_order_capabilities, D.atomic_memory_order_capabilities),
+        (C.atomic_fence_order_capabilities, D.atomic_fence_order_capabilities),
+        (C.atomic_memory_scope_capabilities, D.atomic_memory_scope_capabilities),
+        (C.atomic_fence_scope_capabilities, D.atomic_fence_scope_capabilities),
+    ]
+    for plat in sycl.platform.get_platforms():
+        ctx = sycl.context(plat.get_devices())
+        for ctx_desc, dev_desc in pairs:
+            expected = set.intersection(*(set(d.get_info(dev_desc)) for d in ctx.get_devices()))
+            assert set(ctx.get_info(ctx_desc)) == expected
+    assert devs  # the loop ran over real devices
+
+
+def test_atomic_capability_minimums(device: sycl.device) -> None:
+    ctx = sycl.context(device)
+    mo, ms = sycl.memory_order, sycl.memory_scope
+    assert mo.relaxed in ctx.get_info(C.atomic_memory_order_capabilities)
+    fences = set(ctx.get_info(C.atomic_fence_order_capabilities))
+    assert {mo.relaxed, mo.acquire, mo.release, mo.acq_rel} <= fences
+    for desc in (C.atomic_memory_scope_capabilities, C.atomic_fence_scope_capabilities):
+        assert {ms.work_item, ms.sub_group, ms.work_group} <= set(ctx.get_info(desc))
+
+
+def test_context_get_info_rejects_other_descriptors(device: sycl.device) -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.context(device).get_info(D.name)
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_context_properties(device: sycl.device) -> None:
+    ctx = sycl.context(device, prop_list=sycl.property_list())
+    assert not ctx.has_property(sycl.property.queue.in_order)
+    with pytest.raises(sycl.exception) as info:
+        ctx.get_property(sycl.property.queue.in_order)
+    assert info.value.code() is sycl.errc.invalid
+    with pytest.raises(sycl.exception) as info:
+        sycl.context(device, prop_list=[sycl.property.queue.in_order()])
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_context_handler_receives_errors_of_queues_without_one(device: sycl.device) -> None:
+    received: list[sycl.exception_list] = []
+    ctx = sycl.context(device, async_handler=received.append)
+    q = sycl.queue(ctx, device)
+    q.submit(lambda h: h.host_task(lambda: _fail("from the host task")))
+    q.wait_and_throw()
+    assert len(received) == 1
+    assert [e.what() for e in received[0]] == ["from the host task"]
+
+
+def test_queue_handler_wins_over_the_context_handler(device: sycl.device) -> None:
+    on_context: list[sycl.exception_list] = []
+    on_queue: list[sycl.exception_list] = []
+    ctx = sycl.context(device, async_handler=on_context.append)
+    q = sycl.queue(ctx, device, async_handler=on_queue.append)
+    q.submit(lambda h: h.host_task(lambda: _fail("boom")))
+    q.wait_and_throw()
+    assert (len(on_queue), len(on_context)) == (1, 0)

@@ -1,0 +1,142 @@
+"""Events (SYCL 2020 §4.6.6): status, waiting, wait lists, errors and profiling.
+
+Ordering uses gates (a host task waiting on a ``threading.Event``), never sleeps.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pyopencl as cl
+import pytest
+
+import sycl_ocl as sycl
+
+S = sycl.info.event_command_status
+EP = sycl.info.event_profiling
+STATUS = sycl.info.event.command_execution_status
+
+
+def _gated(q: sycl.queue) -> tuple[sycl.event, threading.Event]:
+    gate = threading.Event()
+    return q.submit(lambda h: h.host_task(lambda: gate.wait(30))), gate
+
+
+def _fail() -> None:
+    raise sycl.exception(sycl.errc.runtime, "failed on purpose")
+
+
+def test_default_event_is_complete() -> None:
+    ev = sycl.event()
+    assert ev.get_info(STATUS) is S.complete
+    assert ev.get_wait_list() == []
+    assert ev.get_backend() is sycl.device().get_backend()
+    ev.wait()
+    ev.wait_and_throw()
+    with pytest.raises(sycl.exception) as info:
+        ev.get_profiling_info(EP.command_start)
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_status_goes_from_submitted_to_complete(queue: sycl.queue) -> None:
+    ev, gate = _gated(queue)
+    assert ev.get_info(STATUS) is S.submitted
+    gate.set()
+    ev.wait()
+    assert ev.get_info(STATUS) is S.complete
+
+
+def test_wait_list_holds_direct_dependencies_only(queue: sycl.queue) -> None:
+    a, gate = _gated(queue)
+    b = queue.submit(lambda h: (h.depends_on(a), h.host_task(lambda: None)))
+    c = queue.submit(lambda h: (h.depends_on(b), h.host_task(lambda: None)))
+    assert c.get_wait_list() == [b]
+    assert b.get_wait_list() == [a]
+    assert c.get_info(STATUS) is S.submitted
+    gate.set()
+    sycl.event.wait([a, b, c])
+    assert [e.get_info(STATUS) for e in (a, b, c)] == [S.complete] * 3
+
+
+def test_event_wait_on_the_class_waits_for_every_event(queue: sycl.queue) -> None:
+    gates = [threading.Event() for _ in range(3)]
+    done: list[int] = []
+    events = [
+        queue.submit(lambda h, i=i: h.host_task(lambda: (gates[i].wait(30), done.append(i))))
+        for i in range(3)
+    ]
+    for g in gates:
+        g.set()
+    sycl.event.wait(events)
+    assert sorted(done) == [0, 1, 2]
+
+
+def test_event_wait_and_throw_delivers_to_the_queue_handler(device: sycl.device) -> None:
+    received: list[sycl.exception_list] = []
+    q = sycl.queue(device, async_handler=received.append)
+    ev = q.submit(lambda h: h.host_task(_fail))
+    ev.wait_and_throw()
+    assert [e.what() for e in received[0]] == ["failed on purpose"]
+    sycl.event.wait_and_throw([ev])
+    assert len(received) == 1  # delivered once
+
+
+def test_profiling_needs_enable_profiling(queue: sycl.queue) -> None:
+    ev = queue.submit(lambda h: None)
+    ev.wait()
+    for desc in (EP.command_submit, EP.command_start, EP.command_end):
+        with pytest.raises(sycl.exception) as info:
+            ev.get_profiling_info(desc)
+        assert info.value.code() is sycl.errc.invalid
+        assert "enable_profiling" in info.value.what()
+
+
+def test_profiling_timestamps_are_ordered(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    assert q.has_property(sycl.property.queue.enable_profiling)
+    events = [q.submit(lambda h: None) for _ in range(3)]
+    previous_submit = 0
+    for ev in events:
+        submit, start, end = (
+            ev.get_profiling_info(d) for d in (EP.command_submit, EP.command_start, EP.command_end)
+        )
+        assert all(isinstance(t, int) for t in (submit, start, end))
+        assert previous_submit <= submit <= start <= end
+        previous_submit = submit
+
+
+def test_profiling_of_a_real_kernel(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    ctx = q.get_context()
+    program = cl.Program(
+        sycl.get_native(ctx), "__kernel void twice(__global int *a) { a[get_global_id(0)] *= 2; }"
+    )
+    kernel = program.build().twice
+    host = np.arange(64, dtype=np.int32)
+    buf = cl.Buffer(sycl.get_native(ctx), cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+    native_event = kernel(sycl.get_native(q), (64,), None, buf)
+    ev = sycl.make_event(native_event, ctx)
+    ev.wait()
+    start, end = ev.get_profiling_info(EP.command_start), ev.get_profiling_info(EP.command_end)
+    assert ev.get_profiling_info(EP.command_submit) <= start <= end
+    cl.enqueue_copy(sycl.get_native(q), host, buf)
+    assert (host == 2 * np.arange(64)).all()
+
+
+def test_profiling_info_rejects_other_descriptors(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    with pytest.raises(sycl.exception) as info:
+        q.submit(lambda h: None).get_profiling_info(STATUS)
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_user_event_status_follows_the_native_event(device: sycl.device) -> None:
+    ctx = sycl.context(device)
+    user = cl.UserEvent(sycl.get_native(ctx))
+    ev = sycl.make_event(user, ctx)
+    assert ev.get_info(STATUS) is S.submitted
+    user.set_status(cl.command_execution_status.COMPLETE)
+    ev.wait()
+    assert ev.get_info(STATUS) is S.complete
+    assert sycl.make_event(user, ctx) == ev

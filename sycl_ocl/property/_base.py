@@ -31,7 +31,7 @@ class Property:
 
 def is_property(cls: Any) -> bool:
     """``is_property_v`` (§4.5.4.1)."""
-    return isinstance(cls, type) and issubclass(cls, Property)
+    return isinstance(cls, type) and issubclass(cls, Property) and cls is not Property
 
 
 def is_property_of(prop_cls: Any, sycl_cls: type | str) -> bool:
@@ -63,8 +63,11 @@ class property_list:
         return len(self._props)
 
     def has_property(self, cls: type[Property]) -> bool:
-        """Whether a property of this class is in the list."""
-        return cls in self._props
+        """Whether a property of this class is in the list; never raises (§4.5.4.1)."""
+        try:
+            return cls in self._props
+        except TypeError:  # an unhashable argument is no property class
+            return False
 
     def get_property(self, cls: type[P]) -> P:
         """The property of this class; ``errc.invalid`` if absent."""
@@ -91,8 +94,13 @@ def make_property_list(
         props = prop_list
     elif isinstance(prop_list, Property):
         props = property_list(prop_list)
-    else:
+    elif isinstance(prop_list, Iterable):
         props = property_list(*prop_list)
+    else:
+        raise exception(
+            errc.invalid,
+            f"prop_list takes a sycl.property_list or a list of properties, got {prop_list!r}",
+        )
     for prop in props:
         if owner not in prop.applies_to:
             raise exception(

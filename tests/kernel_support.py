@@ -28,7 +28,9 @@ def platform_devices(fragment: str) -> list[sycl.device]:
     return []
 
 
-def run_child(code: str, env: dict[str, str] | None = None, timeout: int = 240) -> subprocess.CompletedProcess[str]:
+def run_child(
+    code: str, env: dict[str, str] | None = None, timeout: int = 240
+) -> subprocess.CompletedProcess[str]:
     """Run Python ``code`` in a fresh interpreter (this checkout importable)."""
     full_env = dict(os.environ)
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")

@@ -309,7 +309,19 @@ def _link_groups(ctx: context, objects: list[device_image], devices: list[device
         mine = tuple(o for o in objects if dev in o._devices)
         if mine:
             groups.setdefault(mine, []).append(dev)
-    return [linked_image(ctx, objs, tuple(devs)) for objs, devs in groups.items()]
+    return [
+        linked_image(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs))
+        for objs, devs in groups.items()
+    ]
+
+
+def _for_devices(ctx: context, obj: device_image, devices: tuple[device, ...]) -> device_image:
+    """``obj`` compiled for exactly ``devices``: PoCL 3.1 aborts (an assertion) when linking
+    for a subset of an object's devices that is not a prefix of them."""
+    if obj._devices == devices or len(obj._sources) != 1 or obj._key[0] != "object":
+        return obj
+    values = dict(obj._spec_values.values())
+    return object_image(ctx, obj._sources[0], devices, values)
 
 
 def build(

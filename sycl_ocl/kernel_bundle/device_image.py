@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
@@ -45,7 +44,7 @@ class device_image:
     _sources: tuple[ImageSource, ...]
     _ids: tuple[kernel_id, ...]
     _spec_values: dict[str, tuple[specialization_id, Any]]
-    _key: Hashable
+    _key: tuple[Any, ...]
     _kernels: dict[str, kernel]
     _lock: threading.Lock
 
@@ -62,7 +61,7 @@ class device_image:
         sources: tuple[ImageSource, ...],
         ids: tuple[kernel_id, ...],
         spec_values: dict[str, tuple[specialization_id, Any]],
-        key: Hashable,
+        key: tuple[Any, ...],
     ) -> device_image:
         self = object.__new__(cls)
         self._state = state

@@ -33,7 +33,8 @@ _BINARY_TYPE = {
     bundle_state.executable: cl.program_binary_type.EXECUTABLE,
 }
 
-_BINARY_NAMES = {
+_BUILD_NONE = -1  # CL_BUILD_NONE (PyOpenCL names no build-status constants)
+_BINARY_NAMES: dict[int, str] = {
     cl.program_binary_type.NONE: "source only",
     cl.program_binary_type.COMPILED_OBJECT: "a compiled object",
     cl.program_binary_type.LIBRARY: "a library",
@@ -89,13 +90,22 @@ def _devices_of(program: cl.Program, ctx: context) -> tuple[device, ...]:
 
 def _check_binary_type(program: cl.Program, devices: tuple[device, ...], state: bundle_state) -> None:
     for dev in devices:
-        found = program.get_build_info(dev._native, cl.program_build_info.BINARY_TYPE)
+        found = _state_of(program, dev)
         if found != _BINARY_TYPE[state]:
             raise exception(
                 errc.invalid,
                 f"make_kernel_bundle({state.name}): the program's binary on {dev!r} is "
                 f"{_BINARY_NAMES.get(found, found)}; compile/build it to match the state",
             )
+
+
+def _state_of(program: cl.Program, dev: device) -> int:
+    """The program's binary type on ``dev``; a program never built has none (Oclgrind 21.10
+    reports an uninitialised binary type then, so the build status decides)."""
+    status = program.get_build_info(dev._native, cl.program_build_info.STATUS)
+    if status == _BUILD_NONE:
+        return int(cl.program_binary_type.NONE)
+    return int(program.get_build_info(dev._native, cl.program_build_info.BINARY_TYPE))
 
 
 def _image(program: cl.Program, devices: tuple[device, ...], state: bundle_state) -> device_image:

@@ -90,3 +90,39 @@ def test_asynchronous_error_without_handler_raises_at_throw(device: sycl.device)
     with pytest.raises(sycl.exception, match="failed on purpose"):
         q.throw_asynchronous()
     q.throw_asynchronous()  # delivered once
+
+
+def test_queue_info_descriptors(device: sycl.device) -> None:
+    ctx = sycl.context(device)
+    q = sycl.queue(ctx, device)
+    assert q.get_info(sycl.info.queue.context) == q.get_context() == ctx
+    assert q.get_info(sycl.info.queue.device) == q.get_device() == device
+    with pytest.raises(sycl.exception) as info:
+        q.get_info(sycl.info.device.name)
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_queue_with_a_selector_choosing_a_device_outside_the_context(pocl_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(pocl_pair[0])
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(ctx, lambda d: 1 if d == pocl_pair[1] else -1)
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_queue_with_a_device_of_another_platform_is_invalid() -> None:
+    firsts = [p.get_devices()[0] for p in sycl.platform.get_platforms() if p.get_devices()]
+    if len(firsts) < 2:
+        pytest.skip("needs devices of two platforms (PoCL and Oclgrind here)")
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(sycl.context(firsts[0]), firsts[1])
+    assert info.value.code() is sycl.errc.invalid
+
+
+def test_enable_profiling_is_accepted_iff_the_device_can_profile(device: sycl.device) -> None:
+    make = lambda: sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])  # noqa: E731
+    if device.has(sycl.aspect.queue_profiling):
+        assert make().has_property(sycl.property.queue.enable_profiling)
+    else:
+        with pytest.raises(sycl.exception) as info:
+            make()
+        assert info.value.code() is sycl.errc.feature_not_supported

@@ -4,8 +4,11 @@
 """
 
 from . import info, property
+from .access import access_mode, read_only, read_write, target, write_only
+from .accessor import accessor, host_accessor, local_accessor
 from .aspect import aspect
 from .backend import backend
+from .buffer import buffer, make_buffer
 from .context import context
 from .device import device
 from .event import event
@@ -66,10 +69,13 @@ from .selector import (
 __all__ = [
     "accelerator_selector",
     "accelerator_selector_v",
+    "access_mode",
+    "accessor",
     "aspect",
     "aspect_selector",
     "async_handler",
     "backend",
+    "buffer",
     "build",
     "bundle_state",
     "compile",
@@ -92,6 +98,7 @@ __all__ = [
     "gpu_selector_v",
     "handler",
     "has_kernel_bundle",
+    "host_accessor",
     "id",
     "info",
     "is_compatible",
@@ -102,6 +109,8 @@ __all__ = [
     "kernel_bundle",
     "kernel_id",
     "link",
+    "local_accessor",
+    "make_buffer",
     "make_context",
     "make_device",
     "make_event",
@@ -127,7 +136,11 @@ __all__ = [
     "property_list",
     "queue",
     "range",
+    "read_only",
+    "read_write",
     "register_kernel_file",
     "register_kernel_source",
     "specialization_id",
+    "target",
+    "write_only",
 ]

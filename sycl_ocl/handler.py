@@ -6,10 +6,20 @@ import builtins
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
+from .accessor import accessor, local_accessor
 from .event import event
 from .exception import errc, exception
 from .range import as_range, nd_range
-from .scheduler.command_group import CommandGroup, HostTask, KernelLaunch
+from .scheduler.command_group import (
+    Barrier,
+    CommandGroup,
+    DeviceCopy,
+    DeviceFill,
+    HostTask,
+    KernelLaunch,
+)
 
 if TYPE_CHECKING:
     from .queue import queue
@@ -22,10 +32,11 @@ class handler:
     a host task, ...). The scheduler turns the result into OpenCL commands.
     """
 
-    __slots__ = ("_action", "_args", "_bundle", "_depends", "_queue", "_spec_constants")
+    __slots__ = ("_accessors", "_action", "_args", "_bundle", "_depends", "_queue", "_spec_constants")
 
     def __init__(self, q: queue) -> None:
         self._queue = q
+        self._accessors: list[accessor] = []
         self._depends: list[event] = []
         self._action: Any = None
         self._args: dict[int, Any] = {}
@@ -41,6 +52,20 @@ class handler:
             if not isinstance(ev, event):
                 raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
         self._depends.extend(evs)
+
+    def require(self, acc: accessor) -> None:
+        """Add an accessor's requirement to this command group (§4.9.4.1).
+
+        Binds a placeholder accessor; accessors made with this handler are already required.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's device.
+        """
+        if not isinstance(acc, accessor):
+            raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
+        acc._check_alignment(self._queue._device)
+        if not any(a is acc for a in self._accessors):
+            self._accessors.append(acc)
 
     # --- kernel arguments and launches ------------------------------------------------
 
@@ -109,13 +134,84 @@ class handler:
             )
         if not args:
             args = _ordered_args(self._args)
+        accs = []
+        for index, arg in enumerate(args):
+            kind = type(arg)
+            if kind is accessor:
+                self._check_mine(arg)
+                accs.append((index, arg))
+            elif kind is local_accessor:
+                args = args[:index] + (arg._mem,) + args[index + 1:]
         resolved = resolve_kernel(kernel, self._queue, self._bundle, self._spec_constants)
-        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args))
+        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args, tuple(accs)))
+
+    # --- explicit memory operations (§4.9.4.3) ------------------------------------------
+
+    def copy(self, src: Any, dst: Any) -> None:
+        """Copy between an accessor and a numpy array, or between two accessors (§4.9.4.3).
+
+        The source's elements go to the destination in row-major order; the destination
+        must hold at least as many.
+        """
+        if isinstance(src, accessor):
+            self._check_mine(src)
+        if isinstance(dst, accessor):
+            self._check_mine(dst)
+            if not dst._writes:
+                raise exception(errc.invalid, "the copy destination accessor must have a write mode")
+        n = src.size if isinstance(src, np.ndarray) else src.size() if isinstance(src, accessor) else 0
+        room = dst.size if isinstance(dst, np.ndarray) else dst.size() if isinstance(dst, accessor) else 0
+        if not (isinstance(src, accessor) or isinstance(dst, accessor)) or n > room:
+            raise exception(
+                errc.invalid,
+                "handler.copy copies accessor <-> numpy array or accessor -> accessor, into a "
+                f"destination with room for the source ({n} elements, room for {room})",
+            )
+        if isinstance(dst, accessor):
+            _overwrite(dst)
+        if isinstance(src, accessor) and isinstance(dst, accessor):
+            if src._contiguous and dst._contiguous and src._dtype == dst._dtype and n == room:
+                self._set_action(DeviceCopy(src, dst))
+                return
+        self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
+
+    def fill(self, dst: accessor, value: Any) -> None:
+        """Set every element of the accessor's range to ``value`` (§4.9.4.3)."""
+        if not isinstance(dst, accessor) or not dst._writes:
+            raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
+        self._check_mine(dst)
+        _overwrite(dst)
+        pattern = np.array([value], dtype=dst._dtype)
+        if dst._contiguous:
+            self._set_action(DeviceFill(dst, pattern))
+        else:
+            self._set_action(HostTask(lambda: dst._view().__setitem__(Ellipsis, pattern[0])))
+
+    def update_host(self, acc: accessor) -> None:
+        """Bring the accessor's range up to date in the buffer's host memory (§4.9.4.3)."""
+        if not isinstance(acc, accessor):
+            raise exception(errc.invalid, f"update_host takes a sycl.accessor, got {acc!r}")
+        self._check_mine(acc)
+        self._set_action(HostTask(_nothing))
+
+    def _check_mine(self, acc: accessor) -> None:
+        if not any(a is acc for a in self._accessors):
+            raise exception(
+                errc.accessor,
+                f"{acc!r} is not part of this command group: make it with this handler, or "
+                "bind a placeholder with h.require(acc)",
+            )
 
     # --- host tasks ---------------------------------------------------------------------
 
     def host_task(self, fn: Callable[..., Any]) -> None:
-        """Run ``fn`` on a host thread once the dependencies completed (§4.10)."""
+        """Run ``fn()`` on a host thread once the dependencies completed (§4.10).
+
+        The accessors of this command group are current on the host while ``fn`` runs;
+        ``numpy.asarray(acc)`` inside ``fn`` is a view of the accessed range.
+        """
+        if not callable(fn):
+            raise exception(errc.invalid, f"host_task takes a callable, got {fn!r}")
         self._set_action(HostTask(fn))
 
     # --- internals ----------------------------------------------------------------------
@@ -130,7 +226,24 @@ class handler:
         self._action = action
 
     def _finish(self) -> CommandGroup:
-        return CommandGroup(self._queue, self._action, tuple(self._depends))
+        action = self._action if self._action is not None else Barrier()
+        return CommandGroup(self._queue, action, tuple(self._accessors), tuple(self._depends))
+
+
+def _nothing() -> None:
+    """update_host's body: the transfer before it is the whole work."""
+
+
+def _overwrite(acc: accessor) -> None:
+    """The command writes the whole (contiguous) range: its old contents need not move."""
+    if acc._contiguous:
+        acc._req = (acc._lo, acc._hi, True, False)
+
+
+def _copy_on_host(src: Any, dst: Any, n: int) -> None:
+    source = np.asarray(src).reshape(-1)
+    target = dst._view() if isinstance(dst, accessor) else dst
+    target.flat[:n] = source[:n]
 
 
 def _ordered_args(args: dict[int, Any]) -> tuple[Any, ...]:

@@ -15,13 +15,14 @@ from .backend import backend
 from .context import AsyncHandler, context
 from .device import device
 from .exception import errc, exception
+from .handler import handler
 from .info._descriptor import check_namespace
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
+from .scheduler import lifetime, submit
 
 if TYPE_CHECKING:
     from .event import event
-    from .handler import handler
 
 
 class queue(NativeWrapper, PropertyHolder):
@@ -128,12 +129,12 @@ class queue(NativeWrapper, PropertyHolder):
 
     def submit(self, cgf: Callable[[handler], Any]) -> event:
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1)."""
-        from .handler import handler
-        from .scheduler import submit
-
         h = handler(self)
         cgf(h)
-        return submit(h._finish())
+        ev = submit(h._finish())
+        if lifetime.pending:
+            lifetime.run_pending()
+        return ev
 
     def wait(self) -> None:
         """Block until every command submitted to this queue completed (§4.6.5.1)."""

@@ -1,75 +1,139 @@
-"""A submitted command: the scheduler's implementation of ``event.Command``."""
+"""One command of the DAG (the scheduler's implementation of ``event.Command``).
+
+A device op becomes an OpenCL event when issued; a host op (host task, host accessor,
+host-side copy, staging transfer) completes on a host thread. Ops keep alive what their
+commands touch (``keep``: cl buffers, host arrays, NannyEvents) until they are known complete.
+"""
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
 from ..event import cl_status
+from ..exception import errc, exception
 from ..info.enums import event_command_status
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from ..event import Command
+    from .lane import Lane
+
+DEFERRED, ISSUED, DONE = 0, 1, 2
+_COMPLETE = cl.command_execution_status.COMPLETE
 
 
 class Op:
-    """One command of the DAG: an OpenCL event once enqueued, or a host-side completion."""
+    """A command: deferred, issued (or running on the host), or done."""
 
-    __slots__ = ("_done", "_event", "_failed", "_profiled", "_sink", "_submitted", "deps")
+    __slots__ = (
+        "__weakref__", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
+        "prof", "sink", "state", "submitted", "work",
+    )
 
-    def __init__(self, deps: list[Command], sink: AsyncErrors, profiled: bool) -> None:
-        self.deps = deps
-        self._sink = sink
-        self._profiled = profiled
-        self._event: cl.Event | None = None
-        self._done: threading.Event | None = None
-        self._failed = False
-        self._submitted = time.perf_counter_ns() if profiled else None
+    def __init__(self, lane: Lane | None, ctx: int, host: bool, sink: AsyncErrors | None) -> None:
+        self.lane = lane
+        self.ctx = ctx
+        self.host = host
+        self.sink = sink
+        self.state = DEFERRED
+        self.event: cl.Event | None = None
+        self.deps: list[Command] = []
+        self.work: Any = None
+        self.keep: list[Any] | None = None
+        self.flag: threading.Event | None = threading.Event() if host else None
+        self.failed = False
+        self.prof = lane.profiling if lane is not None else False
+        self.submitted = time.perf_counter_ns() if self.prof else None
 
-    # --- Command protocol -----------------------------------------------------------
+    # --- state --------------------------------------------------------------------------
+
+    def poll(self) -> bool:
+        """Whether the op is known complete (one status query for an issued device op)."""
+        if self.state == DONE:
+            return True
+        ev = self.event
+        if ev is None:
+            return False
+        try:
+            status = ev.command_execution_status
+        except cl.Error:
+            status = -1
+        if status == _COMPLETE:
+            self.finish()
+            return True
+        if status < 0:
+            self.fail(exception(errc.runtime, f"a command failed on the device (OpenCL status {status})"))
+            return True
+        return False
+
+    def issued(self, ev: cl.Event | None, keep: list[Any] | None) -> None:
+        """Record the OpenCL event of the enqueued command (None: nothing was enqueued)."""
+        self.event = ev
+        self.keep = keep
+        if ev is None:
+            self.finish()
+            return
+        self.state = ISSUED
+        if self.flag is not None:
+            self.flag.set()
+
+    def finish(self) -> None:
+        """Mark complete and drop the keep-alive references."""
+        self.state = DONE
+        self.keep = None
+        self.work = None
+        if self.flag is not None:
+            self.flag.set()
+
+    def fail(self, error: BaseException) -> None:
+        """Complete with an error, reported once to the queue's (or context's) handler."""
+        if not self.failed and self.sink is not None:
+            self.sink.report(error)
+        self.failed = True
+        self.finish()
+
+    # --- Command protocol ---------------------------------------------------------------
 
     def cl_event(self) -> cl.Event | None:
-        return self._event
+        return self.event
 
     def wait(self) -> None:
-        if self._event is not None:
+        if self.state == DONE:
+            return
+        if self.event is None:
+            from .progress import kick
+
+            kick()
+            assert self.flag is not None
+            self.flag.wait()
+        ev = self.event
+        if ev is not None and self.state != DONE:
             try:
-                self._event.wait()
-            except cl.Error:
-                self._failed = True
-        elif self._done is not None:
-            self._done.wait()
+                ev.wait()
+            except cl.Error as error:
+                self.fail(exception(errc.runtime, f"a command failed on the device: {error}"))
+                return
+            self.poll()
 
     def status(self) -> event_command_status:
-        if self._event is not None:
-            return cl_status(self._event)
-        if self._done is not None and not self._done.is_set():
-            return event_command_status.submitted
-        return event_command_status.complete
-
-    def profiled(self) -> bool:
-        return self._profiled
+        if self.state == DONE:
+            return event_command_status.complete
+        if self.event is not None:
+            return cl_status(self.event)
+        return event_command_status.submitted
 
     def dependencies(self) -> list[Command]:
         return list(self.deps)
 
-    def errors(self) -> AsyncErrors:
-        return self._sink
+    def errors(self) -> AsyncErrors | None:
+        return self.sink
 
     def submit_time(self) -> int | None:
-        return self._submitted
+        return self.submitted
 
-    # --- scheduler side ---------------------------------------------------------------
-
-    def issued(self, ev: cl.Event | None) -> None:
-        """Record the OpenCL event of the enqueued command."""
-        self._event = ev
-
-    def run_on_host(self) -> threading.Event:
-        """Mark the op as completed by the host; set the returned flag when done."""
-        self._done = threading.Event()
-        return self._done
+    def profiled(self) -> bool:
+        return self.prof

@@ -1,80 +1,114 @@
-"""Submitting a command group: dependencies, then one OpenCL command or host task."""
+"""Submitting a command group: plan its requirements, then issue it now or defer it.
+
+Planning runs under the one scheduler lock, in submission order (D01). ``submit`` never
+blocks (D05): a command that cannot be enqueued yet waits in the DAG (see ``progress``).
+"""
 
 from __future__ import annotations
 
-import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .._native import translate
-from ..event import Command, event
+from ..event import event
 from ..exception import errc, exception
-from .command_group import CommandGroup, HostTask, KernelLaunch
+from .coherence import Move, access
+from .command_group import CommandGroup, HostTask
+from .hostops import HostWork, start
+from .issue import DeviceWork, issue
 from .lane import Lane
+from .memory import READ, WRITE, Root
 from .op import Op
+from .progress import BLOCKED, defer, wait_list
+from .state import LOCK
 
 if TYPE_CHECKING:
+    from ..accessor import accessor
+    from ..context import context
     from ..queue import queue
+
+Saved = list[tuple[Root, dict[int, Any], list[Any], bool]]
 
 
 def lane_for(q: queue) -> Lane:
     """The lane of a queue."""
-    return Lane(q)
+    return Lane(q._native, q._context._handle, q._device, q._errors, q._in_order, q._profiling)
 
 
 def submit(cg: CommandGroup) -> event:
     """Schedule one command group; returns its event without blocking on device work."""
     q = cg.queue
     lane: Lane = q._lane
-    deps: list[Command] = [ev._cmd for ev in cg.depends_on]
-    if q._in_order and lane.last is not None:
-        deps.append(lane.last)
-    op = Op(deps, q._errors, q._profiling)
     action = cg.action
-    if isinstance(action, HostTask):
-        _start_host_task(op, action)
-    else:
-        wait_for = _native_wait_list(deps, q)
-        try:
-            if isinstance(action, KernelLaunch):
-                ev = action.kernel._enqueue(
-                    q._native, q._device, action.global_size, action.local_size,
-                    action.offset, action.args, wait_for,
-                )
+    host = type(action) is HostTask
+    with LOCK:
+        op = Op(lane, lane.ctx, host, lane.errors)
+        deps = op.deps
+        for ev in cg.depends_on:
+            deps.append(ev._cmd)
+        if lane.in_order and lane.last is not None:
+            deps.append(lane.last)
+        moves: list[Move] = []
+        saved = _plan(cg.accessors, q._context, op, moves, host) if cg.accessors else None
+        if host:
+            op.work = HostWork(action.fn)  # type: ignore[union-attr]
+            op.work.moves = moves
+            lane.add(op)
+            start(op)
+        else:
+            op.work = DeviceWork(action, moves)  # type: ignore[arg-type]
+            events = wait_list(op)
+            if events is BLOCKED:
+                defer(op)
             else:
-                ev = cl.enqueue_marker(q._native, wait_for=wait_for)
-        except cl.Error as error:
-            raise translate(error, "enqueueing a command", q._context) from error
-        op.issued(ev)
-    lane.add(op)
+                try:
+                    issue(op, events)
+                except BaseException:
+                    _restore(saved)
+                    op.finish()
+                    raise
+            lane.add(op)
     return event(op, q._context)
 
 
-def _native_wait_list(deps: list[Command], q: queue) -> list[cl.Event] | None:
-    wait_for = []
-    for dep in deps:
-        ev = dep.cl_event()
-        if ev is not None and ev.context == q._context._native:
-            wait_for.append(ev)
+def _plan(accs: tuple[accessor, ...], ctx: context, op: Op, moves: list[Move], host: bool) -> Saved:
+    groups: dict[Root, list[accessor]] = {}
+    for acc in accs:
+        root = acc._root
+        if root.bound is not None and root.bound != ctx:
+            raise exception(
+                errc.invalid,
+                "the buffer has the context_bound property for another context; use it only "
+                "on queues of that context",
+            )
+        group = groups.get(root)
+        if group is None:
+            groups[root] = [acc]
         else:
-            dep.wait()
-    return wait_for or None
+            group.append(acc)
+    saved: Saved = []
+    for root, group in groups.items():
+        saved.append((root, dict(root.valid), root.frontier, root.written))
+        alloc = None if host else root.alloc(ctx)
+        reqs = [group[0]._req] if len(group) == 1 else combine(group)
+        for lo, hi, writes, needs_old in reqs:
+            access(root, lo, hi, WRITE if writes else READ, needs_old, alloc, op, moves)
+    return saved
 
 
-def _start_host_task(op: Op, task: HostTask) -> None:
-    done = op.run_on_host()
+def combine(group: list[accessor]) -> list[tuple[int, int, bool, bool]]:
+    """Merge one CG's accessors of one buffer: overlapping spans become one requirement (D03)."""
+    spans = sorted(acc._req for acc in group)
+    out: list[tuple[int, int, bool, bool]] = []
+    for lo, hi, writes, needs_old in spans:
+        if out and lo < out[-1][1]:
+            plo, phi, pw, pn = out[-1]
+            out[-1] = (plo, max(phi, hi), pw or writes, pn or needs_old)
+        else:
+            out.append((lo, hi, writes, needs_old))
+    return out
 
-    def run() -> None:
-        try:
-            for dep in op.deps:
-                dep.wait()
-            task.fn()
-        except exception as error:
-            op.errors().report(error)
-        except Exception as error:  # a user error inside the host task
-            op.errors().report(exception(errc.runtime, f"host task raised {error!r}"))
-        finally:
-            done.set()
 
-    threading.Thread(target=run, name="sycl_ocl-host-task", daemon=True).start()
+def _restore(saved: Saved | None) -> None:
+    for root, valid, frontier, written in saved or ():
+        root.valid = valid
+        root.frontier = frontier
+        root.written = written

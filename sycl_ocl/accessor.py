@@ -1,0 +1,288 @@
+"""Accessors (SYCL 2020 §4.7.6): ``accessor``, ``host_accessor``, ``local_accessor``.
+
+An accessor is a requirement on a byte window of a buffer's memory object: constructing one
+with a handler adds it to the command group (used or not). A device accessor becomes the
+kernel argument ``__global T*`` pointing at its first element; inside a host task
+``numpy.asarray(acc)`` is a view of its range on the host. A ``host_accessor`` blocks until the
+data is on the host and holds back later users of its window until released.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyopencl as cl
+
+from .access import access_mode, as_mode, resolve_no_init, target
+from .buffer import buffer, contiguous, linear
+from .exception import errc, exception
+from .property._base import make_property_list
+from .property.accessor import no_init
+from .range import as_id, as_range, id, range
+from .scheduler import holds
+
+if TYPE_CHECKING:
+    from .handler import handler
+    from .scheduler.memory import Root
+    from .scheduler.op import Op
+
+
+class _Window:
+    """The accessed part of a buffer: range, offset, byte span and mode."""
+
+    __slots__ = ("_base", "_dtype", "_hi", "_lo", "_mode", "_no_init", "_offset", "_range",
+                 "_reads", "_req", "_root", "_shape", "_writes", "_contiguous")
+
+    def _setup(self, buf: buffer, mode: Any, access_range: Any, access_offset: Any,
+               prop_list: Any, owner: str) -> None:
+        if not isinstance(buf, buffer):
+            raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
+        buf._check_alive()
+        props = make_property_list(prop_list, owner)
+        mode, discard = resolve_no_init(as_mode(mode), props.has_property(no_init))
+        shape = buf._range.to_tuple()
+        rng = buf._range if access_range is None else as_range(access_range)
+        off = as_id(access_offset, len(shape))
+        if len(rng) != len(shape) or len(off) != len(shape):
+            raise exception(errc.invalid, f"the access range and offset need {len(shape)} dimension(s)")
+        if any(o + r > s for o, r, s in zip(off, rng, shape)):
+            raise exception(
+                errc.invalid,
+                f"access range {rng} at offset {off} exceeds the buffer range {buf._range}",
+            )
+        size = buf._dtype.itemsize
+        self._root: Root = buf._root
+        self._base = buf._base
+        self._shape = shape
+        self._dtype = buf._dtype
+        self._range = rng
+        self._offset = off
+        self._mode = mode
+        self._no_init = discard
+        self._contiguous = contiguous(rng.to_tuple(), shape)
+        first = linear(off.to_tuple(), shape)
+        if rng.size():
+            last = linear(tuple(o + r - 1 for o, r in zip(off, rng)), shape)
+            self._lo, self._hi = self._base + first * size, self._base + (last + 1) * size
+        else:
+            self._lo = self._hi = self._base + first * size
+        self._reads = mode.reads
+        self._writes = mode.writes
+        # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
+        needs_old = self._reads or not (discard and self._contiguous)
+        self._req = (self._lo, self._hi, self._writes, needs_old)
+
+    def _view(self) -> np.ndarray:
+        """The accessed range in the buffer's host copy."""
+        nbytes = int(np.prod(self._shape)) * self._dtype.itemsize
+        whole = self._root.host_copy()[self._base:self._base + nbytes]
+        arr = whole.view(self._dtype).reshape(self._shape)
+        view = arr[tuple(slice(o, o + r) for o, r in zip(self._offset, self._range))]
+        if not self._writes:
+            view = view.view()
+            view.flags.writeable = False
+        return view
+
+    def get_range(self) -> range:
+        """The accessed range (§4.7.6.9)."""
+        return self._range
+
+    def get_offset(self) -> id:
+        """The offset of the accessed range in the buffer (§4.7.6.9)."""
+        return self._offset
+
+    def size(self) -> int:
+        """The number of accessed elements (§4.7.6.9)."""
+        return self._range.size()
+
+    def byte_size(self) -> int:
+        """The accessed size in bytes (§4.7.6.9)."""
+        return self._range.size() * self._dtype.itemsize
+
+    def get_count(self) -> int:
+        """Deprecated alias of ``size()``."""
+        return self.size()
+
+    def get_size(self) -> int:
+        """Deprecated alias of ``byte_size()``."""
+        return self.byte_size()
+
+    @property
+    def mode(self) -> access_mode:
+        """The access mode (``no_init`` is reported by ``has_property``)."""
+        return self._mode
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """The element type."""
+        return self._dtype
+
+
+class accessor(_Window):
+    """A device accessor (§4.7.6.9): a kernel argument, or a host-task view.
+
+    Args:
+        buf: the buffer.
+        h: the command group's handler; without it the accessor is a placeholder, bound to
+            a command group with ``h.require(acc)``.
+        mode: an ``access_mode`` or a tag (``sycl.read_only``, ``sycl.write_only``,
+            ``sycl.read_write``).
+        access_range, access_offset: a ranged accessor (element units).
+        prop_list: ``sycl.property.no_init()``.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a range outside the buffer, ``no_init`` with a
+            read mode, or a sub-buffer misaligned for the queue's device.
+    """
+
+    __slots__ = ("_placeholder", "_sub_base", "_target")
+
+    def __init__(
+        self,
+        buf: buffer,
+        h: handler | None = None,
+        mode: Any = access_mode.read_write,
+        access_range: Any = None,
+        access_offset: Any = None,
+        prop_list: Any = None,
+        target: target = target.device,
+    ) -> None:
+        from .handler import handler as handler_cls
+
+        if h is not None and not isinstance(h, handler_cls):
+            # accessor(buf, sycl.read_only): a placeholder with a mode given positionally.
+            h, mode = None, h
+        self._setup(buf, mode, access_range, access_offset, prop_list, "accessor")
+        self._target = target
+        self._sub_base = buf._base if buf._sub else 0
+        self._placeholder = h is None
+        if h is not None:
+            h.require(self)
+
+    def is_placeholder(self) -> bool:
+        """Whether the accessor was made without a handler (§4.7.6.9)."""
+        return self._placeholder
+
+    def get_target(self) -> target:
+        """The accessor's target (§4.7.6.9)."""
+        return self._target
+
+    def _check_alignment(self, dev: Any) -> None:
+        """``errc.invalid`` for a sub-buffer misaligned for ``dev`` (§4.7.2.1, T382)."""
+        base = self._sub_base
+        align = dev._native.mem_base_addr_align // 8
+        if base and base % align:
+            raise exception(
+                errc.invalid,
+                f"the sub-buffer starts at byte {base}, not a multiple of the device's "
+                f"mem_base_addr_align ({align} bytes); choose a base index on that alignment",
+            )
+
+    # --- host-task view --------------------------------------------------------------------
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        view = self._view()
+        return view if dtype is None else view.astype(dtype)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._view()[index]
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._view()[index] = value
+
+    def __repr__(self) -> str:
+        return f"<sycl.accessor {self._mode.name} {self._range} at {self._offset}>"
+
+
+class host_accessor(_Window):
+    """Host access to a buffer (§4.7.6.10): blocks until the data is on the host.
+
+    ``numpy.asarray(acc)`` is a view of exactly the accessed range; ``acc[i]`` / ``acc[i, j]``
+    index relative to the offset. Use it as a context manager: the view must not be used
+    after the ``with`` block, and later commands on the buffer wait until it ends (or the
+    accessor is garbage collected).
+    """
+
+    __slots__ = ("_hold", "_array")
+
+    def __init__(
+        self,
+        buf: buffer,
+        mode: Any = access_mode.read_write,
+        access_range: Any = None,
+        access_offset: Any = None,
+        prop_list: Any = None,
+    ) -> None:
+        self._hold: Op | None = None
+        self._setup(buf, mode, access_range, access_offset, prop_list, "host_accessor")
+        lo, hi, writes, needs_old = self._req
+        self._hold = holds.acquire(self._root, lo, hi, writes, needs_old)
+        self._array = self._view()
+
+    def release(self) -> None:
+        """End the access: later commands on the buffer may run."""
+        hold, self._hold = self._hold, None
+        if hold is not None:
+            holds.release(hold)
+
+    def __enter__(self) -> host_accessor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        if getattr(self, "_hold", None) is not None:
+            self.release()
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self._array if dtype is None else self._array.astype(dtype)
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._array[index]
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._array[index] = value
+
+    def __len__(self) -> int:
+        return len(self._array)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._array)
+
+    def __repr__(self) -> str:
+        return f"<sycl.host_accessor {self._mode.name} {self._range} at {self._offset}>"
+
+
+class local_accessor:
+    """Work-group local memory for an nd_range kernel (§4.7.6.11): ``__local T*`` argument.
+
+    Args:
+        dtype: the element type.
+        rng: the number of elements per work-group.
+        h: the command group's handler.
+    """
+
+    __slots__ = ("_dtype", "_mem", "_range")
+
+    def __init__(self, dtype: Any, rng: Any, h: handler | None = None) -> None:
+        self._dtype = np.dtype(dtype)
+        self._range = as_range(rng)
+        self._mem = cl.LocalMemory(max(self._range.size() * self._dtype.itemsize, 1))
+
+    def get_range(self) -> range:
+        """The range per work-group."""
+        return self._range
+
+    def size(self) -> int:
+        """The number of elements."""
+        return self._range.size()
+
+    def byte_size(self) -> int:
+        """The size in bytes."""
+        return self._range.size() * self._dtype.itemsize
+
+    def __repr__(self) -> str:
+        return f"<sycl.local_accessor {self._range} of {self._dtype}>"

@@ -1,0 +1,122 @@
+"""Planning one requirement: dependency edges from the frontier, and the transfers it needs.
+
+Runs under the scheduler lock at submission time, so the logical state (frontier, validity)
+advances in submission order even when the physical enqueue is deferred (D01).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .intervals import gaps, insert, overlapping, remove
+from .memory import HOST, HOST_READ, READ, WRITE, Alloc, Root
+from .op import DONE, ISSUED, Op
+
+FRONTIER_CAP = 16
+
+# A transfer: (root, alloc, lo, hi); its direction follows from the op (device op: host to
+# alloc; host op: alloc to host).
+Move = tuple[Root, Alloc, int, int]
+
+
+def access(
+    root: Root, lo: int, hi: int, kind: int, needs_old: bool, alloc: Alloc | None, op: Op,
+    moves: list[Move],
+) -> None:
+    """Plan ``op``'s access to bytes ``[lo, hi)`` of ``root`` at ``alloc`` (None: the host).
+
+    Appends the dependencies to ``op.deps`` and the transfers to ``moves``; updates the
+    frontier and the validity of every copy.
+    """
+    if lo >= hi:
+        return
+    _frontier(root, lo, hi, kind, op)
+    loc = HOST if alloc is None else alloc.loc
+    valid = root.valid
+    if needs_old:
+        for a, b in gaps(valid.get(loc, []), lo, hi):
+            if alloc is None or alloc.linked:
+                _to_host(root, a, b, op, moves)
+            else:
+                _to_device(root, a, b, alloc, op, moves)
+        deps = op.deps
+        for _, _, producer in overlapping(valid.get(loc, []), lo, hi):
+            if producer is not None and producer is not op and producer.state != DONE:
+                deps.append(producer)
+    if kind == WRITE:
+        root.written = True
+        for key, pieces in valid.items():
+            if key != loc:
+                valid[key] = remove(pieces, lo, hi)
+        valid[loc] = insert(valid.get(loc, []), lo, hi, op)
+
+
+def _frontier(root: Root, lo: int, hi: int, kind: int, op: Op) -> None:
+    """Add edges to the conflicting accesses (overlap and a write, or a host hold)."""
+    deps = op.deps
+    lane = op.lane
+    kept: list[tuple[Any, int, int, int]] = []
+    for entry in root.frontier:
+        other, elo, ehi, ekind = entry
+        if other.state == DONE:
+            continue
+        if other is op or ehi <= lo or elo >= hi:
+            kept.append(entry)
+            continue
+        covered = lo <= elo and ehi <= hi
+        if kind == WRITE or ekind == WRITE or (kind == READ and ekind == HOST_READ):
+            deps.append(other)
+            if kind == WRITE and covered:
+                continue  # superseded: later users reach it through this op
+        elif (covered and kind == READ and ekind == READ and lane is not None
+              and other.lane is lane and other.state == ISSUED):
+            continue  # an older read on this in-order lane finishes before this one
+        kept.append(entry)
+    if len(kept) >= FRONTIER_CAP:
+        kept = [entry for entry in kept if not entry[0].poll()]
+        while len(kept) >= FRONTIER_CAP:
+            deps.append(kept.pop(0)[0])  # still reachable through this op
+    kept.append((op, lo, hi, kind))
+    root.frontier = kept
+
+
+def _to_host(root: Root, lo: int, hi: int, op: Op, moves: list[Move]) -> None:
+    """Read back ``[lo, hi)`` from the contexts that hold it (done by the host op itself)."""
+    valid = root.valid
+    todo = [(lo, hi)]
+    for key, pieces in list(valid.items()):
+        if key == HOST or not todo:
+            continue
+        alloc = root.allocs[key]
+        left: list[tuple[int, int]] = []
+        for a, b in todo:
+            for x, y, producer in overlapping(pieces, a, b):
+                moves.append((root, alloc, x, y))
+                if producer is not None and producer.state != DONE:
+                    op.deps.append(producer)
+                valid[HOST] = insert(valid.get(HOST, []), x, y, op)
+            left += gaps(pieces, a, b)
+        todo = left
+
+
+def _to_device(root: Root, lo: int, hi: int, alloc: Alloc, op: Op, moves: list[Move]) -> None:
+    """Write ``[lo, hi)`` from the host copy, staging through the host from other contexts."""
+    from .hostops import stage, start
+
+    valid = root.valid
+    host_pieces = valid.get(HOST, [])
+    missing = gaps(host_pieces, lo, hi)
+    if missing:
+        staged: list[Move] = []
+        stager = stage(root, op.sink)
+        for a, b in missing:
+            _to_host(root, a, b, stager, staged)
+        if staged:
+            stager.work.moves = staged
+            start(stager)
+        host_pieces = valid.get(HOST, [])
+    for x, y, producer in overlapping(host_pieces, lo, hi):
+        moves.append((root, alloc, x, y))
+        if producer is not None and producer.state != DONE:
+            op.deps.append(producer)
+        valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)

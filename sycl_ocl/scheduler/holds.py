@@ -1,0 +1,35 @@
+"""Host accessors as DAG holds (§4.7.4, §3.8.1 Table 6; D06).
+
+Constructing one plans a host op that reads (or writes) the window on the host, waits for
+the conflicting commands, reads back the missing bytes, and stays incomplete until released:
+every later command that touches the window depends on it and waits in the DAG (deferred,
+never behind a user event), while submit keeps returning at once.
+"""
+
+from __future__ import annotations
+
+from .coherence import access
+from .hostops import host_op, prepare
+from .memory import HOST_READ, WRITE, Root
+from .op import Op
+from .progress import drain
+from .state import LOCK
+
+
+def acquire(root: Root, lo: int, hi: int, writes: bool, needs_old: bool) -> Op:
+    """Plan and wait for a host hold on bytes ``[lo, hi)``; returns the hold to release."""
+    with LOCK:
+        op = host_op(None, None)
+        access(root, lo, hi, WRITE if writes else HOST_READ, needs_old, None, op, op.work.moves)
+    try:
+        prepare(op)
+    except BaseException:
+        release(op)
+        raise
+    return op
+
+
+def release(op: Op) -> None:
+    """End the hold and issue what waited for it."""
+    op.finish()
+    drain()

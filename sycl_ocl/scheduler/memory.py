@@ -1,0 +1,158 @@
+"""Memory objects: one record per root buffer, with its host copy and per-context allocations.
+
+Sub-buffers and ``reinterpret`` views are byte windows of the root and share its record.
+Validity is tracked per copy ("location": ``HOST`` or a context handle) as byte intervals.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyopencl as cl
+
+from .._native import translate
+from .intervals import Piece
+
+if TYPE_CHECKING:
+    from ..context import context
+
+HOST = 0
+# Frontier access kinds: read, write, read by a host accessor (holds back every later user).
+READ, WRITE, HOST_READ = 0, 1, 2
+
+
+@dataclass
+class TransferCounters:
+    """Bytes and commands that moved one buffer's data (see docs/scheduler.md)."""
+
+    h2d_bytes: int = 0
+    h2d_copies: int = 0
+    d2h_bytes: int = 0
+    d2h_copies: int = 0
+    staged_bytes: int = 0  # bytes read back to the host to reach another context
+    d2d_bytes: int = 0  # copies between buffers on one device (handler.copy)
+
+    def snapshot(self) -> TransferCounters:
+        """A copy of the current values."""
+        return TransferCounters(**{f.name: getattr(self, f.name) for f in fields(self)})
+
+
+class ContextFacts:
+    """What the scheduler needs to know about one context, computed once."""
+
+    __slots__ = ("align", "ctx", "hum", "queue")
+
+    def __init__(self, ctx: context) -> None:
+        devs = [d._native for d in ctx._devices]
+        self.ctx = ctx
+        self.hum = all(_host_unified(d) for d in devs)
+        self.align = max(d.mem_base_addr_align for d in devs) // 8
+        self.queue: cl.CommandQueue | None = None
+
+    def transfer_queue(self) -> cl.CommandQueue:
+        """A queue of this context for host-side transfers (host accessors, write-back)."""
+        if self.queue is None:
+            self.queue = cl.CommandQueue(self.ctx._native, self.ctx._devices[0]._native)
+        return self.queue
+
+
+def _host_unified(dev: cl.Device) -> bool:
+    try:
+        return bool(dev.host_unified_memory)
+    except cl.Error:
+        return bool(dev.type & cl.device_type.CPU)
+
+
+_facts: dict[int, ContextFacts] = {}
+_facts_lock = threading.Lock()
+
+
+def facts(ctx: context) -> ContextFacts:
+    """The cached facts of a context."""
+    found = _facts.get(ctx._handle)
+    if found is None:
+        with _facts_lock:
+            found = _facts.setdefault(ctx._handle, ContextFacts(ctx))
+    return found
+
+
+class Alloc:
+    """A root's ``cl_mem`` in one context; ``linked`` when it is the host copy (USE_HOST_PTR)."""
+
+    __slots__ = ("buf", "ctx", "linked", "loc", "subs")
+
+    def __init__(self, buf: cl.Buffer | None, ctx: ContextFacts, linked: bool) -> None:
+        self.buf = buf
+        self.ctx = ctx
+        self.linked = linked
+        self.loc = HOST if linked else ctx.ctx._handle
+        self.subs: dict[tuple[int, int], cl.Buffer] = {}
+
+    def window(self, lo: int, hi: int) -> cl.Buffer | None:
+        """A ``cl_mem`` starting at byte ``lo`` (``lo`` meets the base alignment)."""
+        if self.buf is None or (lo == 0 and hi >= self.buf.size):
+            return self.buf
+        key = (lo, max(hi - lo, 1))
+        sub = self.subs.get(key)
+        if sub is None:
+            try:
+                sub = self.subs[key] = self.buf.get_sub_region(*key)
+            except cl.Error as error:
+                raise translate(error, f"creating a sub-buffer at byte {lo}") from error
+        return sub
+
+
+class Root:
+    """The coherence record of one buffer and all its sub-buffers and reinterpretations."""
+
+    __slots__ = (
+        "__weakref__", "allocs", "blocking", "bound", "counters", "dtype", "frontier", "handles",
+        "host", "mutex",
+        "size", "target", "use_host_ptr", "user", "valid", "write_back", "written",
+    )
+
+    def __init__(self, size: int, host: np.ndarray | None, user: Any, use_host_ptr: bool) -> None:
+        self.size = size
+        self.host = host  # flat uint8 host copy (the user's memory when possible)
+        self.user = user  # where write-back goes when the host copy is private
+        self.use_host_ptr = use_host_ptr
+        self.valid: dict[int, list[Piece]] = {HOST: [(0, size, None)]} if host is not None else {}
+        self.frontier: list[tuple[Any, int, int, int]] = []
+        self.allocs: dict[int, Alloc] = {}
+        self.counters = TransferCounters()
+        self.handles = 0
+        self.write_back = host is not None and user is not None
+        self.target: Any = None  # set_final_data destination
+        self.written = False
+        self.bound: context | None = None
+        self.mutex: Any = None
+        self.blocking = host is not None  # the destructor waits (host memory attached)
+        self.dtype = np.dtype(np.uint8)
+
+    def host_copy(self) -> np.ndarray:
+        """The host copy, made on first use."""
+        if self.host is None:
+            self.host = np.empty(self.size, dtype=np.uint8)
+        return self.host
+
+    def alloc(self, ctx: context) -> Alloc:
+        """The allocation in ``ctx``, created on first use (none for zero bytes)."""
+        found = self.allocs.get(ctx._handle)
+        if found is not None:
+            return found
+        info = facts(ctx)
+        linked = self.use_host_ptr and info.hum and self.host is not None and self.size > 0
+        buf = None
+        try:
+            if linked:
+                flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
+                buf = cl.Buffer(ctx._native, flags, hostbuf=self.host)
+            elif self.size:
+                buf = cl.Buffer(ctx._native, cl.mem_flags.READ_WRITE, self.size)
+        except cl.Error as error:
+            raise translate(error, f"allocating {self.size} bytes", ctx) from error
+        found = self.allocs[ctx._handle] = Alloc(buf, info, linked)
+        return found

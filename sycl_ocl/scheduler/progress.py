@@ -1,0 +1,134 @@
+"""Issuing device ops: at once when their dependencies allow it, else later from the DAG.
+
+A device op can be enqueued when every dependency is complete or is an enqueued OpenCL
+command of the same context (passed in the wait list; same-queue ones are implied by the
+in-order queue). Otherwise (a deferred or host op, or another context's command still
+running) it waits in ``_deferred``: it is never put behind a user event (D07). Deferred ops
+are issued in submission order by ``drain``, called when a host op completes, a host
+accessor is released, and from a progress thread woken by OpenCL completion callbacks and
+host waits (D27).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+
+from ..exception import errc, exception
+from .op import DEFERRED, DONE, Op
+from .state import LOCK
+
+if TYPE_CHECKING:
+    from .lane import Lane
+
+BLOCKED: Any = object()
+
+_deferred: list[Op] = []
+_watched: set[int] = set()
+_wake = threading.Event()
+_thread: threading.Thread | None = None
+
+
+def wait_list(op: Op) -> Any:
+    """The OpenCL events ``op`` must wait for, None for none, or ``BLOCKED``."""
+    lane: Lane = op.lane  # type: ignore[assignment]
+    ctx = lane.ctx
+    events: list[cl.Event] | None = None
+    for dep in op.deps:
+        if type(dep) is Op:
+            state = dep.state
+            if state == DONE:
+                continue
+            if state == DEFERRED or dep.host:
+                return BLOCKED
+            if dep.lane is lane:
+                continue
+            ev = dep.event
+            if dep.ctx != ctx:
+                if dep.poll():
+                    continue
+                _watch(ev)
+                return BLOCKED
+            dep.lane.flush()  # type: ignore[union-attr]
+        else:
+            ev = dep.cl_event()
+            if ev is None:
+                continue
+            if ev.context.int_ptr != ctx:
+                if ev.command_execution_status == cl.command_execution_status.COMPLETE:
+                    continue
+                _watch(ev)
+                return BLOCKED
+        if events is None:
+            events = [ev]
+        else:
+            events.append(ev)
+    return events
+
+
+def _watch(ev: cl.Event) -> None:
+    key = ev.int_ptr
+    if key not in _watched:
+        _watched.add(key)
+        ev.set_callback(cl.command_execution_status.COMPLETE, lambda status: _fired(key))
+
+
+def _fired(key: int) -> None:
+    # Runs on a driver thread: no blocking OpenCL calls, no scheduler lock; wake the thread.
+    _watched.discard(key)
+    _wake.set()
+
+
+def defer(op: Op) -> None:
+    """Keep ``op`` in the DAG until its dependencies allow enqueueing it (under the lock)."""
+    global _thread
+    if op.flag is None:
+        op.flag = threading.Event()
+    _deferred.append(op)
+    if _thread is None:
+        _thread = threading.Thread(target=_progress, name="sycl_ocl-progress", daemon=True)
+        _thread.start()
+
+
+def kick() -> None:
+    """Ask the progress thread to try the deferred ops again."""
+    _wake.set()
+
+
+def drain() -> None:
+    """Issue every deferred op whose dependencies now allow it, in submission order."""
+    if not _deferred:
+        return
+    from .issue import issue
+
+    with LOCK:
+        still = []
+        for op in _deferred:
+            if op.state != DEFERRED:
+                continue
+            failed = _failed_dep(op)
+            if failed:
+                op.fail(exception(errc.runtime, "not run: a command it depends on failed"))
+                continue
+            events = wait_list(op)
+            if events is BLOCKED:
+                still.append(op)
+                continue
+            try:
+                issue(op, events)
+            except exception as error:
+                op.fail(error)
+        _deferred[:] = still
+
+
+def _failed_dep(op: Op) -> bool:
+    return any(type(d) is Op and d.failed for d in op.deps)
+
+
+def _progress() -> None:
+    while True:
+        _wake.wait()
+        _wake.clear()
+        drain()

@@ -83,6 +83,8 @@ def _failure(
     error: cl.Error, action: str, prg: cl.Program | None, ctx: context, devices: Sequence[device]
 ) -> exception:
     logs = build_logs(prg, devices) if prg is not None else ""
+    if logs and all(line in str(error) for line in logs.splitlines()[1:] if line.strip()):
+        logs = ""  # PyOpenCL's message already carries the log
     result = translate(error, action, ctx, detail=logs)
     if result.code() is not errc.build and error.code in (
         cl.status_code.BUILD_PROGRAM_FAILURE,

@@ -1,0 +1,402 @@
+"""sycl.buffer (SYCL 2020 §4.7.2): constructors, members, sub-buffers, reinterpret,
+properties and the destruction rules of §4.7.2.3, on every device under test."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+import pytest
+
+import sycl_ocl as sycl
+
+sycl.register_kernel_source(
+    """
+    __kernel void tb_inc(__global int* a) { a[get_global_id(0)] += 1; }
+    __kernel void tb_set(__global int* a, int v) { a[get_global_id(0)] = v; }
+    """
+)
+
+
+def _inc(q: sycl.queue, buf: sycl.buffer, n: int | None = None) -> sycl.event:
+    n = buf.size() if n is None else n
+    return q.submit(lambda h: h.parallel_for(sycl.range(n), "tb_inc", sycl.accessor(buf, h)))
+
+
+def _gated_writer(q: sycl.queue, buf: sycl.buffer, gate: threading.Event) -> sycl.event:
+    def cgf(h: sycl.handler) -> None:
+        acc = sycl.accessor(buf, h, sycl.write_only)
+
+        def task() -> None:
+            gate.wait()
+            np.asarray(acc)[...] = 7
+
+        h.host_task(task)
+
+    return q.submit(cgf)
+
+
+def _destroy_in_thread(buf: sycl.buffer) -> threading.Thread:
+    """Leave the buffer's scope on another thread; the caller checks whether it blocks."""
+    holder = [buf]
+    t = threading.Thread(target=lambda: holder.pop().__exit__(None, None, None))
+    t.start()
+    return t
+
+
+# --- constructors and members ------------------------------------------------------------
+
+
+def test_members_of_a_host_array_buffer() -> None:
+    a = np.zeros((4, 6), dtype=np.float32)
+    b = sycl.buffer(a)
+    assert b.get_range() == sycl.range(4, 6)
+    assert b.size() == b.get_count() == 24
+    assert b.byte_size() == b.get_size() == 96
+    assert b.dtype == np.float32
+    assert not b.is_sub_buffer()
+
+
+def test_range_buffer_needs_a_dtype() -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.buffer(sycl.range(8))
+    assert info.value.code() == sycl.errc.invalid
+    assert sycl.buffer(sycl.range(8), np.int16).byte_size() == 16
+
+
+def test_host_data_initialises_and_is_written_back(queue: sycl.queue) -> None:
+    a = np.arange(16, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        _inc(queue, b)
+        _inc(queue, b)
+    assert (a == np.arange(16) + 2).all()
+
+
+def test_read_only_array_is_never_written_back(queue: sycl.queue) -> None:
+    a = np.arange(8, dtype=np.int32)
+    a.flags.writeable = False
+    with sycl.buffer(a) as b:
+        _inc(queue, b)
+        with b.get_host_access(sycl.read_only) as h:
+            assert (np.asarray(h) == np.arange(8) + 1).all()
+    assert (a == np.arange(8)).all()
+
+
+def test_read_only_array_with_final_data_writes_there(queue: sycl.queue) -> None:
+    a = np.arange(8, dtype=np.int32)
+    a.flags.writeable = False
+    out = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        b.set_final_data(out)
+        _inc(queue, b)
+    assert (out == np.arange(8) + 1).all()
+
+
+def test_range_buffer_final_data_needs_a_write(queue: sycl.queue) -> None:
+    out = np.full(4, -1, dtype=np.int32)
+    with sycl.buffer(sycl.range(4), np.int32) as b:
+        b.set_final_data(out)
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h, sycl.write_only), 5))
+    assert (out == 5).all()
+    untouched = np.full(4, -1, dtype=np.int32)
+    src = np.arange(4, dtype=np.int32)
+    with sycl.buffer(src) as b:
+        b.set_final_data(untouched)
+        with b.get_host_access(sycl.read_only):
+            pass
+    assert (untouched == -1).all()  # only read accessors: nothing written (T398)
+
+
+def test_final_data_weakref_expired_and_alive(queue: sycl.queue) -> None:
+    alive = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(sycl.range(4), np.int32) as b:
+        b.set_final_data(weakref.ref(alive))
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 3))
+    assert (alive == 3).all()
+    gone = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(sycl.range(4), np.int32) as b:
+        b.set_final_data(weakref.ref(gone))
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 3))
+        del gone  # T399: an expired target is skipped without error
+
+
+def test_set_final_data_none_and_set_write_back_false(queue: sycl.queue) -> None:
+    a = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        b.set_final_data(None)
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 9)).wait()
+    assert (a == 0).all()
+    c = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(c) as b:
+        b.set_write_back(False)
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 9)).wait()
+    assert (c == 0).all()
+    d = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(d) as b:
+        b.set_write_back(False)
+        b.set_write_back(True)
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 9))
+    assert (d == 9).all()
+
+
+def test_iterable_buffer_copies_and_never_writes_back(queue: sycl.queue) -> None:
+    source = [1, 2, 3, 4]
+    with sycl.buffer(source, dtype=np.int32) as b:
+        assert b.get_range() == sycl.range(4)
+        _inc(queue, b)
+        with b.get_host_access(sycl.read_only) as h:
+            assert list(np.asarray(h)) == [2, 3, 4, 5]
+    assert source == [1, 2, 3, 4]
+
+
+def test_iterable_needs_dtype() -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.buffer([1, 2, 3])
+    assert info.value.code() == sycl.errc.invalid
+
+
+def test_bytearray_container_is_written_back(queue: sycl.queue) -> None:
+    data = bytearray(8)
+    with sycl.buffer(data) as b:
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 4))
+    assert data == bytearray([4] * 8)
+
+
+def test_host_array_with_a_smaller_range(queue: sycl.queue) -> None:
+    a = np.zeros(10, dtype=np.int32)
+    with sycl.buffer(a, sycl.range(2, 3)) as b:
+        assert b.get_range() == sycl.range(2, 3)
+        _inc(queue, b, 6)
+    assert list(a) == [1] * 6 + [0] * 4
+    with pytest.raises(sycl.exception) as info:
+        sycl.buffer(a, sycl.range(11))
+    assert info.value.code() == sycl.errc.invalid
+
+
+def test_zero_sized_buffers_work(queue: sycl.queue) -> None:
+    a = np.zeros(0, dtype=np.float32)
+    with sycl.buffer(a) as b, sycl.buffer(sycl.range(0), np.int32) as c:
+        assert b.byte_size() == 0
+        queue.submit(lambda h: h.parallel_for(sycl.range(0), "tb_inc", sycl.accessor(c, h))).wait()
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 1.0)).wait()
+        with c.get_host_access() as h:
+            assert np.asarray(h).shape == (0,)
+        assert sycl.get_native(c) == []
+    with sycl.buffer(None, sycl.range(0), dtype=np.int8) as z:
+        assert z.size() == 0
+
+
+# --- sub-buffers ----------------------------------------------------------------------------
+
+
+def test_sub_buffer_views_the_parent(queue: sycl.queue) -> None:
+    a = np.zeros(64, dtype=np.int32)  # 32 ints = 128 bytes: PoCL's base alignment
+    with sycl.buffer(a) as parent:
+        sub = sycl.buffer(parent, sycl.id(32), sycl.range(16))
+        assert sub.is_sub_buffer() and sub.get_range() == sycl.range(16)
+        _inc(queue, sub)
+        queue.submit(lambda h: h.single_task("tb_set", sycl.accessor(sub, h), -1))
+        with parent.get_host_access(sycl.read_only) as h:
+            v = np.asarray(h)
+            assert v[32] == -1 and (v[33:48] == 1).all()
+            assert (v[:32] == 0).all() and (v[48:] == 0).all()
+        del sub
+
+
+def test_sub_buffer_errors() -> None:
+    parent = sycl.buffer(sycl.range(8, 8), np.int32)
+    ok = sycl.buffer(parent, sycl.id(2, 0), sycl.range(2, 8))
+    assert sycl.buffer(parent, sycl.id(2, 2), sycl.range(1, 4)).get_range() == sycl.range(1, 4)
+    cases = [
+        lambda: sycl.buffer(ok, sycl.id(0, 0), sycl.range(1, 8)),  # from a sub-buffer
+        lambda: sycl.buffer(parent, sycl.id(2, 0), sycl.range(2, 4)),  # not contiguous
+        lambda: sycl.buffer(parent, sycl.id(7, 0), sycl.range(2, 8)),  # out of range
+        lambda: sycl.buffer(parent, sycl.id(0), sycl.range(8)),  # wrong dimensions
+    ]
+    for make in cases:
+        with pytest.raises(sycl.exception) as info:
+            make()
+        assert info.value.code() == sycl.errc.invalid
+
+
+def test_misaligned_sub_buffer_fails_at_the_accessor(queue: sycl.queue) -> None:
+    parent = sycl.buffer(sycl.range(64), np.int32)
+    sub = sycl.buffer(parent, sycl.id(1), sycl.range(8))  # the constructor accepts it (T382)
+
+    def cgf(h: sycl.handler) -> None:
+        sycl.accessor(sub, h)
+
+    with pytest.raises(sycl.exception) as info:
+        queue.submit(cgf)
+    assert info.value.code() == sycl.errc.invalid
+    placeholder = sycl.accessor(sub)
+    with pytest.raises(sycl.exception) as info:
+        queue.submit(lambda h: h.require(placeholder))  # T383: from require
+    assert info.value.code() == sycl.errc.invalid
+
+
+# --- reinterpret ------------------------------------------------------------------------------
+
+
+def test_reinterpret_shares_the_data(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        r = b.reinterpret(np.uint8, sycl.range(2, 16))
+        assert r.get_range() == sycl.range(2, 16) and r.byte_size() == b.byte_size()
+        queue.submit(lambda h: h.fill(sycl.accessor(r, h), 1))
+        with b.get_host_access(sycl.read_only) as h:
+            assert (np.asarray(h) == 0x01010101).all()
+        assert b.reinterpret(np.int16).get_range() == sycl.range(16)
+        del r
+
+
+def test_reinterpret_errors() -> None:
+    b = sycl.buffer(sycl.range(3), np.int32)
+    for make in (
+        lambda: b.reinterpret(np.int64),  # 12 bytes are not whole int64s
+        lambda: b.reinterpret(np.int32, sycl.range(4)),
+        lambda: sycl.buffer(sycl.range(2, 2), np.float32).reinterpret(np.int16),
+    ):
+        with pytest.raises(sycl.exception) as info:
+            make()
+        assert info.value.code() == sycl.errc.invalid
+    assert b.reinterpret(np.float32).get_range() == sycl.range(3)
+
+
+def test_reinterpret_of_a_sub_buffer_keeps_its_window(queue: sycl.queue) -> None:
+    a = np.zeros(64, dtype=np.int32)
+    with sycl.buffer(a) as parent:
+        sub = sycl.buffer(parent, sycl.id(32), sycl.range(4))
+        view = sub.reinterpret(np.int8, sycl.range(16))
+        queue.submit(lambda h: h.fill(sycl.accessor(view, h), 2))
+        del sub, view
+    assert (a[32:36] == 0x02020202).all() and (a[:32] == 0).all() and (a[36:] == 0).all()
+
+
+def test_last_handle_triggers_write_back(queue: sycl.queue) -> None:
+    a = np.zeros(4, dtype=np.int32)
+    b = sycl.buffer(a)
+    r = b.reinterpret(np.int32)
+    queue.submit(lambda h: h.fill(sycl.accessor(b, h), 6)).wait()
+    del b  # T410: a reinterpreted copy is still alive
+    assert (a == 0).all()
+    del r
+    assert (a == 6).all()
+
+
+def test_using_a_destroyed_buffer_raises() -> None:
+    with sycl.buffer(sycl.range(4), np.int32) as b:
+        pass
+    with pytest.raises(sycl.exception) as info:
+        sycl.host_accessor(b)
+    assert info.value.code() == sycl.errc.invalid
+
+
+# --- destruction blocking rules (§4.7.2.3) ---------------------------------------------------
+
+
+def test_destructor_blocks_until_work_is_done_then_writes_back(queue: sycl.queue) -> None:
+    a = np.zeros(4, dtype=np.int32)
+    b = sycl.buffer(a)
+    gate = threading.Event()
+    _gated_writer(queue, b, gate)
+    t = _destroy_in_thread(b)
+    del b
+    t.join(timeout=0.5)
+    assert t.is_alive()  # held by the gate
+    gate.set()
+    t.join()
+    assert (a == 7).all()
+
+
+def test_iterator_buffer_destructor_does_not_block(queue: sycl.queue) -> None:
+    b = sycl.buffer([0, 0, 0, 0], dtype=np.int32)
+    gate = threading.Event()
+    ev = _gated_writer(queue, b, gate)
+    t = _destroy_in_thread(b)
+    del b
+    t.join()  # returns while the writer is still gated (T429)
+    assert ev.get_info(sycl.info.event.command_execution_status) != sycl.info.event_command_status.complete
+    gate.set()
+    ev.wait()
+
+
+def test_range_buffer_with_final_data_blocks(queue: sycl.queue) -> None:
+    out = np.zeros(4, dtype=np.int32)
+    b = sycl.buffer(sycl.range(4), np.int32)
+    b.set_final_data(out)
+    gate = threading.Event()
+    _gated_writer(queue, b, gate)
+    t = _destroy_in_thread(b)
+    del b
+    t.join(timeout=0.5)
+    assert t.is_alive()
+    gate.set()
+    t.join()
+    assert (out == 7).all()
+
+
+# --- properties -------------------------------------------------------------------------------
+
+
+def test_use_host_ptr_views_the_users_memory(queue: sycl.queue) -> None:
+    a = np.arange(8, dtype=np.int32)
+    with sycl.buffer(a, prop_list=[sycl.property.buffer.use_host_ptr()]) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr)
+        _inc(queue, b)
+        with b.get_host_access() as h:
+            assert np.shares_memory(np.asarray(h), a)  # T413
+            assert (np.asarray(h) == np.arange(8) + 1).all()
+    assert (a == np.arange(8) + 1).all()
+
+
+def test_use_mutex_is_held_while_the_buffer_lives(queue: sycl.queue) -> None:
+    lock = threading.Lock()
+    a = np.zeros(4, dtype=np.int32)
+    prop = sycl.property.buffer.use_mutex(lock)
+    assert prop.get_mutex_ptr() is lock
+    with sycl.buffer(a, prop_list=[prop]) as b:
+        assert b.get_property(sycl.property.buffer.use_mutex).get_mutex_ptr() is lock
+        _inc(queue, b)
+        assert not lock.acquire(blocking=False)
+    assert lock.acquire(blocking=False)  # released after write-back: the data is in a
+    assert (a == 1).all()
+    lock.release()
+
+
+def test_context_bound_rejects_other_contexts(queue: sycl.queue) -> None:
+    other = sycl.context(queue.get_device())
+    prop = sycl.property.buffer.context_bound(other)
+    b = sycl.buffer(sycl.range(4), np.int32, prop_list=[prop])
+    assert b.get_property(sycl.property.buffer.context_bound).get_context() == other
+    with pytest.raises(sycl.exception) as info:
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 1))
+    assert info.value.code() == sycl.errc.invalid
+    q2 = sycl.queue(other, queue.get_device())
+    q2.submit(lambda h: h.fill(sycl.accessor(b, h), 1)).wait()
+    with b.get_host_access(sycl.read_only) as h:
+        assert (np.asarray(h) == 1).all()
+
+
+def test_buffer_rejects_foreign_properties() -> None:
+    with pytest.raises(sycl.exception) as info:
+        sycl.buffer(sycl.range(4), np.int32, prop_list=[sycl.property.queue.in_order()])
+    assert info.value.code() == sycl.errc.invalid
+
+
+# --- interop ------------------------------------------------------------------------------------
+
+
+def test_make_buffer_and_get_native(queue: sycl.queue) -> None:
+    import pyopencl as cl
+
+    ctx = queue.get_context()
+    mem = cl.Buffer(sycl.get_native(ctx), cl.mem_flags.READ_WRITE, 16)
+    cl.enqueue_fill_buffer(sycl.get_native(queue), mem, np.int32(3), 0, 16).wait()
+    b = sycl.make_buffer(mem, ctx, np.int32)
+    assert b.get_range() == sycl.range(4)
+    assert sycl.get_native(b) == [mem]
+    _inc(queue, b)
+    with b.get_host_access(sycl.read_only) as h:
+        assert (np.asarray(h) == 4).all()

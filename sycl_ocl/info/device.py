@@ -220,45 +220,36 @@ double_fp_config = _desc("double_fp_config", list[fp_config], _fp_config("DOUBLE
 # --- atomics (OpenCL 3.0 capability queries; the guarantees of earlier versions otherwise) --
 
 
-def _caps(d: _dev, cl_name: str) -> int | None:
-    return int(d._cl_info(cl_name)) if _decode.device_cl_version(d) >= (3, 0) else None
+def _capabilities(
+    cl_name: str, before_30: list[Any], decode: Callable[[int], list[Any]]
+) -> Callable[[_dev], list[Any]]:
+    def query(d: _dev) -> list[Any]:
+        if _decode.device_cl_version(d) < (3, 0):
+            return list(before_30)
+        return decode(int(d._cl_info(cl_name)))
 
-
-def device_memory_orders(d: _dev) -> list[memory_order]:
-    """``atomic_memory_order_capabilities`` of one device."""
-    caps = _caps(d, "ATOMIC_MEMORY_CAPABILITIES")
-    return list(_decode.PRE_30_MEMORY_ORDERS) if caps is None else _decode.orders_up_to(caps)
-
-
-def device_fence_orders(d: _dev) -> list[memory_order]:
-    """``atomic_fence_order_capabilities`` of one device."""
-    caps = _caps(d, "ATOMIC_FENCE_CAPABILITIES")
-    return list(_decode.PRE_30_FENCE_ORDERS) if caps is None else _decode.orders_up_to(caps)
-
-
-def device_memory_scopes(d: _dev) -> list[memory_scope]:
-    """``atomic_memory_scope_capabilities`` of one device."""
-    caps = _caps(d, "ATOMIC_MEMORY_CAPABILITIES")
-    return list(_decode.PRE_30_SCOPES) if caps is None else _decode.scopes_up_to(caps)
-
-
-def device_fence_scopes(d: _dev) -> list[memory_scope]:
-    """``atomic_fence_scope_capabilities`` of one device."""
-    caps = _caps(d, "ATOMIC_FENCE_CAPABILITIES")
-    return list(_decode.PRE_30_SCOPES) if caps is None else _decode.scopes_up_to(caps)
+    return query
 
 
 atomic_memory_order_capabilities = _desc(
-    "atomic_memory_order_capabilities", list[memory_order], device_memory_orders
+    "atomic_memory_order_capabilities",
+    list[memory_order],
+    _capabilities("ATOMIC_MEMORY_CAPABILITIES", _decode.PRE_30_MEMORY_ORDERS, _decode.orders_up_to),
 )
 atomic_fence_order_capabilities = _desc(
-    "atomic_fence_order_capabilities", list[memory_order], device_fence_orders
+    "atomic_fence_order_capabilities",
+    list[memory_order],
+    _capabilities("ATOMIC_FENCE_CAPABILITIES", _decode.PRE_30_FENCE_ORDERS, _decode.orders_up_to),
 )
 atomic_memory_scope_capabilities = _desc(
-    "atomic_memory_scope_capabilities", list[memory_scope], device_memory_scopes
+    "atomic_memory_scope_capabilities",
+    list[memory_scope],
+    _capabilities("ATOMIC_MEMORY_CAPABILITIES", _decode.PRE_30_SCOPES, _decode.scopes_up_to),
 )
 atomic_fence_scope_capabilities = _desc(
-    "atomic_fence_scope_capabilities", list[memory_scope], device_fence_scopes
+    "atomic_fence_scope_capabilities",
+    list[memory_scope],
+    _capabilities("ATOMIC_FENCE_CAPABILITIES", _decode.PRE_30_SCOPES, _decode.scopes_up_to),
 )
 
 # --- features -----------------------------------------------------------------------------

@@ -147,8 +147,10 @@ def test_queue_on_a_sub_device_of_a_context_device() -> None:
 
 def test_sub_devices_can_be_partitioned_again() -> None:
     root = _partitionable()
-    if root.get_info(D.max_compute_units) < 4:
-        pytest.skip("partitioning a sub-device into two needs a root device with 4+ compute units")
-    sub = root.create_sub_devices(P.partition_equally, 2)[0]
-    grand = sub.create_sub_devices(P.partition_equally, 1)
-    assert [g.get_info(D.parent_device) for g in grand] == [sub, sub]
+    units = root.get_info(D.max_compute_units)
+    (whole,) = root.create_sub_devices(P.partition_equally, units)  # one sub-device with every unit
+    assert whole.get_info(D.max_compute_units) == units
+    grand = whole.create_sub_devices(P.partition_equally, 1)
+    assert len(grand) == units
+    assert all(g.get_info(D.parent_device) == whole for g in grand)
+    assert whole.get_info(D.parent_device) == root

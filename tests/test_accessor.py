@@ -1,0 +1,188 @@
+"""Accessors (SYCL 2020 §4.7.6): device accessors (modes, ranged, no_init, placeholders),
+host accessors and local accessors, with real kernels on every device under test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sycl_ocl as sycl
+
+sycl.register_kernel_source(
+    """
+    __kernel void ta_inc(__global int* a) { a[get_global_id(0)] += 1; }
+    __kernel void ta_copy(__global int* dst, __global const int* src) {
+        dst[get_global_id(0)] = src[get_global_id(0)];
+    }
+    __kernel void ta_rows(__global int* a, int pitch) {
+        /* a ranged 2-D accessor: the pointer is its first element, rows keep the pitch */
+        a[get_global_id(1) * pitch + get_global_id(0)] += 1;
+    }
+    __kernel void ta_group_sum(__global int* out, __global const int* in, __local int* tmp) {
+        size_t l = get_local_id(0), n = get_local_size(0);
+        tmp[l] = in[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l == 0) {
+            int s = 0;
+            for (size_t i = 0; i < n; ++i) s += tmp[i];
+            out[get_group_id(0)] = s;
+        }
+    }
+    """
+)
+
+
+def _codes(fn: object) -> sycl.errc:
+    with pytest.raises(sycl.exception) as info:
+        fn()  # type: ignore[operator]
+    return info.value.code()
+
+
+def test_modes_and_tags_are_accepted() -> None:
+    b = sycl.buffer(sycl.range(4), np.int32)
+    assert sycl.accessor(b, mode=sycl.read_only).mode == sycl.access_mode.read
+    assert sycl.accessor(b, sycl.write_only).mode == sycl.access_mode.write
+    assert sycl.accessor(b).mode == sycl.access_mode.read_write
+    assert sycl.accessor(b).is_placeholder()
+    assert sycl.accessor(b).get_target() == sycl.target.device
+    assert _codes(lambda: sycl.accessor(b, mode="read")) == sycl.errc.invalid
+
+
+def test_read_and_write_accessors_in_a_kernel(queue: sycl.queue) -> None:
+    src = np.arange(16, dtype=np.int32)
+    dst = np.zeros(16, dtype=np.int32)
+    with sycl.buffer(src) as bs, sycl.buffer(dst) as bd:
+        queue.submit(lambda h: h.parallel_for(
+            16, "ta_copy", sycl.accessor(bd, h, sycl.write_only), sycl.accessor(bs, h, sycl.read_only)))
+    assert (dst == src).all()
+
+
+def test_ranged_accessor_touches_only_its_range(queue: sycl.queue) -> None:
+    a = np.zeros(256, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        # offset 32 ints = 128 bytes (aligned: a sub-buffer) and 5 ints (misaligned: scratch)
+        for off in (32, 5):
+            queue.submit(lambda h, off=off: h.parallel_for(
+                8, "ta_inc", b.get_access(h, sycl.read_write, sycl.range(8), sycl.id(off))))
+    expect = np.zeros(256, dtype=np.int32)
+    expect[32:40] += 1
+    expect[5:13] += 1
+    assert (a == expect).all()
+
+
+def test_ranged_2d_accessor_keeps_the_row_pitch(queue: sycl.queue) -> None:
+    a = np.zeros((6, 8), dtype=np.int32)
+    with sycl.buffer(a) as b:
+        queue.submit(lambda h: h.parallel_for(
+            sycl.range(2, 3), "ta_rows",
+            sycl.accessor(b, h, access_range=sycl.range(2, 3), access_offset=sycl.id(1, 4)), 8))
+    expect = np.zeros((6, 8), dtype=np.int32)
+    expect[1:3, 4:7] = 1
+    assert (a == expect).all()
+
+
+def test_accessor_range_errors() -> None:
+    b = sycl.buffer(sycl.range(4, 4), np.int32)
+    assert _codes(lambda: sycl.accessor(b, access_range=sycl.range(5, 4))) == sycl.errc.invalid
+    assert _codes(lambda: sycl.accessor(
+        b, access_range=sycl.range(2, 2), access_offset=sycl.id(3, 0))) == sycl.errc.invalid
+    assert _codes(lambda: sycl.accessor(b, access_range=sycl.range(4))) == sycl.errc.invalid
+    assert _codes(lambda: sycl.host_accessor(b, access_range=sycl.range(8, 1))) == sycl.errc.invalid
+
+
+def test_no_init_with_read_is_invalid() -> None:
+    b = sycl.buffer(sycl.range(4), np.int32)
+    noinit = [sycl.property.no_init()]
+    assert _codes(lambda: sycl.accessor(b, mode=sycl.read_only, prop_list=noinit)) == sycl.errc.invalid
+    assert _codes(lambda: sycl.host_accessor(b, sycl.read_only, prop_list=noinit)) == sycl.errc.invalid
+    assert _codes(lambda: sycl.accessor(b, prop_list=[sycl.property.queue.in_order()])) == sycl.errc.invalid
+
+
+def test_no_init_keeps_the_rest_of_the_buffer(queue: sycl.queue) -> None:
+    a = np.arange(64, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h), 0)).wait()  # device now holds zeros
+        queue.submit(lambda h: h.fill(sycl.accessor(
+            b, h, sycl.write_only, sycl.range(8), sycl.id(32), prop_list=[sycl.property.no_init()]), 9))
+    expect = np.zeros(64, dtype=np.int32)
+    expect[32:40] = 9
+    assert (a == expect).all()
+
+
+def test_placeholder_needs_require(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        acc = sycl.accessor(b)
+
+        def without(h: sycl.handler) -> None:
+            h.parallel_for(8, "ta_inc", acc)
+
+        assert _codes(lambda: queue.submit(without)) == sycl.errc.accessor
+
+        def bound(h: sycl.handler) -> None:
+            h.require(acc)
+            h.parallel_for(8, "ta_inc", acc)
+
+        queue.submit(bound)
+        queue.submit(bound)
+    assert (a == 2).all()
+
+
+def test_accessor_from_another_command_group_is_rejected(queue: sycl.queue) -> None:
+    b = sycl.buffer(sycl.range(8), np.int32)
+    kept: list[sycl.accessor] = []
+    queue.submit(lambda h: kept.append(sycl.accessor(b, h)))
+    assert _codes(lambda: queue.submit(lambda h: h.parallel_for(8, "ta_inc", kept[0]))) == sycl.errc.accessor
+
+
+def test_host_accessor_view_and_indexing() -> None:
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    with sycl.buffer(a) as b:
+        with sycl.host_accessor(b, sycl.read_write, sycl.range(2, 2), sycl.id(1, 1)) as h:
+            view = np.asarray(h)
+            assert view.shape == (2, 2)
+            assert h[0, 0] == 5 and h[1, 1] == 10
+            h[0, 1] = -1
+            assert h.get_range() == sycl.range(2, 2) and h.get_offset() == sycl.id(1, 1)
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert not np.asarray(h).flags.writeable
+            assert len(h) == 3
+    assert a[1, 2] == -1
+
+
+def test_host_accessor_sees_kernel_results(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(8, dtype=np.int32)) as b:
+        queue.submit(lambda h: h.parallel_for(8, "ta_inc", sycl.accessor(b, h)))
+        with b.get_host_access(sycl.read_write) as h:  # blocks for the kernel
+            assert (np.asarray(h) == 1).all()
+            np.asarray(h)[:] = 41
+        queue.submit(lambda h: h.parallel_for(8, "ta_inc", sycl.accessor(b, h)))
+        with b.get_host_access(sycl.read_only) as h:
+            assert (np.asarray(h) == 42).all()
+
+
+def test_local_accessor(queue: sycl.queue) -> None:
+    data = np.arange(32, dtype=np.int32)
+    out = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(data) as bi, sycl.buffer(out) as bo:
+        def cgf(h: sycl.handler) -> None:
+            tmp = sycl.local_accessor(np.int32, sycl.range(8), h)
+            assert tmp.byte_size() == 32
+            h.parallel_for(sycl.nd_range(32, 8), "ta_group_sum",
+                           sycl.accessor(bo, h, sycl.write_only), sycl.accessor(bi, h, sycl.read_only), tmp)
+
+        queue.submit(cgf)
+    assert (out == data.reshape(4, 8).sum(axis=1)).all()
+
+
+def test_two_accessors_of_one_buffer_in_one_group(queue: sycl.queue) -> None:
+    a = np.arange(64, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        def cgf(h: sycl.handler) -> None:
+            dst = sycl.accessor(b, h, sycl.write_only, sycl.range(32), sycl.id(32),
+                                prop_list=[sycl.property.no_init()])
+            src = sycl.accessor(b, h, sycl.read_only, sycl.range(32))
+            h.parallel_for(32, "ta_copy", dst, src)
+
+        queue.submit(cgf)
+    assert (a[32:] == np.arange(32)).all() and (a[:32] == np.arange(32)).all()

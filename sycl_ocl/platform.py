@@ -11,6 +11,7 @@ from . import _discovery
 from ._handles import NativeWrapper, remember
 from ._native import translate
 from .backend import backend
+from .exception import errc, exception
 from .info import enums
 from .info._descriptor import check_namespace
 
@@ -56,6 +57,10 @@ class platform(NativeWrapper):
         """The root devices of this platform of the given type (§4.6.2.1)."""
         from .device import device
 
+        if not isinstance(device_type, enums.device_type):
+            raise exception(
+                errc.invalid, f"get_devices takes a sycl.info.device_type member, got {device_type!r}"
+            )
         cached = self._devices.get(enums.device_type.all.value)
         if cached is None:
             try:

@@ -7,6 +7,7 @@ Values are compared with the raw OpenCL answers where the mapping is direct.
 from __future__ import annotations
 
 import sys
+import threading
 import typing
 from typing import Any
 
@@ -227,3 +228,20 @@ def test_get_info_rejects_a_descriptor_of_another_class(device: sycl.device) -> 
         with pytest.raises(sycl.exception) as info:
             device.get_info(bad)
         assert info.value.code() is sycl.errc.invalid
+
+
+def test_concurrent_queries_agree(device: sycl.device) -> None:
+    # A fresh wrapper (a second PyOpenCL object of the device) starts with an empty cache.
+    fresh = sycl.make_device(cl.Device.from_int_ptr(sycl.get_native(device).int_ptr))
+    results: list[list[Any]] = []
+
+    def query_all() -> None:
+        results.append([fresh.get_info(d) for d in ALL_DEVICE_DESCRIPTORS if d is not D.parent_device])
+
+    threads = [threading.Thread(target=query_all) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    expected = [device.get_info(d) for d in ALL_DEVICE_DESCRIPTORS if d is not D.parent_device]
+    assert results == [expected] * 8

@@ -71,3 +71,10 @@ def test_platform_has_extension_needs_platform_and_devices(device: sycl.device) 
         expected = all(d.has_extension(ext) for d in plat.get_devices())
         assert plat.has_extension(ext) == expected
     assert not plat.has_extension("cl_no_such_extension")
+
+
+def test_get_devices_rejects_a_non_device_type(device: sycl.device) -> None:
+    for call in (lambda: device.get_platform().get_devices("gpu"), lambda: sycl.device.get_devices(4)):
+        with pytest.raises(sycl.exception) as info:
+            call()
+        assert info.value.code() is sycl.errc.invalid

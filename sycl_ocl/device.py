@@ -14,7 +14,7 @@ from .aspect import aspect, device_aspects
 from .backend import backend
 from .exception import errc, exception
 from .info import enums
-from .info._descriptor import check_namespace
+from .info._descriptor import cached_query, check_namespace
 
 if TYPE_CHECKING:
     from .platform import platform
@@ -104,12 +104,7 @@ class device(NativeWrapper):
 
     def get_info(self, desc: Any) -> Any:
         """The value of a ``sycl.info.device`` descriptor (§4.6.4.2)."""
-        desc = check_namespace(desc, "device", "device")
-        try:
-            return self._info[desc.name]
-        except KeyError:
-            value = self._info[desc.name] = desc.query(self)
-            return value
+        return cached_query(self._info, check_namespace(desc, "device", "device"), self)
 
     def get_backend_info(self, desc: Any) -> Any:
         """Backend-specific information: for OpenCL, a raw ``pyopencl.device_info`` name."""

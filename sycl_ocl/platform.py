@@ -13,7 +13,7 @@ from ._native import translate
 from .backend import backend
 from .exception import errc, exception
 from .info import enums
-from .info._descriptor import check_namespace
+from .info._descriptor import cached_query, check_namespace
 
 if TYPE_CHECKING:
     from .aspect import aspect
@@ -78,10 +78,7 @@ class platform(NativeWrapper):
 
     def get_info(self, desc: Any) -> Any:
         """The value of a ``sycl.info.platform`` descriptor (§4.6.2.2)."""
-        desc = check_namespace(desc, "platform", "platform")
-        if desc.name not in self._info:
-            self._info[desc.name] = desc.query(self)
-        return self._info[desc.name]
+        return cached_query(self._info, check_namespace(desc, "platform", "platform"), self)
 
     def has(self, asp: aspect) -> bool:
         """Whether every device of the platform has the aspect (§4.6.2.1)."""

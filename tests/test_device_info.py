@@ -245,3 +245,14 @@ def test_concurrent_queries_agree(device: sycl.device) -> None:
         t.join(60)
     expected = [device.get_info(d) for d in ALL_DEVICE_DESCRIPTORS if d is not D.parent_device]
     assert results == [expected] * 8
+
+
+def test_returned_lists_are_the_callers_own(device: sycl.device) -> None:
+    extensions = device.get_info(D.extensions)
+    extensions.append("cl_not_really")
+    assert "cl_not_really" not in device.get_info(D.extensions)
+    plat_ext = device.get_platform().get_info(sycl.info.platform.extensions)
+    plat_ext.clear()
+    assert device.get_platform().get_info(sycl.info.platform.extensions) == sycl.get_native(
+        device.get_platform()
+    ).extensions.split()

@@ -47,3 +47,12 @@ def check_namespace(desc: object, namespace: str, owner: str) -> descriptor:
 def descriptors_of(module_globals: dict[str, Any]) -> list[descriptor]:
     """Every descriptor defined in an ``info`` module, for completeness checks."""
     return [v for v in module_globals.values() if isinstance(v, descriptor)]
+
+
+def cached_query(cache: dict[str, Any], desc: descriptor, obj: Any) -> Any:
+    """``desc``'s value for ``obj``, computed once; lists come back as copies the caller may change."""
+    try:
+        value = cache[desc.name]
+    except KeyError:
+        value = cache[desc.name] = desc.query(obj)
+    return list(value) if isinstance(value, list) else value

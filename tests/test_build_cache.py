@@ -1,0 +1,81 @@
+"""The build cache (SYCL 2020 §4.11; item 9): in memory per key, on disk across processes.
+
+Two child processes load the whole kernel library with one cache directory: the first
+builds every image from source, the second reloads them all and compiles nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kernel_support import child_json
+
+import sycl_ocl as sycl
+from sycl_ocl.kernel_bundle import build_cache_stats
+
+LOAD_LIBRARY = """
+import json
+import sycl_ocl as sycl
+from sycl_ocl.kernel_bundle import build_cache_stats
+images = 0
+for dev in sycl.device.get_devices():
+    images += len(sycl.get_kernel_bundle(sycl.bundle_state.executable, sycl.context(dev)))
+print(json.dumps({"images": images, **build_cache_stats()}))
+"""
+
+
+def test_second_process_compiles_nothing(tmp_path: Path) -> None:
+    env = {"SYCL_OCL_CACHE_DIR": str(tmp_path)}
+    cold = child_json(LOAD_LIBRARY, env)
+    warm = child_json(LOAD_LIBRARY, env)
+    assert cold["images"] == warm["images"] > 0
+    # Devices with one identity (PoCL's two pthread devices) share entries even when cold.
+    assert cold["disk_misses"] == cold["disk_stores"] > 0
+    assert cold["disk_misses"] + cold["disk_hits"] == cold["images"]
+    assert warm["disk_hits"] == warm["images"]
+    assert warm["disk_misses"] == warm["disk_stores"] == warm["disk_rejected"] == 0
+
+
+def test_disabled_disk_cache_writes_nothing(tmp_path: Path) -> None:
+    env = {"SYCL_OCL_CACHE_DIR": str(tmp_path), "SYCL_OCL_DISABLE_CACHE": "1"}
+    first = child_json(LOAD_LIBRARY, env)
+    assert first["disk_misses"] == first["images"] and first["disk_stores"] == 0
+    assert not list(tmp_path.iterdir())
+
+
+def test_corrupt_entries_fall_back_to_a_build(tmp_path: Path) -> None:
+    env = {"SYCL_OCL_CACHE_DIR": str(tmp_path)}
+    cold = child_json(LOAD_LIBRARY, env)
+    entries = sorted(tmp_path.glob("*.clbin"))
+    assert len(entries) == cold["disk_stores"]
+    entries[0].write_bytes(entries[0].read_bytes()[:40])  # truncated
+    entries[1].write_bytes(b"\0" * 64)  # garbage
+    warm = child_json(LOAD_LIBRARY, env)
+    assert warm["disk_rejected"] == warm["disk_misses"] == warm["disk_stores"] == 2
+    assert warm["disk_hits"] + 2 == cold["images"]
+
+
+def test_memory_cache_reuses_builds(queue: sycl.queue) -> None:
+    """The same request twice builds once; another context builds again."""
+    ctx = queue.get_context()
+    sycl.get_kernel_bundle(sycl.bundle_state.executable, ctx, kernel_ids=["copy_int32"])
+    before = build_cache_stats()
+    again = sycl.get_kernel_bundle(sycl.bundle_state.executable, ctx, kernel_ids=["copy_int32"])
+    after = build_cache_stats()
+    assert after["memory_builds"] == before["memory_builds"]
+    assert after["memory_hits"] > before["memory_hits"]
+    other = sycl.context(queue.get_device())
+    sycl.get_kernel_bundle(sycl.bundle_state.executable, other, kernel_ids=["copy_int32"])
+    assert build_cache_stats()["memory_builds"] == after["memory_builds"] + 1
+    assert again.has_kernel("copy_int32")
+
+
+@pytest.mark.parametrize("state", [sycl.bundle_state.input, sycl.bundle_state.object])
+def test_memory_cache_covers_every_state(queue: sycl.queue, state: sycl.bundle_state) -> None:
+    ctx = queue.get_context()
+    first = sycl.get_kernel_bundle(state, ctx, kernel_ids=["copy_int64"])
+    builds = build_cache_stats()["memory_builds"]
+    second = sycl.get_kernel_bundle(state, ctx, kernel_ids=["copy_int64"])
+    assert build_cache_stats()["memory_builds"] == builds
+    assert list(first) == list(second)

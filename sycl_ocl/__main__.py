@@ -9,6 +9,7 @@ how to install one.
 from __future__ import annotations
 
 import argparse
+import enum
 import ctypes
 import os
 import sys
@@ -33,7 +34,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="print every info descriptor and aspect")
     args = parser.parse_args(argv)
     stream = out if out is not None else sys.stdout
-    platforms = sycl.platform.get_platforms()
+    try:
+        platforms = sycl.platform.get_platforms()
+    except sycl.exception as error:  # the ICD loader itself failed
+        stream.write(f"Listing the OpenCL platforms failed: {error}\n" + explain_no_platform())
+        return 1
     if not platforms:
         stream.write(explain_no_platform())
         return 1
@@ -87,8 +92,8 @@ def _descriptor_lines(obj: Any, descs: Iterable[descriptor], indent: str) -> lis
 def _show(value: Any) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_show(v) for v in value) + "]"
-    if hasattr(value, "name") and hasattr(value, "value"):  # an enum member
-        return str(value.name)
+    if isinstance(value, enum.Enum):
+        return value.name
     if isinstance(value, sycl.device | sycl.platform):
         return repr(value)
     return str(value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from .aspect import aspect
     from .device import device
 
+_lock = threading.Lock()  # guards the one-time enumeration of each platform's devices
+
 
 class platform(NativeWrapper):
     """An OpenCL platform seen as a SYCL platform (§4.6.2).
@@ -27,8 +30,8 @@ class platform(NativeWrapper):
         selector: a device selector; the platform is that of the selected device.
     """
 
-    __slots__ = ("_devices", "_info")
-    _devices: dict[int, list[device]]
+    __slots__ = ("_info", "_roots")
+    _roots: list[device] | None
     _info: dict[str, Any]
 
     def __new__(cls, selector: Callable[[Any], int] | None = None) -> platform:
@@ -40,7 +43,7 @@ class platform(NativeWrapper):
     def _from_native(cls, native: cl.Platform) -> platform:
         self = object.__new__(cls)
         self._bind(native)
-        self._devices = {}
+        self._roots = None
         self._info = {}
         return remember(self)
 
@@ -55,26 +58,30 @@ class platform(NativeWrapper):
 
     def get_devices(self, device_type: enums.device_type = enums.device_type.all) -> list[device]:
         """The root devices of this platform of the given type (§4.6.2.1)."""
-        from .device import device
-
         if not isinstance(device_type, enums.device_type):
             raise exception(
                 errc.invalid, f"get_devices takes a sycl.info.device_type member, got {device_type!r}"
             )
-        cached = self._devices.get(enums.device_type.all.value)
-        if cached is None:
-            try:
-                natives = self._native.get_devices()
-            except cl.Error as error:
-                if error.code != cl.status_code.DEVICE_NOT_FOUND:
-                    raise translate(error, "listing the devices of a platform") from error
-                natives = []
-            cached = [device._from_native(d, self) for d in natives]
-            self._devices[enums.device_type.all.value] = cached
+        roots = self._root_devices()
         if device_type in (enums.device_type.all, enums.device_type.automatic):
-            return list(cached)
+            return list(roots)
         # By the one SYCL type of each device, so the result agrees with info.device.device_type.
-        return [d for d in cached if enums.primary_device_type(d._native.type) is device_type]
+        return [d for d in roots if enums.primary_device_type(d._native.type) is device_type]
+
+    def _root_devices(self) -> list[device]:
+        """The platform's root devices, enumerated once (under a lock, so wrappers are unique)."""
+        from .device import device
+
+        with _lock:
+            if self._roots is None:
+                try:
+                    natives = self._native.get_devices()
+                except cl.Error as error:
+                    if error.code != cl.status_code.DEVICE_NOT_FOUND:
+                        raise translate(error, "listing the devices of a platform") from error
+                    natives = []
+                self._roots = [device._from_native(d, self) for d in natives]
+            return self._roots
 
     def get_info(self, desc: Any) -> Any:
         """The value of a ``sycl.info.platform`` descriptor (§4.6.2.2)."""

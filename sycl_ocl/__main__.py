@@ -9,8 +9,8 @@ how to install one.
 from __future__ import annotations
 
 import argparse
-import enum
 import ctypes
+import enum
 import os
 import sys
 from collections.abc import Iterable, Sequence

@@ -1,0 +1,85 @@
+"""Kernel bundles and kernels from PyOpenCL objects (SYCL 2020 §4.5.1, OpenCL backend; item 8)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pyopencl as cl
+import pytest
+
+import sycl_ocl as sycl
+
+E, O = sycl.bundle_state.executable, sycl.bundle_state.object  # noqa: E741 (the spec's names)
+
+SOURCE = """
+__kernel void ki_add(__global int *a, int v) { a[get_global_id(0)] += v; }
+__kernel void ki_neg(__global int *a) { a[get_global_id(0)] = -a[get_global_id(0)]; }
+"""
+
+
+def _program(ctx: sycl.context, options: list[str] | None = None) -> cl.Program:
+    return cl.Program(ctx._native, SOURCE).build(options or [])
+
+
+def _run(q: sycl.queue, kernel: object, *scalars: object) -> list[int]:
+    host = np.arange(4, dtype=np.int32)
+    flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    buf = cl.Buffer(q.get_context()._native, flags, hostbuf=host)
+    q.parallel_for(sycl.range(4), kernel, buf, *scalars).wait()
+    cl.enqueue_copy(q._native, host, buf)
+    return host.tolist()
+
+
+def test_bundle_from_a_built_program(queue: sycl.queue) -> None:
+    ctx = queue.get_context()
+    prg = _program(ctx, ["-cl-kernel-arg-info"])
+    kb = sycl.make_kernel_bundle(prg, ctx)
+    assert kb.state is E and kb.get_devices() == [queue.get_device()]
+    assert sycl.get_native(kb)[0] is prg and len(sycl.get_native(kb)) == 1
+    assert {k.get_name() for k in kb.get_kernel_ids()} == {"ki_add", "ki_neg"}
+    assert sycl.make_kernel_bundle(prg, ctx).get_kernel_ids() == kb.get_kernel_ids()
+    add = next(k for k in kb.get_kernel_ids() if k.get_name() == "ki_add")
+    assert _run(queue, kb.get_kernel(add), 10) == [10, 11, 12, 13]  # a Python int: typed
+
+
+def test_kernel_from_a_pyopencl_kernel(queue: sycl.queue) -> None:
+    ctx = queue.get_context()
+    native = _program(ctx).ki_neg
+    k = sycl.make_kernel(native, ctx)
+    assert sycl.get_native(k) is native and k.get_context() == ctx
+    assert k.get_info(sycl.info.kernel.num_args) == 1
+    assert _run(queue, k) == [0, -1, -2, -3]
+    assert k.get_kernel_bundle().has_kernel(next(iter(k.get_kernel_bundle().get_kernel_ids())))
+
+
+def test_object_program_links_with_a_registered_bundle(queue: sycl.queue) -> None:
+    ctx = queue.get_context()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyOpenCL warns about an unbuilt program's attributes
+        prg = cl.Program(ctx._native, SOURCE).compile([])
+    obj = sycl.make_kernel_bundle(prg, ctx, O)
+    linked = sycl.link([obj, sycl.get_kernel_bundle(O, ctx, kernel_ids=["fill_int32"])])
+    assert linked.has_kernel("fill_int32")
+    add = next(k for k in linked.get_kernel_ids() if k.get_name() == "ki_add")
+    assert _run(queue, linked.get_kernel(add), np.int32(1)) == [1, 2, 3, 4]
+
+
+def test_native_bundle_is_a_list_of_programs(queue: sycl.queue) -> None:
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=["fill_int32", "copy_int32"])
+    natives = sycl.get_native(kb)
+    assert len(natives) == len(kb) == 2 and all(isinstance(p, cl.Program) for p in natives)
+
+
+def test_interop_misuse_is_invalid(pocl_pair: list[sycl.device]) -> None:
+    ctx, other = sycl.context(pocl_pair[0]), sycl.context(pocl_pair[0])
+    prg = _program(ctx)
+    for call in (
+        lambda: sycl.make_kernel_bundle(prg, other),
+        lambda: sycl.make_kernel_bundle(prg, ctx, O),
+        lambda: sycl.make_kernel_bundle("not a program", ctx),
+        lambda: sycl.make_kernel(prg, ctx),
+    ):
+        with pytest.raises(sycl.exception) as info:
+            call()
+        assert info.value.code() is sycl.errc.invalid

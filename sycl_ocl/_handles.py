@@ -33,10 +33,21 @@ class NativeWrapper:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        return other._handle == self._handle  # type: ignore[attr-defined, no-any-return]
+        return other._handle == self._handle
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._handle))
+
+    # Common reference semantics (§4.5.2): a copy is the same object. Without these, copy
+    # would rebuild the wrapper through __new__ (which selects a device) and corrupt it.
+    def __copy__(self: W) -> W:
+        return self
+
+    def __deepcopy__(self: W, memo: dict[int, Any]) -> W:
+        return self
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError(f"cannot pickle {self!r}: it wraps an OpenCL handle of this process")
 
 
 def cached_wrapper(cls: type[W], native: Any) -> W | None:

@@ -136,3 +136,17 @@ def test_get_native_for_another_backend_is_a_mismatch(device: sycl.device) -> No
     with pytest.raises(sycl.exception) as info:
         sycl.get_native(object())
     assert info.value.code() is sycl.errc.backend_mismatch
+
+
+def test_copies_are_the_same_object(device: sycl.device) -> None:
+    import copy
+    import pickle
+
+    others = [d for d in sycl.device.get_devices() if d != device]
+    ctx = sycl.context(device)
+    q = sycl.queue(ctx, device)
+    for obj in (device, device.get_platform(), ctx, q):
+        assert copy.copy(obj) is obj and copy.deepcopy(obj) is obj
+        with pytest.raises(TypeError):
+            pickle.dumps(obj)
+    assert all(sycl.get_native(d) != sycl.get_native(device) for d in others)  # nothing was rebound

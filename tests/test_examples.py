@@ -1,0 +1,36 @@
+"""Every ``examples/*.py`` runs to completion in a child of this interpreter (the venv's).
+
+What each example needs is listed in ``NEEDS``; an example run elsewhere says where.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kernel_support import ROOT, run_child
+
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+# Examples whose run lives in another test module, with the reason.
+RUN_ELSEWHERE = {
+    "builtin_kernels.py": "tests/test_builtin_kernels.py runs it: PoCL 3.x crashes on built-in "
+    "kernel launches and that test reports the crash",
+}
+# What an example needs from the machine (documentation for whoever runs them by hand).
+NEEDS = {
+    "quickstart.py": "any OpenCL device",
+    "kernel_library.py": "any OpenCL device (the default one)",
+    "builtin_kernels.py": "a device advertising pocl.add.i8 (PoCL >= 5.0 runs it)",
+}
+
+
+def test_every_example_is_listed() -> None:
+    assert {p.name for p in EXAMPLES} <= set(NEEDS)
+
+
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.name not in RUN_ELSEWHERE], ids=lambda p: p.name)
+def test_example_runs(path: Path) -> None:
+    done = run_child(f"import runpy; runpy.run_path({str(path)!r}, run_name='__main__')")
+    assert done.returncode == 0, f"{path.name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    assert done.stdout.strip(), f"{path.name} printed nothing"
+

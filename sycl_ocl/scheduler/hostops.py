@@ -88,10 +88,13 @@ def prepare(op: Op) -> None:
 def read_back(root: Root, alloc: Any, lo: int, hi: int, staging: bool = False) -> None:
     """Blocking copy of bytes ``[lo, hi)`` from ``alloc`` into the root's host copy."""
     host = root.host_copy()
+    serial = alloc.ctx.serial
     try:
-        cl.enqueue_copy(
-            alloc.ctx.transfer_queue(), host[lo:hi], alloc.buf, src_offset=lo, is_blocking=True
-        )
+        if serial is not None:
+            with serial:
+                _copy_back(alloc, host, lo, hi)
+        else:
+            _copy_back(alloc, host, lo, hi)
     except cl.Error as error:
         raise translate(error, f"reading {hi - lo} bytes back to the host") from error
     counters = root.counters
@@ -99,3 +102,7 @@ def read_back(root: Root, alloc: Any, lo: int, hi: int, staging: bool = False) -
     counters.d2h_copies += 1
     if staging:
         counters.staged_bytes += hi - lo
+
+
+def _copy_back(alloc: Any, host: Any, lo: int, hi: int) -> None:
+    cl.enqueue_copy(alloc.ctx.transfer_queue(), host[lo:hi], alloc.buf, src_offset=lo, is_blocking=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .op import DONE
 from .state import LOCK
@@ -24,7 +24,7 @@ class Lane:
     """
 
     __slots__ = ("__weakref__", "cl_queue", "ctx", "device", "errors", "in_order", "last",
-                 "ops", "profiling", "unflushed")
+                 "ops", "profiling", "serial", "unflushed")
 
     def __init__(
         self, cl_queue: cl.CommandQueue, ctx: int, device: object, errors: AsyncErrors,
@@ -39,6 +39,7 @@ class Lane:
         self.last: Op | None = None
         self.ops: deque[Op] = deque()
         self.unflushed = False
+        self.serial: Any = None  # see ContextFacts.serial
 
     def add(self, op: Op) -> None:
         """Record a newly submitted op (under the scheduler lock)."""

@@ -43,7 +43,7 @@ class TransferCounters:
 class ContextFacts:
     """What the scheduler needs to know about one context, computed once."""
 
-    __slots__ = ("align", "ctx", "hum", "queue")
+    __slots__ = ("align", "ctx", "hum", "queue", "serial")
 
     def __init__(self, ctx: context) -> None:
         devs = [d._native for d in ctx._devices]
@@ -51,6 +51,10 @@ class ContextFacts:
         self.hum = all(_host_unified(d) for d in devs)
         self.align = max(d.mem_base_addr_align for d in devs) // 8
         self.queue: cl.CommandQueue | None = None
+        # Oclgrind runs commands on the thread that waits and asserts when two threads do;
+        # its blocking calls are serialized.
+        name = devs[0].platform.name if devs else ""
+        self.serial = threading.Lock() if "Oclgrind" in name else None
 
     def transfer_queue(self) -> cl.CommandQueue:
         """A queue of this context for host-side transfers (host accessors, write-back)."""

@@ -112,8 +112,13 @@ class Op:
             self.flag.wait()
         ev = self.event
         if ev is not None and self.state != DONE:
+            serial = self.lane.serial if self.lane is not None else None
             try:
-                ev.wait()
+                if serial is not None:
+                    with serial:
+                        ev.wait()
+                else:
+                    ev.wait()
             except cl.Error as error:
                 self.fail(exception(errc.runtime, f"a command failed on the device: {error}"))
                 return

@@ -15,7 +15,7 @@ from .command_group import CommandGroup, HostTask
 from .hostops import HostWork, start
 from .issue import DeviceWork, issue
 from .lane import Lane
-from .memory import READ, WRITE, Root
+from .memory import READ, WRITE, Root, facts
 from .op import Op
 from .progress import BLOCKED, defer, wait_list
 from .state import LOCK
@@ -30,7 +30,9 @@ Saved = list[tuple[Root, dict[int, Any], list[Any], bool]]
 
 def lane_for(q: queue) -> Lane:
     """The lane of a queue."""
-    return Lane(q._native, q._context._handle, q._device, q._errors, q._in_order, q._profiling)
+    lane = Lane(q._native, q._context._handle, q._device, q._errors, q._in_order, q._profiling)
+    lane.serial = facts(q._context).serial
+    return lane
 
 
 def submit(cg: CommandGroup) -> event:

@@ -1,0 +1,315 @@
+"""The DAG scheduler (SYCL 2020 §3.7.1, §3.8.1, §4.7.4; INVENTORY D01-D27): ordering by data
+dependencies across queues, devices, contexts and platforms, host accessors that block and hold
+back later users, in-order queues, cleanup and asynchronous errors. Ordering uses gates (host
+tasks waiting on a threading.Event), never sleeps."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+import sycl_ocl as sycl
+from sycl_ocl.info import event_command_status as status
+
+sycl.register_kernel_source(
+    """
+    __kernel void ts_inc(__global int* a) { a[get_global_id(0)] += 1; }
+    __kernel void ts_add(__global int* a, __global const int* b) {
+        a[get_global_id(0)] += b[get_global_id(0)];
+    }
+    """
+)
+
+DONE = status.complete
+
+
+def _state(ev: sycl.event) -> status:
+    return ev.get_info(sycl.info.event.command_execution_status)
+
+
+def _inc(q: sycl.queue, buf: sycl.buffer) -> sycl.event:
+    return q.submit(lambda h: h.parallel_for(buf.size(), "ts_inc", sycl.accessor(buf, h)))
+
+
+def _gated(q: sycl.queue, buf: sycl.buffer, gate: threading.Event, mode: object,
+           body: object = None) -> sycl.event:
+    """A host task on ``buf`` that waits for ``gate``, then runs ``body(view)``."""
+    def cgf(h: sycl.handler) -> None:
+        acc = sycl.accessor(buf, h, mode)
+
+        def task() -> None:
+            gate.wait()
+            if body is not None:
+                body(np.asarray(acc))  # type: ignore[operator]
+
+        h.host_task(task)
+
+    return q.submit(cgf)
+
+
+def _oclgrind() -> sycl.device | None:
+    for plat in sycl.platform.get_platforms():
+        if "Oclgrind" in plat.get_info(sycl.info.platform.name):
+            return plat.get_devices()[0]
+    return None
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    g = threading.Event()
+    yield g
+    g.set()  # never leave a host task hanging
+
+
+# --- edges from data dependencies ------------------------------------------------------------
+
+
+def test_read_after_write_across_queues(device: sycl.device, gate: threading.Event) -> None:
+    ctx = sycl.context(device)
+    q1, q2 = sycl.queue(ctx, device), sycl.queue(ctx, device)
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        _gated(q1, b, gate, sycl.write_only, lambda v: v.__setitem__(Ellipsis, 7))
+        after = _inc(q2, b)
+        assert _state(after) != DONE
+        gate.set()
+        after.wait()
+    assert (a == 8).all()
+
+
+def test_write_after_read_waits_for_the_reader(queue: sycl.queue, gate: threading.Event) -> None:
+    seen: list[np.ndarray] = []
+    with sycl.buffer(np.zeros(4, dtype=np.int32)) as b:
+        reader = _gated(queue, b, gate, sycl.read_only, lambda v: seen.append(v.copy()))
+        writer = _inc(queue, b)
+        assert _state(writer) != DONE
+        gate.set()
+        writer.wait()
+        assert _state(reader) == DONE
+    assert (seen[0] == 0).all()
+
+
+def test_reads_do_not_wait_for_each_other(queue: sycl.queue, gate: threading.Event) -> None:
+    with sycl.buffer(np.zeros(4, dtype=np.int32)) as b:
+        first = _gated(queue, b, gate, sycl.read_only)
+        second = queue.submit(lambda h: h.host_task(lambda: None) if sycl.accessor(b, h, sycl.read_only) else None)
+        second.wait()  # would hang if reads were serialized
+        assert _state(first) != DONE
+        gate.set()
+
+
+def test_disjoint_sub_buffers_run_concurrently(queue: sycl.queue, gate: threading.Event) -> None:
+    a = np.zeros(64, dtype=np.int32)
+    with sycl.buffer(a) as parent:
+        low = sycl.buffer(parent, sycl.id(0), sycl.range(32))
+        high = sycl.buffer(parent, sycl.id(32), sycl.range(32))
+        held = _gated(queue, low, gate, sycl.write_only, lambda v: v.__setitem__(Ellipsis, 5))
+        _inc(queue, high).wait()  # independent of the gated writer (T044)
+        whole = _inc(queue, parent)  # overlaps both: waits (T046)
+        assert _state(held) != DONE and _state(whole) != DONE
+        gate.set()
+        whole.wait()
+        del low, high
+    assert (a[:32] == 6).all() and (a[32:] == 2).all()
+
+
+def test_in_order_queue_chains_unrelated_groups(device: sycl.device, gate: threading.Event) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    b1, b2 = sycl.buffer(sycl.range(4), np.int32), sycl.buffer(sycl.range(4), np.int32)
+    held = _gated(q, b1, gate, sycl.write_only)
+    later = q.submit(lambda h: h.fill(sycl.accessor(b2, h), 1))
+    assert _state(later) != DONE  # behind the gated host task although b2 is free
+    gate.set()
+    later.wait()
+    assert _state(held) == DONE
+
+
+# --- host accessors (§4.7.4; D06, D07) ---------------------------------------------------------
+
+
+def test_host_accessor_holds_back_later_users_only(queue: sycl.queue) -> None:
+    a = np.zeros(4, dtype=np.int32)
+    other = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(a) as b, sycl.buffer(other) as c:
+        with sycl.host_accessor(b) as h:
+            blocked = _inc(queue, b)  # returns at once (T052)
+            reader = queue.submit(lambda cg: cg.host_task(lambda: None) if sycl.accessor(b, cg, sycl.read_only) else None)
+            _inc(queue, c).wait()  # another buffer flows on the same queue (T048, D07)
+            assert _state(blocked) != DONE and _state(reader) != DONE  # readers too (T050)
+            np.asarray(h)[:] = 10
+        blocked.wait()
+    assert (a == 11).all() and (other == 1).all()
+
+
+def test_host_accessor_waits_for_a_writer_on_another_queue(device: sycl.device, gate: threading.Event) -> None:
+    q = sycl.queue(device)
+    with sycl.buffer(np.zeros(4, dtype=np.int32)) as b:
+        _gated(q, b, gate, sycl.write_only, lambda v: v.__setitem__(Ellipsis, 3))
+        seen: list[np.ndarray] = []
+
+        def read() -> None:
+            with sycl.host_accessor(b, sycl.read_only) as h:
+                seen.append(np.asarray(h).copy())
+
+        t = threading.Thread(target=read)
+        t.start()
+        t.join(timeout=0.3)
+        assert t.is_alive() and not seen
+        gate.set()
+        t.join()
+    assert (seen[0] == 3).all()
+
+
+def test_two_read_host_accessors_and_an_unrelated_wait(queue: sycl.queue) -> None:
+    with sycl.buffer(np.arange(4, dtype=np.int32)) as b, sycl.buffer(sycl.range(4), np.int32) as c:
+        with sycl.host_accessor(b, sycl.read_only) as h1, sycl.host_accessor(b, sycl.read_only) as h2:
+            queue.submit(lambda h: h.fill(sycl.accessor(c, h), 1))
+            queue.wait()  # no deadlock with the holds live
+            assert (np.asarray(h1) == np.asarray(h2)).all()
+
+
+def test_wait_on_a_deferred_command_from_another_thread(queue: sycl.queue) -> None:
+    a = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        h = sycl.host_accessor(b)
+        ev = _inc(queue, b)
+        waiter = threading.Thread(target=ev.wait)
+        waiter.start()
+        waiter.join(timeout=0.2)
+        assert waiter.is_alive()
+        h.release()
+        waiter.join()
+        assert _state(ev) == DONE
+    assert (a == 1).all()
+
+
+# --- several devices, contexts and platforms ---------------------------------------------------
+
+
+def test_two_devices_of_one_context_share_one_allocation(pocl_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(pocl_pair)
+    q1, q2 = sycl.queue(ctx, pocl_pair[0]), sycl.queue(ctx, pocl_pair[1])
+    a = np.zeros(32, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        for i in range(10):
+            _inc(q1 if i % 2 else q2, b)
+        counters = b.transfer_counters()
+        assert counters.h2d_bytes == 128 and counters.staged_bytes == 0
+        assert len(sycl.get_native(b)) == 1
+    assert (a == 10).all()
+
+
+def _contexts() -> list[sycl.queue]:
+    from conftest import pocl_devices
+
+    queues = []
+    devs = pocl_devices()
+    if devs:
+        queues += [sycl.queue(sycl.context(devs[0]), devs[0]), sycl.queue(sycl.context(devs[0]), devs[0])]
+    grind = _oclgrind()
+    if grind is not None:
+        queues.append(sycl.queue(sycl.context(grind), grind))
+    if len(queues) < 3:
+        pytest.skip("needs PoCL and Oclgrind (two platforms) installed")
+    return queues
+
+
+def test_writes_move_between_contexts_and_platforms() -> None:
+    queues = _contexts()
+    a = np.zeros(16, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        for i in range(6):
+            _inc(queues[i % 3], b)
+    counters = b.transfer_counters()
+    assert counters.staged_bytes == 5 * 64  # each switch reads back once
+    assert counters.d2h_bytes == 6 * 64  # the five switches and the final write-back
+    assert (a == 6).all()
+
+
+def test_read_only_use_in_two_contexts_copies_once_each() -> None:
+    queues = _contexts()
+    x = np.arange(16, dtype=np.int32)
+    outs = [np.zeros(16, dtype=np.int32) for _ in range(6)]
+    with sycl.buffer(x) as bx:
+        for i, out in enumerate(outs):
+            with sycl.buffer(out) as bo:
+                q = queues[i % 3]
+                q.submit(lambda h, bo=bo: h.parallel_for(
+                    16, "ts_add", sycl.accessor(bo, h), sycl.accessor(bx, h, sycl.read_only)))
+        counters = bx.transfer_counters()
+        assert counters.h2d_copies == 3 and counters.d2h_bytes == 0  # no ping-pong
+    for out in outs:
+        assert (out == x).all()
+
+
+def test_cross_context_dependency_waits_without_blocking_submit(gate: threading.Event) -> None:
+    queues = _contexts()
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        _gated(queues[0], b, gate, sycl.write_only, lambda v: v.__setitem__(Ellipsis, 2))
+        _inc(queues[1], b)
+        last = _inc(queues[2], b)
+        assert _state(last) != DONE
+        gate.set()
+        last.wait()
+    assert (a == 4).all()
+
+
+# --- cleanup and errors ------------------------------------------------------------------------
+
+
+def test_frontier_and_lane_stay_bounded(queue: sycl.queue) -> None:
+    with sycl.buffer(np.arange(8, dtype=np.int32)) as b:
+        others = [sycl.queue(queue.get_context(), queue.get_device()) for _ in range(3)]
+        for i in range(300):
+            (others[i % 3] if i % 2 else queue).submit(
+                lambda h: h.host_task(lambda: None) if sycl.accessor(b, h, sycl.read_only) else None)
+        for q in [queue, *others]:
+            q.wait()
+        _inc(queue, b).wait()
+        assert len(b._root.frontier) <= 2
+        assert len(queue._lane.ops) <= 2
+
+
+def test_failed_command_errors_are_delivered_once(device: sycl.device) -> None:
+    caught: list[list[sycl.exception]] = []
+    q = sycl.queue(device, async_handler=lambda errs: caught.append(list(errs)))
+    with sycl.buffer(np.zeros(4, dtype=np.int32)) as b:
+        def failing(h: sycl.handler) -> None:
+            sycl.accessor(b, h)
+
+            def boom() -> None:
+                raise ValueError("host task failure")
+
+            h.host_task(boom)
+
+        q.submit(failing)
+        dependent = _inc(q, b)
+        q.wait()
+        dependent.wait()
+        q.throw_asynchronous()
+        q.throw_asynchronous()
+    assert len(caught) == 1
+    messages = [str(e) for e in caught[0]]
+    assert any("host task failure" in m for m in messages)
+    assert all(e.code() == sycl.errc.runtime for e in caught[0])
+
+
+def test_zero_range_kernel_releases_its_dependents(queue: sycl.queue) -> None:
+    a = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        empty = queue.submit(lambda h: h.parallel_for(0, "ts_inc", sycl.accessor(b, h)))
+        after = _inc(queue, b)
+        after.wait()
+        assert _state(empty) == DONE
+    assert (a == 1).all()
+
+
+def test_empty_command_group_completes(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(4, dtype=np.int32)) as b:
+        ev = queue.submit(lambda h: sycl.accessor(b, h, sycl.read_only))
+        ev.wait()
+        assert _state(ev) == DONE

@@ -1,0 +1,117 @@
+"""No redundant transfers (DESIGN.md "Memory objects and coherence"): the per-buffer counters
+of ``buffer.transfer_counters()`` after typical programs, on every device under test."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import sycl_ocl as sycl
+
+sycl.register_kernel_source(
+    """
+    __kernel void tt_inc(__global int* a) { a[get_global_id(0)] += 1; }
+    __kernel void tt_add(__global int* a, __global const int* b) {
+        a[get_global_id(0)] += b[get_global_id(0)];
+    }
+    __kernel void tt_set(__global int* a, int v) { a[get_global_id(0)] = v; }
+    """
+)
+
+N = 64
+NBYTES = N * 4
+
+
+def _add(q: sycl.queue, a: sycl.buffer, b: sycl.buffer) -> sycl.event:
+    return q.submit(lambda h: h.parallel_for(
+        N, "tt_add", sycl.accessor(a, h), sycl.accessor(b, h, sycl.read_only)))
+
+
+def test_kernel_chain_moves_each_buffer_in_once_and_out_once(queue: sycl.queue) -> None:
+    x = np.ones(N, dtype=np.int32)
+    y = np.zeros(N, dtype=np.int32)
+    with sycl.buffer(x) as bx, sycl.buffer(y) as by:
+        for _ in range(20):
+            _add(queue, by, bx)
+    cx, cy = bx.transfer_counters(), by.transfer_counters()
+    assert (cx.h2d_bytes, cx.h2d_copies, cx.d2h_bytes) == (NBYTES, 1, 0)  # read only: never out
+    assert (cy.h2d_bytes, cy.h2d_copies) == (NBYTES, 1)
+    assert (cy.d2h_bytes, cy.d2h_copies) == (NBYTES, 1)  # the write-back
+    assert (y == 20).all()
+
+
+def test_no_init_moves_nothing_in(queue: sycl.queue) -> None:
+    y = np.full(N, -1, dtype=np.int32)
+    with sycl.buffer(y) as b:
+        queue.submit(lambda h: h.parallel_for(
+            N, "tt_set", sycl.accessor(b, h, sycl.write_only, prop_list=[sycl.property.no_init()]), 3))
+    c = b.transfer_counters()
+    assert c.h2d_bytes == 0 and c.d2h_bytes == NBYTES
+    assert (y == 3).all()
+
+
+def test_plain_write_copies_in(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(N, dtype=np.int32)) as b:
+        queue.submit(lambda h: h.parallel_for(N, "tt_set", sycl.accessor(b, h, sycl.write_only), 3))
+        queue.wait()
+        assert b.transfer_counters().h2d_bytes == NBYTES  # SYCL 2020: write without no_init
+
+
+def test_uninitialised_buffer_moves_nothing(queue: sycl.queue) -> None:
+    with sycl.buffer(sycl.range(N), np.int32) as b:
+        queue.submit(lambda h: h.parallel_for(N, "tt_inc", sycl.accessor(b, h)))
+        queue.wait()
+    assert b.transfer_counters() == sycl.buffer(sycl.range(1), np.int8).transfer_counters()
+
+
+def test_host_reads_move_only_what_changed(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(N, dtype=np.int32)) as b:
+        queue.submit(lambda h: h.parallel_for(N, "tt_inc", sycl.accessor(b, h)))
+        for _ in range(3):
+            with b.get_host_access(sycl.read_only) as h:
+                assert (np.asarray(h) == 1).all()
+        # a ranged device write invalidates only its range on the host
+        queue.submit(lambda h: h.parallel_for(
+            8, "tt_inc", sycl.accessor(b, h, access_range=sycl.range(8), access_offset=sycl.id(32))))
+        with b.get_host_access(sycl.read_only) as h:
+            assert np.asarray(h)[32:40].tolist() == [2] * 8
+        c = b.transfer_counters()
+        assert c.h2d_bytes == NBYTES and c.d2h_bytes == NBYTES + 32
+        assert c.d2h_copies == 2
+
+
+def test_write_back_skips_a_valid_host_copy(queue: sycl.queue) -> None:
+    a = np.zeros(N, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        queue.submit(lambda h: h.parallel_for(N, "tt_inc", sycl.accessor(b, h)))
+        with b.get_host_access(sycl.read_only):
+            pass
+    assert b.transfer_counters().d2h_bytes == NBYTES  # nothing more at destruction
+    assert (a == 1).all()
+
+
+def test_host_unified_use_host_ptr_moves_nothing(pocl_pair: list[sycl.device]) -> None:
+    q = sycl.queue(pocl_pair[0])
+    assert q.get_device().get_info(sycl.info.device.host_unified_memory)
+    a = np.zeros(N, dtype=np.int32)
+    x = np.ones(N, dtype=np.int32)
+    props = [sycl.property.buffer.use_host_ptr()]
+    with sycl.buffer(a, prop_list=props) as ba, sycl.buffer(x, prop_list=props) as bx:
+        for _ in range(5):
+            _add(q, ba, bx)
+        with ba.get_host_access(sycl.read_only) as h:
+            assert (np.asarray(h) == 5).all()
+        _add(q, ba, bx)
+    for c in (ba.transfer_counters(), bx.transfer_counters()):
+        assert c.h2d_bytes == c.d2h_bytes == 0
+    assert (a == 6).all()
+
+
+def test_device_copy_and_fill_stay_on_the_device(queue: sycl.queue) -> None:
+    with sycl.buffer(sycl.range(N), np.int32) as a, sycl.buffer(sycl.range(N), np.int32) as b:
+        queue.submit(lambda h: h.fill(sycl.accessor(a, h, sycl.write_only), 4))
+        queue.submit(lambda h: h.copy(sycl.accessor(a, h, sycl.read_only), sycl.accessor(b, h, sycl.write_only)))
+        with b.get_host_access(sycl.read_only) as h:
+            assert (np.asarray(h) == 4).all()
+        ca, cb = a.transfer_counters(), b.transfer_counters()
+        assert ca.h2d_bytes == cb.h2d_bytes == ca.d2h_bytes == 0
+        assert cb.d2h_bytes == NBYTES and cb.d2d_bytes == NBYTES

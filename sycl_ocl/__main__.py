@@ -75,7 +75,7 @@ def platform_details(plat: sycl.platform) -> str:
 
 def device_descriptors() -> list[descriptor]:
     """Every ``sycl.info.device`` descriptor, the sized ``max_work_item_sizes[N]`` included."""
-    return [*descriptors_of(vars(sycl.info.device)), *sycl.info.device.max_work_item_sizes]
+    return descriptors_of(vars(sycl.info.device))
 
 
 def _descriptor_lines(obj: Any, descs: Iterable[descriptor], indent: str) -> list[str]:

@@ -21,7 +21,7 @@ from ..memory_model import memory_order, memory_scope
 from ..platform import platform as _platform
 from ..range import range as _range
 from . import _decode
-from ._descriptor import descriptor
+from ._descriptor import descriptor, sized_descriptor
 from .enums import device_type as _device_type
 from .enums import (
     execution_capability,
@@ -89,36 +89,12 @@ max_compute_units = _int("max_compute_units", "MAX_COMPUTE_UNITS")
 max_work_item_dimensions = _int("max_work_item_dimensions", "MAX_WORK_ITEM_DIMENSIONS")
 
 
-class _SizedDescriptor:
-    """``max_work_item_sizes<N>``: index with the dimension count, ``[1]``, ``[2]`` or ``[3]``."""
-
-    __slots__ = ("_by_dims", "name")
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self._by_dims = {n: _desc(f"{name}<{n}>", _range, _sizes_query(n)) for n in (1, 2, 3)}
-
-    def __getitem__(self, dims: int) -> descriptor:
-        try:
-            return self._by_dims[dims]
-        except (KeyError, TypeError):
-            raise exception(
-                errc.invalid, f"sycl.info.device.{self.name}[N] takes N = 1, 2 or 3, got {dims!r}"
-            ) from None
-
-    def __iter__(self) -> Any:
-        return iter(self._by_dims.values())
-
-    def __repr__(self) -> str:
-        return f"sycl.info.device.{self.name}[N]"
-
-
 def _sizes_query(dims: int) -> Callable[[_dev], _range]:
     # The first ``dims`` OpenCL dimensions, reversed into SYCL order.
     return lambda d: _range(*[int(s) for s in d._cl_info("MAX_WORK_ITEM_SIZES")][:dims][::-1])
 
 
-max_work_item_sizes = _SizedDescriptor("max_work_item_sizes")
+max_work_item_sizes = sized_descriptor("device", "max_work_item_sizes", _range, _sizes_query)
 max_work_group_size = _int("max_work_group_size", "MAX_WORK_GROUP_SIZE")
 
 

@@ -126,3 +126,22 @@ def test_enable_profiling_is_accepted_iff_the_device_can_profile(device: sycl.de
         with pytest.raises(sycl.exception) as info:
             make()
         assert info.value.code() is sycl.errc.feature_not_supported
+
+
+def test_throw_asynchronous_does_not_wait_for_pending_work(device: sycl.device) -> None:
+    received: list[sycl.exception_list] = []
+    q = sycl.queue(device, async_handler=received.append)
+
+    def fail() -> None:
+        raise sycl.exception(sycl.errc.runtime, "finished with an error")
+
+    q.submit(lambda h: h.host_task(fail)).wait()
+    gate = threading.Event()
+    pending = q.submit(lambda h: h.host_task(lambda: gate.wait(30)))
+    q.throw_asynchronous()  # returns although `pending` is gated
+    assert [e.what() for e in received[0]] == ["finished with an error"]
+    status = pending.get_info(sycl.info.event.command_execution_status)
+    assert status is not sycl.info.event_command_status.complete
+    gate.set()
+    q.wait_and_throw()
+    assert len(received) == 1

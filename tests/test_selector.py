@@ -143,3 +143,17 @@ def test_device_filter_with_a_bad_regex_is_a_runtime_error(monkeypatch: pytest.M
     monkeypatch.setenv("SYCL_OCL_DEVICE", "([unclosed")
     error = _raises_runtime(sycl.device)
     assert "not a valid regular expression" in error.what()
+
+
+def test_selectors_never_see_sub_devices() -> None:
+    partitionable = [
+        d
+        for d in ROOTS
+        if sycl.info.partition_property.partition_equally in d.get_info(sycl.info.device.partition_properties)
+    ]
+    if not partitionable:
+        pytest.skip("no device under test can be partitioned (PoCL with 2+ compute units can)")
+    subs = partitionable[0].create_sub_devices(sycl.info.partition_property.partition_equally, 1)
+    seen: list[sycl.device] = []
+    sycl.device(lambda d: seen.append(d) or 0)
+    assert seen == ROOTS and not set(subs) & set(seen)

@@ -57,7 +57,8 @@ def test_verbose_prints_every_descriptor_and_the_aspects() -> None:
 
 
 def _ls_subprocess(vendors: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "OCL_ICD_VENDORS": str(vendors), "PYTHONPATH": str(ROOT)}
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env = {**os.environ, "OCL_ICD_VENDORS": str(vendors), "PYTHONPATH": path}
     return subprocess.run(
         [sys.executable, "-m", "sycl_ocl", "ls"],
         env=env,

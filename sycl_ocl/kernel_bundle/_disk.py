@@ -12,6 +12,7 @@ back to a build from source.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -45,20 +46,21 @@ def cache_dir() -> Path | None:
     return Path(base) / "sycl_ocl"
 
 
-def _identity(dev: device) -> list[str]:
-    native = dev._native
+@functools.cache
+def _identity(native: cl.Device) -> tuple[str, ...]:
+    """The platform's and the device's identity and versions (what a binary depends on)."""
     plat = native.platform
-    return [plat.vendor, plat.name, plat.version, native.vendor, native.name, native.version,
-            native.driver_version]
+    return (plat.vendor, plat.name, plat.version, native.vendor, native.name, native.version,
+            native.driver_version)
 
 
 def _key_text(devices: Sequence[device], source: str, options: Sequence[str]) -> str:
     return json.dumps(
         {
             "format": _FORMAT,
-            "sycl_ocl": _version(),
+            "sycl_ocl": _VERSION,
             "pyopencl": cl.VERSION_TEXT,
-            "devices": [_identity(d) for d in devices],
+            "devices": [_identity(d._native) for d in devices],
             "options": list(options),
             "source_sha256": hashlib.sha256(source.encode()).hexdigest(),
         },
@@ -73,6 +75,9 @@ def _version() -> str:
         return version("sycl_ocl")
     except Exception:  # running from a checkout that is not installed
         return "checkout"
+
+
+_VERSION = _version()
 
 
 def load_or_build(

@@ -59,14 +59,16 @@ _CL_STATUS = {
 
 
 def cl_status(ev: cl.Event) -> event_command_status:
-    """The SYCL status of an OpenCL event; a negative (error) status raises ``errc.event``."""
+    """The SYCL status of an OpenCL event (§4.6.6.1).
+
+    A negative (error) status is ``complete``: the command ended, and its failure is an
+    asynchronous error, reported when the event or its queue is waited on.
+    """
     try:
         raw = ev.command_execution_status
     except cl.Error as error:
         raise translate(error, "querying an event's status") from error
-    if raw < 0:
-        raise exception(errc.event, f"the command failed with OpenCL status {raw}")
-    return _CL_STATUS[raw]
+    return event_command_status.complete if raw < 0 else _CL_STATUS[raw]
 
 
 class NativeCommand:

@@ -140,3 +140,14 @@ def test_user_event_status_follows_the_native_event(device: sycl.device) -> None
     ev.wait()
     assert ev.get_info(STATUS) is S.complete
     assert sycl.make_event(user, ctx) == ev
+
+
+def test_a_failed_native_command_is_complete_and_fails_at_wait(device: sycl.device) -> None:
+    ctx = sycl.context(device)
+    user = cl.UserEvent(sycl.get_native(ctx))
+    ev = sycl.make_event(user, ctx)
+    user.set_status(-5)  # the command ended with an error
+    assert ev.get_info(STATUS) is S.complete
+    with pytest.raises(sycl.exception) as info:
+        ev.wait()
+    assert "CL_" in info.value.what()

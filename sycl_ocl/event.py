@@ -135,7 +135,7 @@ class _WaitMethod:
     def __get__(self, obj: Any, owner: type) -> Callable[..., None]:
         if obj is None:
             return self._static_fn
-        return self._instance_fn.__get__(obj, owner)  # type: ignore[no-any-return]
+        return self._instance_fn.__get__(obj, owner)
 
 
 class event:

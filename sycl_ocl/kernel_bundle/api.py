@@ -167,13 +167,30 @@ def get_kernel_bundle(
         sources, builtins = _requested(state, devices, kernel_ids)
     else:
         sources, builtins = registry.all_images(), []
-    images = _images(state, ctx, devices, sources)
     if selector is not None:
-        images = [img for img in images if selector(img)]
+        sources = [src for src in sources if _selected(selector, state, ctx, devices, src)]
+    images = _images(state, ctx, devices, sources)
     for dev in {k._builtin_device for k in builtins if k._builtin_device in devices}:
         mine = [k for k in builtins if k._builtin_device == dev]
         images.append(builtin.builtin_image(ctx, dev, mine))
     return kernel_bundle._make(ctx, devices, state, images)
+
+
+def _selected(
+    selector: Selector, state: bundle_state, ctx: context, devices: list[device], src: ImageSource
+) -> bool:
+    """Ask the selector about ``src`` before building it: only the images kept get compiled.
+
+    The selector sees the image's kernels and devices; its program is the unbuilt input one.
+    """
+    compatible = tuple(d for d in devices if image_compatible(src, d))
+    if not compatible:
+        return False
+    unbuilt = input_image(ctx, src, compatible)
+    candidate = device_image._make(
+        state, compatible, unbuilt._program, (src,), src.ids, {}, ("candidate", *unbuilt._key)
+    )
+    return bool(selector(candidate))
 
 
 def _images(

@@ -48,14 +48,18 @@ def resolve_kernel(
             )
         return bundle._kernel_for_launch(spec, q)
     tab = _memo.table(q._context)
-    if not spec_constants:
-        found = tab.fast.get((spec, q._device._handle))
-        if found is not None:
-            return found
+    key = (spec, q._device._handle, _frozen(spec_constants)) if spec_constants else (spec, q._device._handle)
+    found = tab.fast.get(key)
+    if found is not None:
+        return found
     resolved = _resolve(spec, q, spec_constants)
-    if not spec_constants:
-        tab.fast[(spec, q._device._handle)] = resolved
+    tab.fast[key] = resolved
     return resolved
+
+
+def _frozen(spec_constants: dict[Any, Any]) -> frozenset[tuple[Any, Any]]:
+    """The command group's constants as a key (values converted, so 3 and 3.0 agree)."""
+    return frozenset((spec, spec.convert(value)) for spec, value in spec_constants.items())
 
 
 def _resolve(spec: Any, q: queue, spec_constants: dict[Any, Any]) -> kernel:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 
 import sycl_ocl as sycl
@@ -95,3 +96,24 @@ def test_property_reprs_name_the_spec_class() -> None:
     assert repr(Q.in_order()) == "sycl.property.queue.in_order()"
     expected = "sycl.property_list(sycl.property.buffer.use_host_ptr())"
     assert repr(sycl.property_list(B.use_host_ptr())) == expected
+
+
+def test_the_spec_buffer_properties_example(device: sycl.device) -> None:
+    """§4.5.4's example: three buffers, no properties / use_host_ptr / context_bound."""
+    ctx = sycl.context(device)
+    host = np.zeros(4, dtype=np.int32)
+    buffers = [
+        sycl.buffer(sycl.range(4), np.int32),
+        sycl.buffer(host, prop_list=sycl.property_list(B.use_host_ptr())),
+        sycl.buffer(sycl.range(4), np.int32, prop_list=[B.context_bound(ctx)]),
+    ]
+    assert [b.has_property(B.context_bound) for b in buffers] == [False, False, True]
+    assert buffers[2].get_property(B.context_bound).get_context() == ctx
+    assert buffers[1].has_property(B.use_host_ptr) and not buffers[1].has_property(B.use_mutex)
+    assert type(buffers[0]) is type(buffers[2])  # properties do not change the type
+    with pytest.raises(sycl.exception) as info:
+        buffers[0].get_property(B.use_host_ptr)
+    assert info.value.code() is sycl.errc.invalid
+    with pytest.raises(sycl.exception) as info:
+        sycl.buffer(sycl.range(4), np.int32, prop_list=[Q.in_order()])
+    assert info.value.code() is sycl.errc.invalid

@@ -12,6 +12,9 @@ import pytest
 import sycl_ocl as sycl
 
 DOUBLE = "__kernel void twice(__global int *a) { a[get_global_id(0)] *= 2; }"
+sycl.register_kernel_source(
+    "__kernel void fdn_interop_add(__global int *a, int v) { a[get_global_id(0)] += v; }"
+)
 
 
 def test_get_native_returns_the_wrapped_pyopencl_objects(device: sycl.device) -> None:
@@ -150,3 +153,13 @@ def test_copies_are_the_same_object(device: sycl.device) -> None:
         with pytest.raises(TypeError):
             pickle.dumps(obj)
     assert all(sycl.get_native(d) != sycl.get_native(device) for d in others)  # nothing was rebound
+
+
+
+def test_a_sycl_kernel_runs_on_a_pyopencl_queue(device: sycl.device) -> None:
+    native_ctx = cl.Context([sycl.get_native(device)])
+    q = sycl.make_queue(cl.CommandQueue(native_ctx), sycl.make_context(native_ctx))
+    host = np.arange(8, dtype=np.int32)
+    with sycl.buffer(host) as buf:
+        q.submit(lambda h: h.parallel_for(sycl.range(8), "fdn_interop_add", sycl.accessor(buf, h), 5))
+    assert (host == np.arange(8) + 5).all()

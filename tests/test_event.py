@@ -13,6 +13,7 @@ import pytest
 
 import sycl_ocl as sycl
 
+sycl.register_kernel_source("__kernel void fdn_event_inc(__global int *a) { a[get_global_id(0)] += 1; }")
 S = sycl.info.event_command_status
 EP = sycl.info.event_profiling
 STATUS = sycl.info.event.command_execution_status
@@ -151,3 +152,19 @@ def test_a_failed_native_command_is_complete_and_fails_at_wait(device: sycl.devi
     with pytest.raises(sycl.exception) as info:
         ev.wait()
     assert "CL_" in info.value.what()
+
+
+def test_profiling_of_dependent_sycl_kernels(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    host = np.zeros(64, dtype=np.int32)
+    with sycl.buffer(host) as buf:
+        first = q.submit(lambda h: h.parallel_for(sycl.range(64), "fdn_event_inc", sycl.accessor(buf, h)))
+        second = q.submit(lambda h: h.parallel_for(sycl.range(64), "fdn_event_inc", sycl.accessor(buf, h)))
+        times = [
+            [e.get_profiling_info(d) for d in (EP.command_submit, EP.command_start, EP.command_end)]
+            for e in (first, second)
+        ]
+    assert (host == 2).all()
+    for submit, start, end in times:
+        assert submit <= start <= end
+    assert times[1][1] >= times[0][2]  # the second kernel read what the first wrote

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyopencl as cl
 
@@ -112,3 +112,19 @@ def cl_call(action: str, fn: Callable[..., T], *args: object, **kwargs: object) 
         return fn(*args, **kwargs)
     except cl.Error as error:
         raise translate(error, action) from error
+
+
+def backend_info(native: Any, info_enum: Any, name: object, what: str) -> Any:
+    """``get_backend_info`` for the OpenCL backend: ``name`` is a ``pyopencl.<what>_info`` name.
+
+    Anything else is a descriptor of another backend: ``errc.backend_mismatch`` (§4.6).
+    """
+    if not (isinstance(name, str) and name.isupper() and hasattr(info_enum, name)):
+        raise exception(
+            errc.backend_mismatch,
+            f"get_backend_info takes an OpenCL {what} name (pyopencl.{what}_info), got {name!r}",
+        )
+    try:
+        return native.get_info(getattr(info_enum, name))
+    except cl.Error as error:
+        raise translate(error, f"querying {what.upper()} {name}") from error

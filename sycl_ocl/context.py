@@ -10,7 +10,7 @@ import pyopencl as cl
 
 from ._async_errors import AsyncErrors
 from ._handles import NativeWrapper, cached_wrapper, remember
-from ._native import translate
+from ._native import backend_info, translate
 from .backend import backend
 from .device import device
 from .exception import errc, exception, exception_list
@@ -108,6 +108,10 @@ class context(NativeWrapper, PropertyHolder):
     def get_info(self, desc: Any) -> Any:
         """The value of a ``sycl.info.context`` descriptor (§4.6.3.2)."""
         return check_namespace(desc, "context", "context").query(self)
+
+    def get_backend_info(self, desc: Any) -> Any:
+        """OpenCL information by its ``pyopencl.context_info`` name, e.g. ``"NUM_DEVICES"`` (§4.6.3.1)."""
+        return backend_info(self._native, cl.context_info, desc, "context")
 
     def _check_device(self, dev: device) -> None:
         """``errc.invalid`` unless ``dev`` is a device of the context or a sub-device of one (§4.6.5.1)."""

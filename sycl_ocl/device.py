@@ -9,7 +9,7 @@ import pyopencl as cl
 
 from . import _discovery
 from ._handles import NativeWrapper, remember
-from ._native import translate
+from ._native import backend_info, translate
 from .aspect import aspect, device_aspects
 from .backend import backend
 from .exception import errc, exception
@@ -107,13 +107,8 @@ class device(NativeWrapper):
         return cached_query(self._info, check_namespace(desc, "device", "device"), self)
 
     def get_backend_info(self, desc: Any) -> Any:
-        """Backend-specific information: for OpenCL, a raw ``pyopencl.device_info`` name."""
-        if isinstance(desc, str) and hasattr(cl.device_info, desc):
-            return self._cl_info(desc)
-        raise exception(
-            errc.backend_mismatch,
-            f"get_backend_info takes an OpenCL device_info name such as 'OPENCL_C_VERSION', got {desc!r}",
-        )
+        """OpenCL information by its ``pyopencl.device_info`` name, e.g. ``"OPENCL_C_VERSION"`` (§4.6.4.1)."""
+        return backend_info(self._native, cl.device_info, desc, "device")
 
     def create_sub_devices(self, prop: enums.partition_property, arg: Any) -> list[device]:
         """Partition the device (§4.6.4.1, ``clCreateSubDevices``).

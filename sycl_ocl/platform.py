@@ -10,7 +10,7 @@ import pyopencl as cl
 
 from . import _discovery
 from ._handles import NativeWrapper, remember
-from ._native import translate
+from ._native import backend_info, translate
 from .backend import backend
 from .exception import errc, exception
 from .info import enums
@@ -86,6 +86,10 @@ class platform(NativeWrapper):
     def get_info(self, desc: Any) -> Any:
         """The value of a ``sycl.info.platform`` descriptor (§4.6.2.2)."""
         return cached_query(self._info, check_namespace(desc, "platform", "platform"), self)
+
+    def get_backend_info(self, desc: Any) -> Any:
+        """OpenCL information by its ``pyopencl.platform_info`` name, e.g. ``"PROFILE"`` (§4.6.2.1)."""
+        return backend_info(self._native, cl.platform_info, desc, "platform")
 
     def has(self, asp: aspect) -> bool:
         """Whether every device of the platform has the aspect (§4.6.2.1)."""

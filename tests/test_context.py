@@ -120,3 +120,11 @@ def test_queue_handler_wins_over_the_context_handler(device: sycl.device) -> Non
     q.submit(lambda h: h.host_task(lambda: _fail("boom")))
     q.wait_and_throw()
     assert (len(on_queue), len(on_context)) == (1, 0)
+
+
+def test_backend_info_takes_opencl_context_names(pocl_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(pocl_pair)
+    assert ctx.get_backend_info("NUM_DEVICES") == 2
+    with pytest.raises(sycl.exception) as info:
+        ctx.get_backend_info(C.devices)
+    assert info.value.code() is sycl.errc.backend_mismatch

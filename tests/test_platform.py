@@ -78,3 +78,12 @@ def test_get_devices_rejects_a_non_device_type(device: sycl.device) -> None:
         with pytest.raises(sycl.exception) as info:
             call()
         assert info.value.code() is sycl.errc.invalid
+
+
+def test_backend_info_takes_opencl_platform_names(device: sycl.device) -> None:
+    plat = device.get_platform()
+    assert plat.get_backend_info("PROFILE") in ("FULL_PROFILE", "EMBEDDED_PROFILE")
+    for foreign in (sycl.info.platform.name, "profile", "NO_SUCH_QUERY"):
+        with pytest.raises(sycl.exception) as info:
+            plat.get_backend_info(foreign)
+        assert info.value.code() is sycl.errc.backend_mismatch

@@ -6,12 +6,26 @@ work-group size where a kernel supports that, so the bounds checks run too.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pyopencl as cl
 import pytest
 
 import sycl_ocl as sycl
 from sycl_ocl.kernel_bundle.library import DTYPES, KERNELS_DIR, render
+
+
+@pytest.fixture(autouse=True)
+def _no_oclgrind_errors(request: pytest.FixtureRequest, capfd: pytest.CaptureFixture[str]) -> Iterator[None]:
+    """On Oclgrind, a kernel's invalid or uninitialised memory access fails its test
+    (Oclgrind reports them on stderr)."""
+    simulated = "device" in request.fixturenames and "Oclgrind" in str(request.getfixturevalue("device"))
+    yield
+    err = capfd.readouterr().err
+    if simulated:
+        problems = [line for line in err.splitlines() if "Invalid " in line or "Uninitialized" in line]
+        assert not problems, "\n".join(problems[:5])
 
 
 def _dtypes(template: str) -> list[str]:

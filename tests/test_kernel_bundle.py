@@ -31,6 +31,13 @@ NEVER = sycl.register_kernel_source(
     "__kernel void kb_never(__global int *a) { a[0] = 1; }",
     device_has=[sycl.aspect.usm_system_allocations],
 )
+# One trivial unit per aspect (KB-24): compatible exactly with the devices having it.
+PER_ASPECT = {
+    a: sycl.register_kernel_source(
+        f"__kernel void kb_needs_{a.name}(__global int *a) {{ a[0] = 1; }}", device_has=[a]
+    )[0]
+    for a in sycl.aspect
+}
 HUGE_WG = sycl.register_kernel_source(
     "__kernel __attribute__((reqd_work_group_size(1048576, 1, 1))) void kb_huge(__global int *a) {}"
 )
@@ -145,7 +152,7 @@ def test_executable_bundle_of_a_context(queue: sycl.queue) -> None:
     assert kb.get_context() == ctx and kb.get_devices() == ctx.get_devices() == [dev]
     names = _ids(kb)
     assert {"kb_add", "kb_mul", "kb_ext", "fill_float32"} <= names
-    assert "kb_never" not in names
+    assert "kb_never" not in names and "kb_huge" not in names  # T437
     assert len(kb.get_kernel_ids()) >= 4
     for kid in kb.get_kernel_ids():
         assert kb.has_kernel(kid, dev) == sycl.is_compatible([kid], dev)
@@ -302,6 +309,29 @@ def test_is_compatible(device: sycl.device) -> None:
     assert sycl.is_compatible(["transpose_float32"], device)  # reqd 16x16 fits every device here
     fp64 = sycl.get_kernel_id("fill_float64")
     assert sycl.is_compatible([fp64], device) == device.has(sycl.aspect.fp64)
+
+
+@pytest.mark.parametrize("state", list(sycl.bundle_state))
+def test_device_has_decides_compatibility_for_every_aspect(
+    queue: sycl.queue, state: sycl.bundle_state
+) -> None:
+    """KB-21, KB-24, KB-32, OKF-02: a unit needing aspect X is compatible iff the device has X."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    bundle = sycl.get_kernel_bundle(state, ctx)
+    for asp, kid in PER_ASPECT.items():
+        has = dev.has(asp)
+        assert sycl.is_compatible([kid], dev) is has, asp
+        assert sycl.has_kernel_bundle(state, ctx, [dev], [kid]) is has, asp
+        assert bundle.has_kernel(kid) is has and bundle.has_kernel(kid, dev) is has, asp
+
+
+def test_every_device_and_kernel_of_a_bundle_is_usable(pocl_pair: list[sycl.device]) -> None:
+    """T436, T437: each device has a compatible image; each kernel runs on some device."""
+    kb = sycl.get_kernel_bundle(E, sycl.context(pocl_pair))
+    for dev in kb.get_devices():
+        assert any(img.has_kernel(k, dev) for img in kb for k in kb.get_kernel_ids())
+    for kid in kb.get_kernel_ids():
+        assert any(sycl.is_compatible([kid], d) for d in kb.get_devices())
 
 
 def test_built_in_kernels_are_compatible_with_their_device_only() -> None:

@@ -97,8 +97,8 @@ class kernel_bundle:
         return any(img.has_kernel(kid, dev) for img in self._images)
 
     def get_kernel_ids(self) -> list[kernel_id]:
-        """The ids of every kernel in the bundle's images."""
-        return list(dict.fromkeys(k for img in self._images for k in img._ids))
+        """The ids of the kernels of the bundle's images that some bundle device can run."""
+        return list(dict.fromkeys(k for img in self._images for k in img._ids if img.has_kernel(k)))
 
     def get_kernel(self, kid: kernel_id | str) -> kernel:
         """The kernel object of ``kid`` (executable bundles only).
@@ -113,7 +113,7 @@ class kernel_bundle:
                 f"get_kernel needs an executable bundle, this one is {self.state.name}; build it first",
             )
         for img in self._images:
-            if kid in img._ids:
+            if img.has_kernel(kid):
                 return img._kernel(kid)
         raise exception(
             errc.invalid,

@@ -76,12 +76,15 @@ class device_image:
         return self
 
     def has_kernel(self, kid: kernel_id, dev: device | None = None) -> bool:
-        """Whether the image holds ``kid`` (usable on ``dev``, if given) (§4.11.12). Never raises."""
+        """Whether the image holds ``kid`` usable on ``dev`` (without ``dev``: on one of the
+        image's devices) (§4.11.12). Never raises."""
         from .compat import kernel_compatible
 
         if kid not in self._ids:
             return False
-        return dev is None or (dev in self._devices and kernel_compatible(kid, dev))
+        if dev is None:
+            return any(kernel_compatible(kid, d) for d in self._devices)
+        return dev in self._devices and kernel_compatible(kid, dev)
 
     def _uses(self, name: str) -> bool:
         return any(src.uses(name) for src in self._sources)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyopencl as cl
 import pytest
+from kernel_support import child_json
 
 import sycl_ocl as sycl
 from sycl_ocl.kernel_bundle import build_cache_stats
@@ -157,3 +158,33 @@ def test_handler_constants_with_a_bundle_are_invalid(queue: sycl.queue) -> None:
     with pytest.raises(sycl.exception) as info:
         _read(queue, configure)
     assert info.value.code() is sycl.errc.invalid
+
+
+def test_constant_read_in_another_linked_unit_in_a_child() -> None:
+    """SC-15: a kernel calls a function of another unit that reads the constant; compile both
+    with the bundle's value, then link (in a child: the caller cannot build alone)."""
+    result = child_json(
+        """
+        import json, numpy as np, pyopencl as cl
+        import sycl_ocl as sycl
+        S = sycl.bundle_state
+        linked_value = sycl.specialization_id("SC_LINKED", np.int32, 1)
+        ids = sycl.register_kernel_source(
+            "int sc_helper(void); __kernel void sc_caller(__global int *o) { o[0] = sc_helper(); }")
+        ids += sycl.register_kernel_source(
+            "int sc_helper(void) { return SC_LINKED; } __kernel void sc_other(__global int *o) {}")
+        out = []
+        for dev in sycl.device.get_devices():
+            ctx = sycl.context(dev); q = sycl.queue(ctx, dev)
+            inp = sycl.get_kernel_bundle(S.input, ctx, kernel_ids=ids)
+            inp.set_specialization_constant(linked_value, 42)
+            exe = sycl.link(sycl.compile(inp))
+            host = np.zeros(1, np.int32)
+            buf = cl.Buffer(ctx._native, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=host)
+            q.submit(lambda h: (h.use_kernel_bundle(exe), h.single_task("sc_caller", buf))).wait()
+            cl.enqueue_copy(q._native, host, buf)
+            out.append(int(host[0]))
+        print(json.dumps(out))
+        """
+    )
+    assert result and all(v == 42 for v in result), result

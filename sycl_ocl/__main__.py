@@ -62,14 +62,12 @@ def device_line(dev: sycl.device, index: int) -> str:
 
 
 def platform_details(plat: sycl.platform) -> str:
-    """Every platform descriptor, then every device's descriptors and aspects."""
+    """Every platform descriptor, then every device's descriptors (its aspects among them)."""
     lines = [f"\nPlatform: {plat.get_info(sycl.info.platform.name)}"]
     lines += _descriptor_lines(plat, descriptors_of(vars(sycl.info.platform)), "  ")
     for dev in plat.get_devices():
         lines.append(f"  Device: {dev.get_info(sycl.info.device.name)}")
-        lines += _descriptor_lines(dev, device_descriptors(), "    ")
-        aspects = ", ".join(a.name for a in sycl.aspect if dev.has(a))
-        lines.append(f"    aspects: {aspects}")
+        lines += _descriptor_lines(dev, device_descriptors(), "    ")  # info.device.aspects included
     return "\n".join(lines) + "\n"
 
 

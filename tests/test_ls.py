@@ -53,7 +53,7 @@ def test_verbose_prints_every_descriptor_and_the_aspects() -> None:
     assert "max_work_item_sizes<3>: sycl.range(" in text
     for dev in sycl.device.get_devices():
         names = ", ".join(a.name for a in sycl.aspect if dev.has(a))
-        assert f"    aspects: {names}\n" in text
+        assert f"    aspects: [{names}]\n" in text
 
 
 def _ls_subprocess(vendors: Path) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,86 @@
+"""Kernel names and signatures known before any compile (SYCL 2020 §4.11.6; item 1).
+
+The registry reads each unit's ``__kernel`` declarations through a small preprocessor:
+comments, conditional blocks, object- and function-like macros (with ``#`` / ``##``) and the
+unit's ``-D`` options are honoured. Each parse is checked against the compiler's own list.
+"""
+
+from __future__ import annotations
+
+import pyopencl as cl
+import pytest
+
+import sycl_ocl as sycl
+from sycl_ocl.kernel_bundle._preprocess import definitions_from_options
+from sycl_ocl.kernel_bundle._signature import parse_kernels
+
+TRICKY = r"""
+// __kernel void ks_in_line_comment(__global int *a) {}
+/* __kernel void ks_in_block_comment(__global int *a) {}
+   spanning lines */
+#define KS_T float
+#define KS_NAME(kind) ks_scale_##kind
+#define KS_WG 8
+#define KS_STR(x) #x
+#if 0
+__kernel void ks_disabled(__global int *a) {}
+#elif defined(KS_WG) && KS_WG > 4
+__kernel __attribute__((reqd_work_group_size(KS_WG, 1, 1)))
+void KS_NAME(f32)(__global KS_T *restrict a, const KS_T s) { a[get_global_id(0)] *= s; }
+#else
+__kernel void ks_not_taken(__global int *a) {}
+#endif
+#ifdef KS_EXTRA
+kernel void ks_extra(global int *a) { a[0] = sizeof(KS_STR(x)); }
+#endif
+#ifndef KS_EXTRA
+__kernel void ks_no_extra(__global int *a) {}
+#endif
+int ks_helper(int x);                      /* a prototype, not a kernel */
+__kernel void ks_declared_only(__global int *a);
+__kernel void ks_declared_only(__global int *a) { a[0] = ks_helper(1); }
+int ks_helper(int x) { return x; }
+typedef unsigned int ks_index;
+__kernel void ks_typed(__global float4 *v, ks_index n, __local int *scratch, __constant float *c) {}
+"""
+
+
+def _compiler_names(device: sycl.device, source: str, options: list[str]) -> set[str]:
+    ctx = cl.Context([device._native])
+    prg = cl.Program(ctx, source).build(options)
+    return set(prg.get_info(cl.program_info.KERNEL_NAMES).split(";"))
+
+
+@pytest.mark.parametrize("options", [[], ["-DKS_EXTRA"], ["-D", "KS_EXTRA=1"]])
+def test_kernel_names_match_the_compiler(device: sycl.device, options: list[str]) -> None:
+    parsed = {k.name for k in parse_kernels(TRICKY, definitions_from_options(tuple(options)))}
+    assert parsed == _compiler_names(device, TRICKY, options)
+    assert "ks_scale_f32" in parsed and "ks_disabled" not in parsed
+    assert ("ks_extra" in parsed) == bool(options)
+
+
+def test_signatures_and_attributes() -> None:
+    kernels = {k.name: k for k in parse_kernels(TRICKY, {})}
+    scale = kernels["ks_scale_f32"]
+    assert scale.reqd_work_group_size == (8, 1, 1)
+    assert [(p.name, p.type_name, p.kind) for p in scale.params] == [
+        ("a", "float", "global"), ("s", "float", "value"),
+    ]
+    typed = kernels["ks_typed"].params
+    assert [(p.name, p.type_name, p.kind) for p in typed] == [
+        ("v", "float4", "global"), ("n", "unsigned int", "value"),
+        ("scratch", "int", "local"), ("c", "float", "constant"),
+    ]
+    assert str(typed[1].dtype_for(64)) == "uint32"
+    assert kernels["ks_declared_only"].params[0].kind == "global"
+
+
+def test_registration_uses_the_units_options() -> None:
+    source = """
+    __kernel void ks_opt_base(__global int *a) {}
+    #ifdef KS_OPT_MORE
+    __kernel void ks_opt_more(__global int *a) {}
+    #endif
+    """
+    ids = sycl.register_kernel_source(source, options=["-DKS_OPT_MORE"])
+    assert [k.get_name() for k in ids] == ["ks_opt_base", "ks_opt_more"]

@@ -275,16 +275,29 @@ def compile(
         sycl.exception: ``errc.invalid`` for devices outside the bundle or an empty list;
             ``errc.build`` if compiling fails (the message holds the build log).
     """
-    _expect_state(input_bundle, bundle_state.input, "compile")
+    return _from_input(input_bundle, devs, prop_list, "compile", bundle_state.object)
+
+
+def _from_input(
+    input_bundle: kernel_bundle,
+    devs: Iterable[device] | device | None,
+    prop_list: property_list | Iterable[Any] | None,
+    op: str,
+    state: bundle_state,
+) -> kernel_bundle:
+    """``compile`` / ``build``: each unit of the input images, for the compatible ``devs``."""
+    _expect_state(input_bundle, bundle_state.input, op)
     make_property_list(prop_list, "kernel_bundle")
+    ctx, values = input_bundle._context, input_bundle._spec_values
     devices = _subset(devs, input_bundle._devices, "input bundle")
+    factory = object_image if state is bundle_state.object else executable_image
     images = []
     for img in input_bundle._images:
         for src in img._sources:
             compatible = tuple(d for d in devices if d in img._devices and image_compatible(src, d))
             if compatible:
-                images.append(object_image(input_bundle._context, src, compatible, input_bundle._spec_values))
-    return kernel_bundle._make(input_bundle._context, devices, bundle_state.object, images)
+                images.append(factory(ctx, src, compatible, values))
+    return kernel_bundle._make(ctx, devices, state, images)
 
 
 def link(
@@ -352,15 +365,4 @@ def build(
         sycl.exception: ``errc.invalid`` for devices outside the bundle or an empty list;
             ``errc.build`` if the build fails (the message holds the build log).
     """
-    _expect_state(input_bundle, bundle_state.input, "build")
-    make_property_list(prop_list, "kernel_bundle")
-    devices = _subset(devs, input_bundle._devices, "input bundle")
-    images = []
-    for img in input_bundle._images:
-        for src in img._sources:
-            compatible = tuple(d for d in devices if d in img._devices and image_compatible(src, d))
-            if compatible:
-                images.append(
-                    executable_image(input_bundle._context, src, compatible, input_bundle._spec_values)
-                )
-    return kernel_bundle._make(input_bundle._context, devices, bundle_state.executable, images)
+    return _from_input(input_bundle, devs, prop_list, "build", bundle_state.executable)

@@ -1,28 +1,22 @@
 """Kernel bundles (SYCL 2020 §4.11) on OpenCL programs.
 
-Modules: ``registry`` (application kernels), ``kernel_id``, ``state``, ``compat``,
-``device_image``, ``bundle``, ``api`` (the free functions), ``builtin`` (device built-in
-kernels), ``spec_constants``, ``resolve`` (the submit path), ``interop``, and the build
-machinery ``_program`` / ``_images`` / ``_memo`` (in memory) / ``_disk`` (on disk).
+Modules: ``registry`` (application kernels), ``library`` (``kernels_cl/``), ``kernel_id``,
+``state``, ``compat``, ``device_image``, ``bundle``, ``query`` (ids, compatibility, getting
+bundles), ``operations`` (join, compile, link, build), ``devices`` (device list checks),
+``builtin`` (device built-in kernels), ``spec_constants``, ``resolve`` (the submit path),
+``interop``, ``cache`` (statistics), and the build machinery ``_preprocess`` /
+``_signature`` (reading sources), ``_program``, ``_images``, ``_memo`` (in memory) and
+``_disk`` (on disk).
 """
 
-from .api import (
-    build,
-    compile,
-    get_kernel_bundle,
-    get_kernel_id,
-    get_kernel_ids,
-    has_kernel_bundle,
-    is_compatible,
-    join,
-    link,
-)
 from .bundle import kernel_bundle
 from .cache import build_cache_stats
 from .device_image import device_image
 from .interop import make_kernel, make_kernel_bundle
 from .kernel_id import kernel_id
 from .library import register_library
+from .operations import build, compile, join, link
+from .query import get_kernel_bundle, get_kernel_id, get_kernel_ids, has_kernel_bundle, is_compatible
 from .registry import register_kernel_file, register_kernel_source
 from .resolve import resolve_kernel
 from .spec_constants import specialization_id

@@ -1,0 +1,154 @@
+"""join, compile, link and build (SYCL 2020 §4.11.10, §4.11.11)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ..device import device
+from ..exception import errc, exception
+from ..property._base import make_property_list
+from ._images import executable_image, linked_image, object_image
+from .bundle import kernel_bundle
+from .compat import image_compatible
+from .device_image import device_image
+from .devices import subset_of
+from .state import bundle_state
+
+if TYPE_CHECKING:
+    from ..context import context
+    from ..property._base import property_list
+
+
+def join(bundles: Iterable[kernel_bundle]) -> kernel_bundle:
+    """One bundle with every image of ``bundles``, duplicates removed (§4.11.10).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` if the bundles differ in context, device set or state.
+    """
+    items = list(bundles)
+    if not items:
+        raise exception(errc.invalid, "join needs at least one kernel bundle")
+    first = items[0]
+    for b in items[1:]:
+        if b._context != first._context:
+            raise exception(errc.invalid, "join: the bundles belong to different contexts")
+        if set(b._devices) != set(first._devices):
+            raise exception(errc.invalid, "join: the bundles have different device sets")
+        if b.state is not first.state:
+            raise exception(errc.invalid, f"join: bundles in states {first.state.name} and {b.state.name}")
+    values: dict[Any, Any] = {}
+    for b in items:
+        values.update(b._spec_values)
+    images = [img for b in items for img in b._images]
+    return kernel_bundle._make(first._context, first._devices, first.state, images, values)
+
+
+def _expect_state(bundle: kernel_bundle, state: bundle_state, op: str) -> None:
+    if not isinstance(bundle, kernel_bundle) or bundle.state is not state:
+        got = bundle.state.name if isinstance(bundle, kernel_bundle) else repr(bundle)
+        raise exception(errc.invalid, f"{op} takes a bundle in state {state.name}, got {got}")
+
+
+def compile(
+    input_bundle: kernel_bundle,
+    devs: Iterable[device] | device | None = None,
+    prop_list: property_list | Iterable[Any] | None = None,
+) -> kernel_bundle:
+    """Compile an input bundle into an object bundle with ``clCompileProgram`` (§4.11.11).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for devices outside the bundle or an empty list;
+            ``errc.build`` if compiling fails (the message holds the build log).
+    """
+    return _from_input(input_bundle, devs, prop_list, "compile", bundle_state.object)
+
+
+def _from_input(
+    input_bundle: kernel_bundle,
+    devs: Iterable[device] | device | None,
+    prop_list: property_list | Iterable[Any] | None,
+    op: str,
+    state: bundle_state,
+) -> kernel_bundle:
+    """``compile`` / ``build``: each unit of the input images, for the compatible ``devs``."""
+    _expect_state(input_bundle, bundle_state.input, op)
+    make_property_list(prop_list, "kernel_bundle")
+    ctx, values = input_bundle._context, input_bundle._spec_values
+    devices = subset_of(devs, input_bundle._devices, "input bundle")
+    factory = object_image if state is bundle_state.object else executable_image
+    images = []
+    for img in input_bundle._images:
+        for src in img._sources:
+            compatible = tuple(d for d in devices if d in img._devices and image_compatible(src, d))
+            if compatible:
+                images.append(factory(ctx, src, compatible, values))
+    return kernel_bundle._make(ctx, devices, state, images)
+
+
+def link(
+    object_bundle_or_list: kernel_bundle | Iterable[kernel_bundle],
+    devs: Iterable[device] | device | None = None,
+    prop_list: property_list | Iterable[Any] | None = None,
+) -> kernel_bundle:
+    """Link object bundles into one executable bundle with ``clLinkProgram`` (§4.11.11).
+
+    A kernel in one bundle may call a function defined in another. Without ``devs`` the
+    devices are the intersection of the bundles' devices.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for bundles of different contexts, devices not
+            associated with every bundle, or an empty list; ``errc.build`` if linking fails.
+    """
+    bundles = (
+        [object_bundle_or_list] if isinstance(object_bundle_or_list, kernel_bundle)
+        else list(object_bundle_or_list)
+    )
+    if not bundles:
+        raise exception(errc.invalid, "link needs at least one object bundle")
+    for b in bundles:
+        _expect_state(b, bundle_state.object, "link")
+    make_property_list(prop_list, "kernel_bundle")
+    ctx = bundles[0]._context
+    if any(b._context != ctx for b in bundles):
+        raise exception(errc.invalid, "link: the object bundles belong to different contexts")
+    common = [d for d in bundles[0]._devices if all(d in b._devices for b in bundles)]
+    devices = subset_of(devs, common, "every object bundle") if devs is not None else common
+    objects = list(dict.fromkeys(img for b in bundles for img in b._images))
+    return kernel_bundle._make(ctx, devices, bundle_state.executable, _link_groups(ctx, objects, devices))
+
+
+def _link_groups(ctx: context, objects: list[device_image], devices: list[device]) -> list[device_image]:
+    """One linked image per set of devices that share the same object images."""
+    groups: dict[tuple[device_image, ...], list[device]] = {}
+    for dev in devices:
+        mine = tuple(o for o in objects if dev in o._devices)
+        if mine:
+            groups.setdefault(mine, []).append(dev)
+    return [
+        linked_image(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs))
+        for objs, devs in groups.items()
+    ]
+
+
+def _for_devices(ctx: context, obj: device_image, devices: tuple[device, ...]) -> device_image:
+    """``obj`` compiled for exactly ``devices``: PoCL 3.1 aborts (an assertion) when linking
+    for a subset of an object's devices that is not a prefix of them."""
+    if obj._devices == devices or len(obj._sources) != 1 or obj._key[0] != "object":
+        return obj
+    values = dict(obj._spec_values.values())
+    return object_image(ctx, obj._sources[0], devices, values)
+
+
+def build(
+    input_bundle: kernel_bundle,
+    devs: Iterable[device] | device | None = None,
+    prop_list: property_list | Iterable[Any] | None = None,
+) -> kernel_bundle:
+    """Compile and link an input bundle (``clBuildProgram``) into an executable one (§4.11.11).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for devices outside the bundle or an empty list;
+            ``errc.build`` if the build fails (the message holds the build log).
+    """
+    return _from_input(input_bundle, devs, prop_list, "build", bundle_state.executable)

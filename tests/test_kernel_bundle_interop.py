@@ -41,6 +41,12 @@ def test_bundle_from_a_built_program(queue: sycl.queue) -> None:
     assert sycl.make_kernel_bundle(prg, ctx).get_kernel_ids() == kb.get_kernel_ids()
     add = next(k for k in kb.get_kernel_ids() if k.get_name() == "ki_add")
     assert _run(queue, kb.get_kernel(add), 10) == [10, 11, 12, 13]  # a Python int: typed
+    host = np.zeros(2, np.int32)
+    flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    buf = cl.Buffer(ctx._native, flags, hostbuf=host)
+    queue.submit(lambda h: (h.use_kernel_bundle(kb), h.parallel_for(sycl.range(2), "ki_add", buf, 4))).wait()
+    cl.enqueue_copy(queue._native, host, buf)
+    assert host.tolist() == [4, 4]  # launched by name through the bundle
 
 
 def test_kernel_from_a_pyopencl_kernel(queue: sycl.queue) -> None:

@@ -204,7 +204,10 @@ class kernel_bundle:
                     errc.kernel_not_supported, f"{spec!r} is not in the bundle given to use_kernel_bundle"
                 )
             return spec
-        kid = _as_kernel_id(spec)
+        # A name first matches the bundle's own kernels (those of interop programs have no
+        # registered name), then the application's.
+        named = (k for k in self.get_kernel_ids() if k.get_name() == spec) if isinstance(spec, str) else ()
+        kid = next(iter(named), None) or _as_kernel_id(spec)
         for img in self._images:
             if img.has_kernel(kid, q._device):
                 return img._kernel(kid)

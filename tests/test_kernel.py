@@ -41,6 +41,12 @@ TYPES = sycl.register_kernel_source(
     }
     """
 )
+HINTED = sycl.register_kernel_source(
+    """
+    __kernel __attribute__((vec_type_hint(float4))) __attribute__((work_group_size_hint(8, 1, 1)))
+    void kt_hinted(__global int *a) { a[get_global_id(0)] = 2 * get_global_id(0); }
+    """
+)
 NEVER = sycl.register_kernel_source(
     "__kernel void kt_never(__global int *a) { a[0] = 1; }",
     device_has=[sycl.aspect.usm_system_allocations],
@@ -305,6 +311,16 @@ def test_kernel_info(queue: sycl.queue) -> None:
     tiled = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=["transpose_float32"])
     transpose = tiled.get_kernel("transpose_float32")
     assert tuple(transpose.get_info(kds.compile_work_group_size, dev)) == (1, 16, 16)
+
+
+def test_kernels_with_hint_attributes_run(queue: sycl.queue) -> None:
+    """KN-06: vec_type_hint / work_group_size_hint compile, run and show in attributes."""
+    buf = _buffer(queue, np.zeros(8, np.int32))
+    queue.parallel_for(sycl.range(8), HINTED[0], buf).wait()
+    assert _read(queue, buf, np.zeros(8, np.int32)).tolist() == [2 * i for i in range(8)]
+    k = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=HINTED).get_kernel(HINTED[0])
+    attributes = k.get_info(sycl.info.kernel.attributes)
+    assert attributes == "" or "work_group_size_hint" in attributes or "vec_type_hint" in attributes
 
 
 def test_kernel_info_misuse(pocl_pair: list[sycl.device]) -> None:

@@ -93,10 +93,11 @@ class kernel(NativeWrapper):
         return backend.opencl
 
     def get_context(self) -> context:
-        """The context the kernel belongs to."""
+        """The context the kernel belongs to (the live ``sycl.context`` of that handle)."""
         from .context import context
 
-        return context._from_native(self._ctx_native)
+        live = cached_wrapper(context, self._ctx_native)
+        return live if live is not None else context._from_native(self._ctx_native)
 
     def get_kernel_bundle(self) -> kernel_bundle:
         """An executable bundle holding the device image this kernel comes from."""

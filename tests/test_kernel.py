@@ -280,7 +280,7 @@ def test_kernel_object_semantics(queue: sycl.queue) -> None:
     k = kb.get_kernel(SCALE[0])
     assert k == kb.get_kernel(SCALE[0]) and hash(k) == hash(kb.get_kernel(SCALE[0]))
     assert k != kb.get_kernel(SCALE[1])
-    assert k.get_context() == ctx and k.get_backend() is sycl.backend.opencl
+    assert k.get_context() is ctx and k.get_backend() is sycl.backend.opencl
     assert isinstance(sycl.get_native(k), cl.Kernel)
     own = k.get_kernel_bundle()
     assert own.state is E and own.has_kernel(SCALE[0]) and own.get_context() == ctx

@@ -42,7 +42,10 @@ class kernel(NativeWrapper):
     Not constructible directly; compares and hashes by its ``cl_kernel``.
     """
 
-    __slots__ = ("_bits", "_ctx_native", "_device_ptrs", "_image", "_lock", "_name", "_params", "_program")
+    __slots__ = (
+        "_bits", "_ctx_native", "_device_ptrs", "_image", "_lock", "_name", "_params", "_program",
+        "_reqd",
+    )
 
     _bits: int
     _ctx_native: cl.Context
@@ -52,6 +55,7 @@ class kernel(NativeWrapper):
     _name: str
     _params: tuple[KernelParam, ...] | None
     _program: cl.Program
+    _reqd: tuple[int, ...] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # §4.11.13: no public constructor.
@@ -81,6 +85,7 @@ class kernel(NativeWrapper):
         self._image = image
         self._name = str(native.function_name)
         self._lock = threading.Lock()
+        self._reqd = _required_size(native, devices[0])
         self._params = tuple(params) if params is not None else _params_from_arg_info(native)
         if self._params is not None:
             _set_dtypes(native, self._params, self._bits)
@@ -150,6 +155,8 @@ class kernel(NativeWrapper):
         params = self._params
         if params is not None and len(args) != len(params):
             raise self._count_error(len(args))
+        if self._reqd is not None and local_size is not None and local_size != self._reqd[:len(local_size)]:
+            raise self._local_size_error(local_size)
         with self._lock:
             try:
                 self._native.set_args(*args)
@@ -167,6 +174,16 @@ class kernel(NativeWrapper):
         return exception(
             errc.kernel_argument,
             f"kernel {self._name!r} takes {len(params)} argument(s) ({listing}), got {given}",
+        )
+
+    def _local_size_error(self, local_size: tuple[int, ...]) -> exception:
+        assert self._reqd is not None
+        wanted = tuple(reversed(self._reqd[:len(local_size)]))
+        return exception(
+            errc.nd_range,
+            f"kernel {self._name!r} requires work-group size {wanted} (SYCL order; "
+            f"reqd_work_group_size{self._reqd} in OpenCL C), but the nd_range's local range is "
+            f"{tuple(reversed(local_size))}; launch it with that local range",
         )
 
     def _argument_error(self, args: tuple[Any, ...], error: BaseException) -> exception:
@@ -218,6 +235,16 @@ def _check_argument(param: KernelParam | None, value: Any, bits: int) -> str:
     except (struct.error, TypeError) as error:
         return f"expects a value of type {param.type_name} ({dtype}): {error}"
     return ""
+
+
+def _required_size(native: cl.Kernel, dev: cl.Device) -> tuple[int, ...] | None:
+    """``reqd_work_group_size`` in OpenCL order, or None when the kernel has none."""
+    try:
+        sizes = tuple(int(s) for s in native.get_work_group_info(
+            cl.kernel_work_group_info.COMPILE_WORK_GROUP_SIZE, dev))
+    except cl.Error:
+        return None
+    return sizes if any(sizes) else None
 
 
 def _params_from_arg_info(native: cl.Kernel) -> tuple[KernelParam, ...] | None:

@@ -214,6 +214,15 @@ def test_incompatible_kernels_are_not_supported(queue: sycl.queue) -> None:
         assert info.value.code() is sycl.errc.kernel_not_supported and name in str(info.value)
 
 
+def test_local_range_must_match_the_required_size(queue: sycl.queue) -> None:
+    """OKF-04 / §4.9.4.2: a kernel with reqd_work_group_size(16, 16, 1) needs local (16, 16)."""
+    buf = _buffer(queue, np.zeros(256, np.float32))
+    with pytest.raises(sycl.exception) as info:
+        queue.parallel_for(sycl.nd_range(sycl.range(16, 16), sycl.range(8, 8)), "transpose_float32",
+                           buf, buf, 16, 16)
+    assert info.value.code() is sycl.errc.nd_range and "(16, 16)" in str(info.value)
+
+
 def test_unknown_names_and_foreign_kernels_are_invalid(pocl_pair: list[sycl.device]) -> None:
     ctx_a, ctx_b = sycl.context(pocl_pair[0]), sycl.context(pocl_pair[0])
     q = sycl.queue(ctx_a, pocl_pair[0])

@@ -15,6 +15,7 @@ import pyopencl as cl
 
 from .._native import translate
 from .intervals import Piece
+from .state import LOCK
 
 if TYPE_CHECKING:
     from ..context import context
@@ -51,10 +52,11 @@ class ContextFacts:
         self.hum = all(_host_unified(d) for d in devs)
         self.align = max(d.mem_base_addr_align for d in devs) // 8
         self.queue: cl.CommandQueue | None = None
-        # Oclgrind runs commands on the thread that waits and asserts when two threads do;
-        # its blocking calls are serialized.
+        # Oclgrind is not thread safe (it runs commands on the thread that waits, and asserts
+        # when two threads do): its blocking calls take the scheduler lock, like its enqueues.
+        # That cannot deadlock: an enqueued command never waits for Python.
         name = devs[0].platform.name if devs else ""
-        self.serial = threading.Lock() if "Oclgrind" in name else None
+        self.serial = LOCK if "Oclgrind" in name else None
 
     def transfer_queue(self) -> cl.CommandQueue:
         """A queue of this context for host-side transfers (host accessors, write-back)."""

@@ -1,0 +1,105 @@
+"""Thread safety (SYCL 2020 §4, D01, D27): command groups submitted from several threads onto
+shared buffers give the result of a sequential order consistent with each thread's program
+order; one kernel shared by many threads keeps each launch's own arguments (T086)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+import sycl_ocl as sycl
+
+sycl.register_kernel_source(
+    """
+    __kernel void tthr_inc(__global int* a) { a[get_global_id(0)] += 1; }
+    __kernel void tthr_affine(__global int* a, int mul, int add) {
+        size_t i = get_global_id(0);
+        a[i] = a[i] * mul + add;
+    }
+    """
+)
+
+THREADS = 4
+STEPS = 25
+
+
+def _run_threads(fn: Callable[[int], None]) -> None:
+    errors: list[BaseException] = []
+
+    def guarded(t: int) -> None:
+        try:
+            fn(t)
+        except BaseException as error:  # surfaced in the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=guarded, args=(t,)) for t in range(THREADS)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors
+
+
+def test_shared_and_private_buffers_from_several_threads(device: sycl.device) -> None:
+    ctx = sycl.context(device)
+    shared_data = np.zeros(16, dtype=np.int32)
+    private = [np.zeros(16, dtype=np.int32) for _ in range(THREADS)]
+    observed: list[list[int]] = [[] for _ in range(THREADS)]
+    with sycl.buffer(shared_data) as shared:
+        privates = [sycl.buffer(p) for p in private]
+
+        def work(t: int) -> None:
+            q = sycl.queue(ctx, device)
+            mine = privates[t]
+            for step in range(STEPS):
+                q.submit(lambda h: h.parallel_for(16, "tthr_inc", sycl.accessor(shared, h)))
+                # non-commutative: only program order gives the expected value
+                q.submit(lambda h, step=step: h.parallel_for(
+                    16, "tthr_affine", sycl.accessor(mine, h), 3, step + t))
+                if step % 5 == 4:
+                    with shared.get_host_access(sycl.read_only) as h:
+                        observed[t].append(int(np.asarray(h)[0]))
+
+        _run_threads(work)
+        for b in privates:
+            b.__exit__(None, None, None)
+    assert (shared_data == THREADS * STEPS).all()
+    for t in range(THREADS):
+        expect = 0
+        for step in range(STEPS):
+            expect = expect * 3 + step + t
+            expect = (expect + 2**31) % 2**32 - 2**31  # int32 wrap-around, as on the device
+        assert (private[t] == expect).all()
+        # each thread sees its own increments, and counts never go back
+        assert observed[t] == sorted(observed[t])
+        assert all(seen >= 5 * (k + 1) for k, seen in enumerate(observed[t]))
+
+
+def test_one_kernel_from_eight_threads_keeps_its_arguments(queue: sycl.queue) -> None:
+    outs = [np.zeros(8, dtype=np.int32) for _ in range(8)]
+    bufs = [sycl.buffer(o) for o in outs]
+
+    def work(t: int) -> None:
+        for i in range(10):
+            queue.submit(lambda h: h.parallel_for(8, "tthr_affine", sycl.accessor(bufs[t], h), 1, t + i))
+
+    errors: list[BaseException] = []
+    threads = [threading.Thread(target=lambda t=t: _safe(work, t, errors)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    for b in bufs:
+        b.__exit__(None, None, None)
+    for t, out in enumerate(outs):
+        assert (out == sum(t + i for i in range(10))).all()
+
+
+def _safe(fn: Callable[[int], None], t: int, errors: list[BaseException]) -> None:
+    try:
+        fn(t)
+    except BaseException as error:
+        errors.append(error)

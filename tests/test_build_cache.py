@@ -6,6 +6,7 @@ builds every image from source, the second reloads them all and compiles nothing
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -79,3 +80,27 @@ def test_memory_cache_covers_every_state(queue: sycl.queue, state: sycl.bundle_s
     second = sycl.get_kernel_bundle(state, ctx, kernel_ids=["copy_int64"])
     assert build_cache_stats()["memory_builds"] == builds
     assert list(first) == list(second)
+
+
+def test_concurrent_requests_build_once(queue: sycl.queue) -> None:
+    """Eight threads asking for one new image at once: one build, every thread gets it."""
+    ids = sycl.register_kernel_source(
+        f"__kernel void bc_once_{abs(hash(queue.get_device()))}(__global int *a) {{ a[0] = 1; }}"
+    )
+    ctx = sycl.context(queue.get_device())
+    start = threading.Barrier(8)
+    results: list[sycl.kernel_bundle] = []
+
+    def ask() -> None:
+        start.wait()
+        results.append(sycl.get_kernel_bundle(sycl.bundle_state.executable, ctx, kernel_ids=ids))
+
+    before = build_cache_stats()["memory_builds"]
+    threads = [threading.Thread(target=ask) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert build_cache_stats()["memory_builds"] == before + 1
+    images = {id(next(iter(b))) for b in results}
+    assert len(results) == 8 and len(images) == 1

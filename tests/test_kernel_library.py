@@ -18,13 +18,14 @@ from sycl_ocl.kernel_bundle.library import DTYPES, KERNELS_DIR, render
 
 @pytest.fixture(autouse=True)
 def _no_oclgrind_errors(request: pytest.FixtureRequest, capfd: pytest.CaptureFixture[str]) -> Iterator[None]:
-    """On Oclgrind, a kernel's invalid or uninitialised memory access fails its test
-    (Oclgrind reports them on stderr)."""
+    """On Oclgrind, a kernel's invalid or uninitialised memory access (and, with
+    ``OCLGRIND_DATA_RACES=1``, a data race) fails its test: Oclgrind reports them on stderr."""
     simulated = "device" in request.fixturenames and "Oclgrind" in str(request.getfixturevalue("device"))
     yield
     err = capfd.readouterr().err
     if simulated:
-        problems = [line for line in err.splitlines() if "Invalid " in line or "Uninitialized" in line]
+        markers = ("Invalid ", "Uninitialized", "data race")
+        problems = [line for line in err.splitlines() if any(m in line for m in markers)]
         assert not problems, "\n".join(problems[:5])
 
 
@@ -166,3 +167,19 @@ def test_iota(queue: sycl.queue) -> None:
     out = _buf(queue, np.zeros(10, np.uint32))
     queue.parallel_for(sycl.range(10), "iota_uint32", out, 5).wait()
     assert _get(queue, out, (10,), "uint32").tolist() == list(range(5, 15))
+
+
+def test_library_has_no_data_races_under_oclgrind() -> None:
+    """The library tests again on Oclgrind with its data-race detector on (in a child: the
+    detector is chosen when the driver loads)."""
+    from kernel_support import ROOT, run_child
+
+    done = run_child(
+        f"import sys, pytest; sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', "
+        f"{str(ROOT / 'tests' / 'test_kernel_library.py')!r}, '-k', 'Oclgrind and not data_races']))",
+        env={"OCLGRIND_DATA_RACES": "1", "SYCL_OCL_TEST": "Oclgrind"},
+    )
+    if "no tests ran" in done.stdout or done.returncode == 5:
+        pytest.skip("Oclgrind is not installed")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout

@@ -6,6 +6,7 @@ builds every image from source, the second reloads them all and compiles nothing
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -104,3 +105,33 @@ def test_concurrent_requests_build_once(queue: sycl.queue) -> None:
     assert build_cache_stats()["memory_builds"] == before + 1
     images = {id(next(iter(b))) for b in results}
     assert len(results) == 8 and len(images) == 1
+
+
+def test_eviction_drops_least_recently_used_entries(tmp_path: Path) -> None:
+    from sycl_ocl.kernel_bundle._disk import evict
+
+    for age, name in enumerate(["newest", "middle", "oldest"]):
+        entry = tmp_path / f"{name}.clbin"
+        entry.write_bytes(b"x" * 1000)
+        os.utime(entry, (1_000_000 - age * 1000, 1_000_000 - age * 1000))
+    assert evict(tmp_path, 2500) == 1
+    assert sorted(p.stem for p in tmp_path.glob("*.clbin")) == ["middle", "newest"]
+    assert evict(tmp_path, 0) == 2 and not list(tmp_path.glob("*.clbin"))
+
+
+def test_a_small_limit_trims_the_directory_on_the_first_write(tmp_path: Path) -> None:
+    stale = tmp_path / "stale.clbin"
+    stale.write_bytes(b"x" * 4096)
+    os.utime(stale, (1, 1))
+    env = {"SYCL_OCL_CACHE_DIR": str(tmp_path), "SYCL_OCL_CACHE_MAX_MB": "0.001"}
+    child_json(
+        """
+        import json
+        import sycl_ocl as sycl
+        dev = sycl.device.get_devices()[-1]
+        sycl.get_kernel_bundle(sycl.bundle_state.executable, sycl.context(dev), kernel_ids=["copy_int32"])
+        print(json.dumps(0))
+        """,
+        env,
+    )
+    assert not stale.exists() and len(list(tmp_path.glob("*.clbin"))) == 1

@@ -7,7 +7,9 @@ are written atomically (temporary file, then rename). A reload that fails in any
 back to a build from source.
 
 ``SYCL_OCL_CACHE_DIR`` chooses the directory (default ``$XDG_CACHE_HOME/sycl_ocl`` or
-``~/.cache/sycl_ocl``); ``SYCL_OCL_DISABLE_CACHE=1`` turns the disk cache off.
+``~/.cache/sycl_ocl``); ``SYCL_OCL_DISABLE_CACHE=1`` turns the disk cache off. The first
+write of a process trims the directory to ``SYCL_OCL_CACHE_MAX_MB`` (default 1024),
+least recently used entries first (a reload refreshes an entry's time).
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ def load_or_build(
     prg = _load(ctx, devices, options, path, key_text)
     if prg is not None:
         counters["hits"] += 1
+        _touch(path)
         return prg
     counters["misses"] += 1
     prg = _program.build(_program.from_source(ctx, source), ctx, devices, options, what)
@@ -157,6 +160,9 @@ def _store(path: Path, key_text: str, prg: cl.Program) -> None:
         parts += [struct.pack("<Q", len(blob)), blob]
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in _trimmed:
+            _trimmed.add(path.parent)
+            evict(path.parent, _limit_bytes())
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".clbin")
     except OSError:
         return
@@ -167,3 +173,42 @@ def _store(path: Path, key_text: str, prg: cl.Program) -> None:
         counters["stores"] += 1
     except OSError:
         Path(tmp).unlink(missing_ok=True)
+
+
+_DEFAULT_LIMIT_MB = 1024
+_trimmed: set[Path] = set()
+
+
+def _limit_bytes() -> int:
+    try:
+        return int(float(os.environ.get("SYCL_OCL_CACHE_MAX_MB", _DEFAULT_LIMIT_MB)) * 2**20)
+    except ValueError:
+        return _DEFAULT_LIMIT_MB * 2**20
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        return
+
+
+def evict(directory: Path, limit: int) -> int:
+    """Delete the least recently used entries until ``directory`` holds at most ``limit``
+    bytes of them; returns how many were deleted."""
+    entries = []
+    for entry in directory.glob("*.clbin"):
+        try:
+            info = entry.stat()
+        except OSError:
+            continue
+        entries.append((info.st_mtime, info.st_size, entry))
+    total = sum(size for _, size, _ in entries)
+    removed = 0
+    for _, size, entry in sorted(entries, key=lambda e: e[0]):
+        if total <= limit:
+            break
+        entry.unlink(missing_ok=True)
+        total -= size
+        removed += 1
+    return removed

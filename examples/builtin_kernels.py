@@ -56,7 +56,15 @@ def main() -> int:
     if not devices:
         print(f"no device advertises {NAME}; nothing to run")
         return 0
-    return 0 if all(run_on(d) for d in devices[:1]) else 1
+    try:
+        return 0 if run_on(devices[0]) else 1
+    except sycl.exception as error:
+        if error.code() is not sycl.errc.build:
+            raise
+        # Debian/Ubuntu PoCL packages lack the source PoCL builds its built-in kernels from.
+        print(f"{NAME} could not be built ({error.what().splitlines()[0]}); install "
+              "common_builtin_kernels.cl into PoCL's share directory (ENVIRONMENT.md)")
+        return 1
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from .handler import handler
 from .info._descriptor import check_namespace
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
-from .scheduler import lifetime, submit
+from .scheduler import submit
 
 if TYPE_CHECKING:
     from .event import event
@@ -131,10 +131,7 @@ class queue(NativeWrapper, PropertyHolder):
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1)."""
         h = handler(self)
         cgf(h)
-        ev = submit(h._finish())
-        if lifetime.pending:
-            lifetime.run_pending()
-        return ev
+        return submit(h._finish())
 
     def wait(self) -> None:
         """Block until every command submitted to this queue completed (§4.6.5.1)."""

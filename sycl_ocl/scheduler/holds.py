@@ -12,7 +12,7 @@ from .coherence import access
 from .hostops import host_op, prepare
 from .memory import HOST_READ, WRITE, Root
 from .op import Op
-from .progress import drain
+from .progress import drain, kick
 from .state import LOCK
 
 
@@ -32,4 +32,7 @@ def acquire(root: Root, lo: int, hi: int, writes: bool, needs_old: bool) -> Op:
 def release(op: Op) -> None:
     """End the hold and issue what waited for it."""
     op.finish()
-    drain()
+    if LOCK._is_owned():  # type: ignore[attr-defined]
+        kick()  # a finalizer inside the scheduler: let the progress thread issue
+    else:
+        drain()

@@ -1,12 +1,13 @@
 """Buffer destruction (§4.7.2.3; D15, D16): wait, then write back when the spec says so.
 
 Finalizers can run while this thread holds the scheduler lock (garbage collection during a
-submit); then the destruction is queued and run at the next submit, outside the lock.
+submit) or on a scheduler thread; then the destruction runs on a thread of its own.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import weakref
 from typing import Any
 
@@ -19,30 +20,32 @@ from .state import LOCK
 
 log = logging.getLogger("sycl_ocl")
 
-pending: list[Root] = []
-
-
 def destroy(root: Root) -> None:
-    """Run the destruction semantics of the root's last user handle."""
-    if LOCK._is_owned():  # type: ignore[attr-defined]
-        pending.append(root)
+    """Run the destruction semantics of the root's last user handle.
+
+    On a thread of the scheduler (a host op's, the progress thread) or inside it, blocking
+    could wait for that very thread: the destruction then runs on a thread of its own.
+    """
+    if LOCK._is_owned() or threading.current_thread().name.startswith("sycl_ocl-"):  # type: ignore[attr-defined]
+        threading.Thread(target=_guarded, args=(root,), name="sycl_ocl-destroy", daemon=True).start()
         return
+    _guarded_run(root)
+
+
+def _guarded(root: Root) -> None:
+    try:
+        _guarded_run(root)
+    except Exception as error:  # a finalizer cannot raise: report it instead
+        log.error("sycl_ocl: buffer destruction failed: %s", error)
+
+
+def _guarded_run(root: Root) -> None:
     try:
         _destroy(root)
     finally:
         if root.mutex is not None:
             root.mutex.release()
             root.mutex = None
-
-
-def run_pending() -> None:
-    """Destructions queued by finalizers that ran inside the scheduler."""
-    while pending:
-        root = pending.pop()
-        try:
-            destroy(root)
-        except Exception as error:  # a finalizer cannot raise: report it instead
-            log.error("sycl_ocl: buffer destruction failed: %s", error)
 
 
 def _destroy(root: Root) -> None:

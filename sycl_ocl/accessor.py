@@ -29,22 +29,43 @@ if TYPE_CHECKING:
     from .scheduler.op import Op
 
 
+_ZERO = {n: id(*([0] * n)) for n in (1, 2, 3)}
+
+
+def _zero_id(n: int) -> id:
+    return _ZERO[n]
+
+
 class _Window:
     """The accessed part of a buffer: range, offset, byte span and mode."""
 
-    __slots__ = ("_base", "_dtype", "_hi", "_lo", "_mode", "_no_init", "_offset", "_range",
-                 "_reads", "_req", "_root", "_shape", "_writes", "_contiguous")
+    __slots__ = (
+        "_base",
+        "_contiguous",
+        "_dtype",
+        "_hi",
+        "_lo",
+        "_mode",
+        "_no_init",
+        "_offset",
+        "_range",
+        "_reads",
+        "_req",
+        "_root",
+        "_shape",
+        "_writes",
+    )
 
     def _setup(self, buf: buffer, mode: Any, access_range: Any, access_offset: Any,
                prop_list: Any, owner: str) -> None:
         if not isinstance(buf, buffer):
             raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
         buf._check_alive()
-        props = make_property_list(prop_list, owner)
-        mode, discard = resolve_no_init(as_mode(mode), props.has_property(no_init))
+        has_no_init = prop_list is not None and make_property_list(prop_list, owner).has_property(no_init)
+        mode, discard = resolve_no_init(as_mode(mode), has_no_init)
         shape = buf._range.to_tuple()
         rng = buf._range if access_range is None else as_range(access_range)
-        off = as_id(access_offset, len(shape))
+        off = _zero_id(len(shape)) if access_offset is None else as_id(access_offset, len(shape))
         if len(rng) != len(shape) or len(off) != len(shape):
             raise exception(errc.invalid, f"the access range and offset need {len(shape)} dimension(s)")
         if any(o + r > s for o, r, s in zip(off, rng, shape)):
@@ -205,7 +226,7 @@ class host_accessor(_Window):
     accessor is garbage collected).
     """
 
-    __slots__ = ("_hold", "_array")
+    __slots__ = ("_array", "_hold")
 
     def __init__(
         self,

@@ -68,7 +68,7 @@ class _Window:
         off = _zero_id(len(shape)) if access_offset is None else as_id(access_offset, len(shape))
         if len(rng) != len(shape) or len(off) != len(shape):
             raise exception(errc.invalid, f"the access range and offset need {len(shape)} dimension(s)")
-        if any(o + r > s for o, r, s in zip(off, rng, shape)):
+        if any(o + r > s for o, r, s in zip(off, rng, shape, strict=False)):
             raise exception(
                 errc.invalid,
                 f"access range {rng} at offset {off} exceeds the buffer range {buf._range}",
@@ -85,7 +85,7 @@ class _Window:
         self._contiguous = contiguous(rng.to_tuple(), shape)
         first = linear(off.to_tuple(), shape)
         if rng.size():
-            last = linear(tuple(o + r - 1 for o, r in zip(off, rng)), shape)
+            last = linear(tuple(o + r - 1 for o, r in zip(off, rng, strict=False)), shape)
             self._lo, self._hi = self._base + first * size, self._base + (last + 1) * size
         else:
             self._lo = self._hi = self._base + first * size
@@ -100,7 +100,7 @@ class _Window:
         nbytes = int(np.prod(self._shape)) * self._dtype.itemsize
         whole = self._root.host_copy()[self._base:self._base + nbytes]
         arr = whole.view(self._dtype).reshape(self._shape)
-        view = arr[tuple(slice(o, o + r) for o, r in zip(self._offset, self._range))]
+        view = arr[tuple(slice(o, o + r) for o, r in zip(self._offset, self._range, strict=False))]
         if not self._writes:
             view = view.view()
             view.flags.writeable = False

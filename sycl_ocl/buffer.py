@@ -77,7 +77,9 @@ class buffer(PropertyHolder):
     def _init_host(self, data: Any, rng: Any, dtype: Any) -> None:
         if data is None:
             if rng is None or as_range(rng).size():
-                raise exception(errc.invalid, "buffer(None, range): host data may be None only for zero elements")
+                raise exception(
+                    errc.invalid, "buffer(None, range): host data may be None only for zero elements"
+                )
             self._init_range(as_range(rng), dtype or np.uint8)
             return
         array, writable = _host_array(data, dtype)
@@ -119,15 +121,19 @@ class buffer(PropertyHolder):
     def _init_sub(self, parent: buffer, base_index: Any, sub_range: Any) -> None:
         parent._check_alive()
         if parent._sub:
-            raise exception(errc.invalid, "a sub-buffer cannot be made from a sub-buffer (§4.7.2); use the parent")
+            raise exception(
+                errc.invalid, "a sub-buffer cannot be made from a sub-buffer (§4.7.2); use the parent"
+            )
         shape = parent._range.to_tuple()
         if base_index is None or sub_range is None:
-            raise exception(errc.invalid, "buffer(parent, base_index, sub_range) needs both an id and a range")
+            raise exception(
+                errc.invalid, "buffer(parent, base_index, sub_range) needs both an id and a range"
+            )
         base = as_id(base_index, len(shape)).to_tuple()
         rng = as_range(sub_range)
         if len(base) != len(shape) or len(rng) != len(shape):
             raise exception(errc.invalid, f"the sub-buffer's index and range need {len(shape)} dimension(s)")
-        if any(b + r > s for b, r, s in zip(base, rng, shape)):
+        if any(b + r > s for b, r, s in zip(base, rng, shape, strict=False)):
             raise exception(
                 errc.invalid,
                 f"sub-buffer at {base} of range {rng} exceeds the parent range {parent._range}",
@@ -274,7 +280,9 @@ class buffer(PropertyHolder):
                 else:
                     new_range = range(nbytes // new_dtype.itemsize)
             else:
-                raise exception(errc.invalid, "reinterpret to another element size needs a range (or a 1-D buffer)")
+                raise exception(
+                    errc.invalid, "reinterpret to another element size needs a range (or a 1-D buffer)"
+                )
         else:
             new_range = as_range(rng)
         if new_range.size() * new_dtype.itemsize != nbytes:
@@ -343,7 +351,7 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
 def linear(index: tuple[int, ...], shape: tuple[int, ...]) -> int:
     """The row-major linear position of ``index`` in ``shape`` (§3.11)."""
     pos = 0
-    for i, s in zip(index, shape):
+    for i, s in zip(index, shape, strict=False):
         pos = pos * s + i
     return pos
 

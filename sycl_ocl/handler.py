@@ -141,7 +141,7 @@ class handler:
                 self._check_mine(arg)
                 accs.append((index, arg))
             elif kind is local_accessor:
-                args = args[:index] + (arg._mem,) + args[index + 1:]
+                args = (*args[:index], arg._mem, *args[index + 1:])
         resolved = resolve_kernel(kernel, self._queue, self._bundle, self._spec_constants)
         self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args, tuple(accs)))
 
@@ -169,10 +169,12 @@ class handler:
             )
         if isinstance(dst, accessor):
             _overwrite(dst)
-        if isinstance(src, accessor) and isinstance(dst, accessor):
-            if src._contiguous and dst._contiguous and src._dtype == dst._dtype and n == room:
-                self._set_action(DeviceCopy(src, dst))
-                return
+        if (
+            isinstance(src, accessor) and isinstance(dst, accessor)
+            and src._contiguous and dst._contiguous and src._dtype == dst._dtype and n == room
+        ):
+            self._set_action(DeviceCopy(src, dst))
+            return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 
     def fill(self, dst: accessor, value: Any) -> None:

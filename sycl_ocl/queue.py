@@ -56,7 +56,8 @@ class queue(NativeWrapper, PropertyHolder):
         else:
             if second is not None:
                 raise exception(
-                    errc.invalid, "queue(x, y) takes a context first; use queue(device) or queue(context, device)"
+                    errc.invalid,
+                    "queue(x, y) takes a context first; use queue(device) or queue(context, device)",
                 )
             dev = select_device(first) if first is not None else device()
             ctx = context._default_for(dev.get_platform())
@@ -66,7 +67,7 @@ class queue(NativeWrapper, PropertyHolder):
                 errc.feature_not_supported,
                 f"{dev!r} cannot profile commands (no aspect.queue_profiling); drop enable_profiling",
             )
-        flags = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
+        flags: Any = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
         try:
             native = cl.CommandQueue(ctx._native, dev._native, properties=flags)
         except cl.Error as error:
@@ -150,11 +151,19 @@ class queue(NativeWrapper, PropertyHolder):
 
     def single_task(self, kernel: Any, *args: Any, depends_on: Any = None) -> event:
         """``submit`` of one ``single_task`` (§4.6.5.2)."""
-        return self.submit(lambda h: (_depend(h, depends_on), h.single_task(kernel, *args)))
+        def cgf(h: handler) -> None:
+            _depend(h, depends_on)
+            h.single_task(kernel, *args)
+
+        return self.submit(cgf)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
         """``submit`` of one ``parallel_for`` (§4.6.5.2)."""
-        return self.submit(lambda h: (_depend(h, depends_on), h.parallel_for(rng, kernel, *args)))
+        def cgf(h: handler) -> None:
+            _depend(h, depends_on)
+            h.parallel_for(rng, kernel, *args)
+
+        return self.submit(cgf)
 
     def __repr__(self) -> str:
         return f"<sycl.queue on {self._device!r}>"

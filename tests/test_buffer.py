@@ -196,7 +196,7 @@ def test_sub_buffer_views_the_parent(queue: sycl.queue) -> None:
         sub = sycl.buffer(parent, sycl.id(32), sycl.range(16))
         assert sub.is_sub_buffer() and sub.get_range() == sycl.range(16)
         _inc(queue, sub)
-        queue.submit(lambda h: h.single_task("tb_set", sycl.accessor(sub, h), -1))
+        queue.submit(lambda h, sub=sub: h.single_task("tb_set", sycl.accessor(sub, h), -1))
         with parent.get_host_access(sycl.read_only) as h:
             v = np.asarray(h)
             assert v[32] == -1 and (v[33:48] == 1).all()
@@ -244,7 +244,7 @@ def test_reinterpret_shares_the_data(queue: sycl.queue) -> None:
     with sycl.buffer(a) as b:
         r = b.reinterpret(np.uint8, sycl.range(2, 16))
         assert r.get_range() == sycl.range(2, 16) and r.byte_size() == b.byte_size()
-        queue.submit(lambda h: h.fill(sycl.accessor(r, h), 1))
+        queue.submit(lambda h, r=r: h.fill(sycl.accessor(r, h), 1))
         with b.get_host_access(sycl.read_only) as h:
             assert (np.asarray(h) == 0x01010101).all()
         assert b.reinterpret(np.int16).get_range() == sycl.range(16)
@@ -269,7 +269,7 @@ def test_reinterpret_of_a_sub_buffer_keeps_its_window(queue: sycl.queue) -> None
     with sycl.buffer(a) as parent:
         sub = sycl.buffer(parent, sycl.id(32), sycl.range(4))
         view = sub.reinterpret(np.int8, sycl.range(16))
-        queue.submit(lambda h: h.fill(sycl.accessor(view, h), 2))
+        queue.submit(lambda h, view=view: h.fill(sycl.accessor(view, h), 2))
         del sub, view
     assert (a[32:36] == 0x02020202).all() and (a[:32] == 0).all() and (a[36:] == 0).all()
 
@@ -278,7 +278,7 @@ def test_last_handle_triggers_write_back(queue: sycl.queue) -> None:
     a = np.zeros(4, dtype=np.int32)
     b = sycl.buffer(a)
     r = b.reinterpret(np.int32)
-    queue.submit(lambda h: h.fill(sycl.accessor(b, h), 6)).wait()
+    queue.submit(lambda h, b=b: h.fill(sycl.accessor(b, h), 6)).wait()
     del b  # T410: a reinterpreted copy is still alive
     assert (a == 0).all()
     del r

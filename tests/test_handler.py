@@ -97,7 +97,7 @@ def test_copy_accessor_to_array_and_back(queue: sycl.queue) -> None:
         queue.submit(lambda h: h.copy(src, sycl.accessor(b, h, sycl.write_only)))
         queue.submit(lambda h: h.fill(sycl.accessor(b, h, sycl.write_only, sycl.range(3), sycl.id(7)), -1))
         queue.submit(lambda h: h.copy(sycl.accessor(b, h, sycl.read_only), out)).wait()
-    assert list(out) == list(range(7)) + [-1, -1, -1]
+    assert list(out) == [*list(range(7)), -1, -1, -1]
 
 
 def test_copy_accessor_to_accessor(queue: sycl.queue) -> None:
@@ -133,7 +133,8 @@ def test_copy_errors(queue: sycl.queue) -> None:
 def test_fill_non_contiguous_window(queue: sycl.queue) -> None:
     a = np.zeros((4, 4), dtype=np.float32)
     with sycl.buffer(a) as b:
-        queue.submit(lambda h: h.fill(sycl.accessor(b, h, sycl.write_only, sycl.range(2, 2), sycl.id(2, 2)), 1.5))
+        corner = (sycl.range(2, 2), sycl.id(2, 2))
+        queue.submit(lambda h: h.fill(sycl.accessor(b, h, sycl.write_only, *corner), 1.5))
     expect = np.zeros((4, 4), dtype=np.float32)
     expect[2:, 2:] = 1.5
     assert (a == expect).all()
@@ -142,8 +143,8 @@ def test_fill_non_contiguous_window(queue: sycl.queue) -> None:
 def test_update_host_writes_into_the_host_memory(queue: sycl.queue) -> None:
     a = np.zeros(8, dtype=np.int32)
     b = sycl.buffer(a)
-    queue.submit(lambda h: h.fill(sycl.accessor(b, h), 3))
-    queue.submit(lambda h: h.update_host(sycl.accessor(b, h, sycl.read_only))).wait()
+    queue.submit(lambda h, b=b: h.fill(sycl.accessor(b, h), 3))
+    queue.submit(lambda h, b=b: h.update_host(sycl.accessor(b, h, sycl.read_only))).wait()
     assert (a == 3).all()
     assert b.transfer_counters().d2h_bytes == 32
     del b
@@ -154,7 +155,8 @@ def test_depends_on_orders_independent_groups(queue: sycl.queue) -> None:
     order: list[str] = []
     first = queue.submit(lambda h: h.host_task(lambda: (gate.wait(), order.append("first"))))
     second = queue.submit(lambda h: (h.depends_on(first), h.host_task(lambda: order.append("second"))))
-    assert second.get_info(sycl.info.event.command_execution_status) != sycl.info.event_command_status.complete
+    status = second.get_info(sycl.info.event.command_execution_status)
+    assert status != sycl.info.event_command_status.complete
     gate.set()
     second.wait()
     assert order == ["first", "second"]
@@ -197,6 +199,6 @@ def test_host_task_error_goes_to_the_async_handler(device: sycl.device) -> None:
 
     q.submit(lambda h: h.host_task(boom))
     q.wait_and_throw()
-    assert len(caught) == 1 and "boom" in str(list(caught[0])[0])
+    assert len(caught) == 1 and "boom" in str(next(iter(caught[0])))
     q.wait_and_throw()
     assert len(caught) == 1  # delivered once

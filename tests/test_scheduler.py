@@ -34,6 +34,14 @@ def _inc(q: sycl.queue, buf: sycl.buffer) -> sycl.event:
     return q.submit(lambda h: h.parallel_for(buf.size(), "ts_inc", sycl.accessor(buf, h)))
 
 
+def _read_on_host(q: sycl.queue, buf: sycl.buffer) -> sycl.event:
+    def cgf(h: sycl.handler) -> None:
+        sycl.accessor(buf, h, sycl.read_only)
+        h.host_task(lambda: None)
+
+    return q.submit(cgf)
+
+
 def _gated(q: sycl.queue, buf: sycl.buffer, gate: threading.Event, mode: object,
            body: object = None) -> sycl.event:
     """A host task on ``buf`` that waits for ``gate``, then runs ``body(view)``."""
@@ -95,7 +103,7 @@ def test_write_after_read_waits_for_the_reader(queue: sycl.queue, gate: threadin
 def test_reads_do_not_wait_for_each_other(queue: sycl.queue, gate: threading.Event) -> None:
     with sycl.buffer(np.zeros(4, dtype=np.int32)) as b:
         first = _gated(queue, b, gate, sycl.read_only)
-        second = queue.submit(lambda h: h.host_task(lambda: None) if sycl.accessor(b, h, sycl.read_only) else None)
+        second = _read_on_host(queue, b)
         second.wait()  # would hang if reads were serialized
         assert _state(first) != DONE
         gate.set()
@@ -136,7 +144,7 @@ def test_host_accessor_holds_back_later_users_only(queue: sycl.queue) -> None:
     with sycl.buffer(a) as b, sycl.buffer(other) as c:
         with sycl.host_accessor(b) as h:
             blocked = _inc(queue, b)  # returns at once (T052)
-            reader = queue.submit(lambda cg: cg.host_task(lambda: None) if sycl.accessor(b, cg, sycl.read_only) else None)
+            reader = _read_on_host(queue, b)
             _inc(queue, c).wait()  # another buffer flows on the same queue (T048, D07)
             assert _state(blocked) != DONE and _state(reader) != DONE  # readers too (T050)
             np.asarray(h)[:] = 10
@@ -144,7 +152,9 @@ def test_host_accessor_holds_back_later_users_only(queue: sycl.queue) -> None:
     assert (a == 11).all() and (other == 1).all()
 
 
-def test_host_accessor_waits_for_a_writer_on_another_queue(device: sycl.device, gate: threading.Event) -> None:
+def test_host_accessor_waits_for_a_writer_on_another_queue(
+    device: sycl.device, gate: threading.Event
+) -> None:
     q = sycl.queue(device)
     with sycl.buffer(np.zeros(4, dtype=np.int32)) as b:
         _gated(q, b, gate, sycl.write_only, lambda v: v.__setitem__(Ellipsis, 3))
@@ -164,11 +174,15 @@ def test_host_accessor_waits_for_a_writer_on_another_queue(device: sycl.device, 
 
 
 def test_two_read_host_accessors_and_an_unrelated_wait(queue: sycl.queue) -> None:
-    with sycl.buffer(np.arange(4, dtype=np.int32)) as b, sycl.buffer(sycl.range(4), np.int32) as c:
-        with sycl.host_accessor(b, sycl.read_only) as h1, sycl.host_accessor(b, sycl.read_only) as h2:
-            queue.submit(lambda h: h.fill(sycl.accessor(c, h), 1))
-            queue.wait()  # no deadlock with the holds live
-            assert (np.asarray(h1) == np.asarray(h2)).all()
+    with (
+        sycl.buffer(np.arange(4, dtype=np.int32)) as b,
+        sycl.buffer(sycl.range(4), np.int32) as c,
+        sycl.host_accessor(b, sycl.read_only) as h1,
+        sycl.host_accessor(b, sycl.read_only) as h2,
+    ):
+        queue.submit(lambda h: h.fill(sycl.accessor(c, h), 1))
+        queue.wait()  # no deadlock with the holds live
+        assert (np.asarray(h1) == np.asarray(h2)).all()
 
 
 def test_wait_on_a_deferred_command_from_another_thread(queue: sycl.queue) -> None:

@@ -83,7 +83,7 @@ def test_one_kernel_from_eight_threads_keeps_its_arguments(queue: sycl.queue) ->
 
     def work(t: int) -> None:
         for i in range(10):
-            queue.submit(lambda h: h.parallel_for(8, "tthr_affine", sycl.accessor(bufs[t], h), 1, t + i))
+            queue.submit(lambda h, i=i: h.parallel_for(8, "tthr_affine", sycl.accessor(bufs[t], h), 1, t + i))
 
     errors: list[BaseException] = []
     threads = [threading.Thread(target=lambda t=t: _safe(work, t, errors)) for t in range(8)]

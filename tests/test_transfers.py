@@ -109,7 +109,9 @@ def test_host_unified_use_host_ptr_moves_nothing(pocl_pair: list[sycl.device]) -
 def test_device_copy_and_fill_stay_on_the_device(queue: sycl.queue) -> None:
     with sycl.buffer(sycl.range(N), np.int32) as a, sycl.buffer(sycl.range(N), np.int32) as b:
         queue.submit(lambda h: h.fill(sycl.accessor(a, h, sycl.write_only), 4))
-        queue.submit(lambda h: h.copy(sycl.accessor(a, h, sycl.read_only), sycl.accessor(b, h, sycl.write_only)))
+        queue.submit(lambda h: h.copy(
+            sycl.accessor(a, h, sycl.read_only), sycl.accessor(b, h, sycl.write_only)
+        ))
         with b.get_host_access(sycl.read_only) as h:
             assert (np.asarray(h) == 4).all()
         ca, cb = a.transfer_counters(), b.transfer_counters()

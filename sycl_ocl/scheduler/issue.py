@@ -32,6 +32,7 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
     keep: list[Any] = []
     try:
         for root, alloc, lo, hi in work.moves:
+            assert alloc.buf is not None  # a move has bytes, so the allocation exists
             # Keep the NannyEvent until the op is known complete (its destructor would block).
             keep.append(cl.enqueue_copy(
                 lane.cl_queue, alloc.buf, root.host_copy()[lo:hi], dst_offset=lo,

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     import pyopencl as cl
 
     from .._async_errors import AsyncErrors
+    from ..device import device
     from .op import Op
 
 
@@ -27,7 +28,7 @@ class Lane:
                  "ops", "profiling", "serial", "unflushed")
 
     def __init__(
-        self, cl_queue: cl.CommandQueue, ctx: int, device: object, errors: AsyncErrors,
+        self, cl_queue: cl.CommandQueue, ctx: int, device: device, errors: AsyncErrors,
         in_order: bool, profiling: bool,
     ) -> None:
         self.cl_queue = cl_queue

@@ -58,6 +58,7 @@ class Op:
         ev = self.event
         if ev is None:
             return False
+        status: int
         try:
             status = ev.command_execution_status
         except cl.Error:

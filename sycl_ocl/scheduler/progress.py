@@ -36,6 +36,7 @@ def wait_list(op: Op) -> Any:
     lane: Lane = op.lane  # type: ignore[assignment]
     ctx = lane.ctx
     events: list[cl.Event] | None = None
+    ev: Any  # an issued op's event, or a foreign command's
     for dep in op.deps:
         if type(dep) is Op:
             state = dep.state

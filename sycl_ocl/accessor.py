@@ -18,7 +18,7 @@ import pyopencl as cl
 from .access import access_mode, as_mode, resolve_no_init, target
 from .buffer import buffer, contiguous, linear
 from .exception import errc, exception
-from .property._base import make_property_list
+from .property._base import PropertyHolder, make_property_list, property_list
 from .property.accessor import no_init
 from .range import as_id, as_range, id, range
 from .scheduler import holds
@@ -36,8 +36,11 @@ def _zero_id(n: int) -> id:
     return _ZERO[n]
 
 
-class _Window:
-    """The accessed part of a buffer: range, offset, byte span and mode."""
+_NO_PROPERTIES = property_list()
+
+
+class _Window(PropertyHolder):
+    """The accessed part of a buffer: range, offset, byte span, mode and properties."""
 
     __slots__ = (
         "_base",
@@ -48,6 +51,7 @@ class _Window:
         "_mode",
         "_no_init",
         "_offset",
+        "_props",
         "_range",
         "_reads",
         "_req",
@@ -61,8 +65,8 @@ class _Window:
         if not isinstance(buf, buffer):
             raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
         buf._check_alive()
-        has_no_init = prop_list is not None and make_property_list(prop_list, owner).has_property(no_init)
-        mode, discard = resolve_no_init(as_mode(mode), has_no_init)
+        props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
+        mode, discard = resolve_no_init(as_mode(mode), props.has_property(no_init))
         shape = buf._range.to_tuple()
         rng = buf._range if access_range is None else as_range(access_range)
         off = _zero_id(len(shape)) if access_offset is None else as_id(access_offset, len(shape))
@@ -74,6 +78,7 @@ class _Window:
                 f"access range {rng} at offset {off} exceeds the buffer range {buf._range}",
             )
         size = buf._dtype.itemsize
+        self._props = props
         self._root: Root = buf._root
         self._base = buf._base
         self._shape = shape
@@ -226,7 +231,7 @@ class host_accessor(_Window):
     accessor is garbage collected).
     """
 
-    __slots__ = ("_array", "_hold")
+    __slots__ = ("_array", "_buf", "_hold")
 
     def __init__(
         self,
@@ -238,6 +243,8 @@ class host_accessor(_Window):
     ) -> None:
         self._hold: Op | None = None
         self._setup(buf, mode, access_range, access_offset, prop_list, "host_accessor")
+        # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
+        self._buf = buf
         lo, hi, writes, needs_old = self._req
         self._hold = holds.acquire(self._root, lo, hi, writes, needs_old)
         self._array = self._view()
@@ -246,7 +253,7 @@ class host_accessor(_Window):
         """End the access: later commands on the buffer may run."""
         hold, self._hold = self._hold, None
         if hold is not None:
-            holds.release(hold)
+            holds.release(self._root, hold)
 
     def __enter__(self) -> host_accessor:
         return self

@@ -98,6 +98,19 @@ def test_no_init_with_read_is_invalid() -> None:
     assert _codes(lambda: sycl.accessor(b, prop_list=[sycl.property.queue.in_order()])) == sycl.errc.invalid
 
 
+def test_accessor_properties() -> None:
+    """§4.7.6.9 property interface: no_init is reported; an absent property is errc.invalid."""
+    b = sycl.buffer(sycl.range(4), np.int32)
+    tagged = sycl.accessor(b, sycl.write_only, prop_list=[sycl.property.no_init()])
+    plain = sycl.host_accessor(b, sycl.read_only)
+    assert tagged.has_property(sycl.property.no_init) and not plain.has_property(sycl.property.no_init)
+    assert isinstance(tagged.get_property(sycl.property.no_init), sycl.property.no_init)
+    with pytest.raises(sycl.exception) as info:
+        plain.get_property(sycl.property.no_init)
+    assert info.value.code() == sycl.errc.invalid
+    plain.release()
+
+
 def test_no_init_keeps_the_rest_of_the_buffer(queue: sycl.queue) -> None:
     a = np.arange(64, dtype=np.int32)
     with sycl.buffer(a) as b:

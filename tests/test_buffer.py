@@ -293,6 +293,44 @@ def test_using_a_destroyed_buffer_raises() -> None:
     assert info.value.code() == sycl.errc.invalid
 
 
+def test_host_accessor_keeps_a_temporary_buffer_alive() -> None:
+    data = np.arange(6, dtype=np.float32)
+    buf = sycl.buffer(data)
+    alive = weakref.ref(buf)
+    acc = sycl.host_accessor(buf)
+    del buf  # the accessor is the only owner left
+    assert alive() is not None
+    acc[0] = 40
+    del acc
+    assert alive() is None
+    assert data[0] == 40 and (data[1:] == np.arange(1, 6)).all()
+
+
+def test_buffer_with_block_ending_under_an_open_host_accessor(queue: sycl.queue) -> None:
+    data = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(data) as b:
+        acc = sycl.host_accessor(b)
+        acc[1] = 5
+    assert data[1] == 5  # the with block ended the access, then wrote back
+    assert acc[1] == 5  # the view stays readable
+    with pytest.raises(sycl.exception):
+        sycl.host_accessor(b)
+
+
+def test_buffer_and_host_accessor_collected_together() -> None:
+    import gc
+
+    data = np.zeros(4, dtype=np.int32)
+    cycle: list[object] = []
+    buf = sycl.buffer(data)
+    acc = sycl.host_accessor(buf)
+    acc[2] = 9
+    cycle += [cycle, buf, acc]  # both die in one garbage collection, in any order
+    del buf, acc, cycle
+    gc.collect()
+    assert data[2] == 9
+
+
 # --- destruction blocking rules (§4.7.2.3) ---------------------------------------------------
 
 

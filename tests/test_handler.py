@@ -188,17 +188,3 @@ def test_host_task_sees_current_data_and_its_writes_reach_the_device(queue: sycl
         queue.submit(lambda h: h.single_task("th_one", sycl.accessor(b, h), 100))
     assert (seen[0] == 4).all()
     assert list(a) == [100] + [5] * 7
-
-
-def test_host_task_error_goes_to_the_async_handler(device: sycl.device) -> None:
-    caught: list[sycl.exception_list] = []
-    q = sycl.queue(device, async_handler=caught.append)
-
-    def boom() -> None:
-        raise RuntimeError("boom")
-
-    q.submit(lambda h: h.host_task(boom))
-    q.wait_and_throw()
-    assert len(caught) == 1 and "boom" in str(next(iter(caught[0])))
-    q.wait_and_throw()
-    assert len(caught) == 1  # delivered once

@@ -21,16 +21,19 @@ def acquire(root: Root, lo: int, hi: int, writes: bool, needs_old: bool) -> Op:
     with LOCK:
         op = host_op(None, None)
         access(root, lo, hi, WRITE if writes else HOST_READ, needs_old, None, op, op.work.moves)
+        root.holds.add(op)
     try:
         prepare(op)
     except BaseException:
-        release(op)
+        release(root, op)
         raise
     return op
 
 
-def release(op: Op) -> None:
+def release(root: Root, op: Op) -> None:
     """End the hold and issue what waited for it."""
+    with LOCK:
+        root.holds.discard(op)
     op.finish()
     if LOCK._is_owned():  # type: ignore[attr-defined]
         kick()  # a finalizer inside the scheduler: let the progress thread issue

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import holds
 from .coherence import access
 from .hostops import host_op, prepare
 from .memory import READ, Root
@@ -49,6 +50,12 @@ def _guarded_run(root: Root) -> None:
 
 
 def _destroy(root: Root) -> None:
+    with LOCK:
+        unreleased = list(root.holds)
+    # Host accessors still open here belong to garbage or outlive a ``with`` block of the
+    # buffer: waiting for them would never end, so their access ends now.
+    for hold in unreleased:
+        holds.release(root, hold)
     if not root.blocking:
         return
     with LOCK:

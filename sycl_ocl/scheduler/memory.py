@@ -116,7 +116,7 @@ class Root:
 
     __slots__ = (
         "__weakref__", "allocs", "blocking", "bound", "counters", "dtype", "frontier", "handles",
-        "host", "mutex",
+        "holds", "host", "mutex",
         "size", "target", "use_host_ptr", "user", "valid", "write_back", "written",
     )
 
@@ -130,6 +130,7 @@ class Root:
         self.allocs: dict[int, Alloc] = {}
         self.counters = TransferCounters()
         self.handles = 0
+        self.holds: set[Any] = set()  # unreleased host accessors' ops
         self.write_back = host is not None and user is not None
         self.target: Any = None  # set_final_data destination
         self.written = False

@@ -1,6 +1,14 @@
 """Submit cost of a two-accessor command group vs raw PyOpenCL set_args + enqueue_nd_range_kernel
 on the same device in the same run, and after 100 vs 100,000 earlier commands (flatness).
 
+Two regimes, each for both sides:
+
+* held: the queue waits on a user event while the batch is submitted, so only the submission
+  itself is timed (no driver threads running kernels beside the submitting thread);
+* free-running: kernels execute while the next ones are submitted. On a CPU device the
+  driver's worker threads then compete with the submitting thread, which slows any client
+  that does work between enqueues (raw PyOpenCL included, see docs/performance.md).
+
 Run: ``python bench/bench_submit.py`` (PoCL by default; SYCL_OCL_BENCH selects by name).
 """
 
@@ -8,6 +16,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 
 os.environ.setdefault("POCL_DEVICES", "pthread")
 
@@ -30,56 +39,88 @@ def _device() -> sycl.device:
     return sycl.device()
 
 
-def _raw(dev: sycl.device) -> float:
-    ctx = cl.Context([dev._native])
-    q = cl.CommandQueue(ctx)
-    k = cl.Program(ctx, SRC).build().bench_add
-    a = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4)
-    b = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4)
-    best = float("inf")
-    for _ in range(5):
+def _best(batch: Callable[[], float], runs: int = 5) -> float:
+    return min(batch() for _ in range(runs))
+
+
+class Raw:
+    """The PyOpenCL baseline: one kernel, two buffers, an in-order queue."""
+
+    def __init__(self, dev: sycl.device) -> None:
+        self.ctx = cl.Context([dev._native])
+        self.queue = cl.CommandQueue(self.ctx)
+        self.kernel = cl.Program(self.ctx, SRC).build().bench_add
+        self.a = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, N * 4)
+        self.b = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, N * 4)
+
+    def batch(self, held: bool) -> float:
+        gate = cl.UserEvent(self.ctx)
+        if held:
+            cl.enqueue_marker(self.queue, wait_for=[gate])
+        k, q, a, b = self.kernel, self.queue, self.a, self.b
         t0 = time.perf_counter()
         for _ in range(BATCH):
             k.set_args(a, b)
             cl.enqueue_nd_range_kernel(q, k, (N,), None)
-        best = min(best, (time.perf_counter() - t0) / BATCH)
+        elapsed = (time.perf_counter() - t0) / BATCH
+        gate.set_status(cl.command_execution_status.COMPLETE)
         q.finish()
-    return best
+        return elapsed
 
 
-def _sycl_batch(q: sycl.queue, ba: sycl.buffer, bb: sycl.buffer, count: int) -> float:
-    def cgf(h: sycl.handler) -> None:
-        h.parallel_for(N, "bench_add", sycl.accessor(ba, h), sycl.accessor(bb, h, sycl.read_only))
+class Sycl:
+    """The same work through sycl_ocl: buffers, accessors and the DAG."""
 
-    t0 = time.perf_counter()
-    for _ in range(count):
-        q.submit(cgf)
-    return (time.perf_counter() - t0) / count
+    def __init__(self, dev: sycl.device) -> None:
+        self.queue = sycl.queue(dev)
+        self.a = sycl.buffer(np.zeros(N, dtype=np.float32))
+        self.b = sycl.buffer(np.ones(N, dtype=np.float32))
+        self.submitted = 0
+
+    def cgf(self, h: sycl.handler) -> None:
+        h.parallel_for(N, "bench_add", sycl.accessor(self.a, h), sycl.accessor(self.b, h, sycl.read_only))
+
+    def batch(self, held: bool, count: int = BATCH) -> float:
+        q, cgf = self.queue, self.cgf
+        gate = cl.UserEvent(sycl.get_native(q.get_context()))
+        if held:
+            def first(h: sycl.handler) -> None:
+                h.depends_on(sycl.make_event(gate, q.get_context()))
+                cgf(h)
+
+            q.submit(first)  # later commands follow it through the buffers, on the same queue
+        t0 = time.perf_counter()
+        for _ in range(count):
+            q.submit(cgf)
+        elapsed = (time.perf_counter() - t0) / count
+        self.submitted += count + held
+        gate.set_status(cl.command_execution_status.COMPLETE)
+        q.wait()
+        return elapsed
 
 
 def main() -> None:
     sycl.register_kernel_source(SRC)
     dev = _device()
-    q = sycl.queue(dev)
-    ba = sycl.buffer(np.zeros(N, dtype=np.float32))
-    bb = sycl.buffer(np.ones(N, dtype=np.float32))
-    _sycl_batch(q, ba, bb, 100)
-    q.wait()
-    early = min(_sycl_batch(q, ba, bb, BATCH) for _ in range(3))
-    q.wait()
-    raw = _raw(dev)
-    done = 100 + 3 * BATCH
-    while done < 100_000:
-        _sycl_batch(q, ba, bb, 10_000)
-        q.wait()
-        done += 10_000
-    late = min(_sycl_batch(q, ba, bb, BATCH) for _ in range(3))
-    q.wait()
+    raw, ours = Raw(dev), Sycl(dev)
+    ours.batch(False, 100)
+    figures = {
+        held: (_best(lambda held=held: raw.batch(held)), _best(lambda held=held: ours.batch(held)))
+        for held in (True, False)
+    }
+    while ours.submitted < 100_000:
+        ours.batch(False, 10_000)
+    done = ours.submitted
+    late = _best(lambda: ours.batch(True))
     print(f"device: {dev.get_info(sycl.info.device.name)}")
-    print(f"raw pyopencl set_args + enqueue_nd_range_kernel: {raw * 1e6:7.2f} us")
-    print(f"sycl submit, 2 accessors (after ~100 commands):  {early * 1e6:7.2f} us  ({early / raw:.2f}x raw)")
-    print(f"sycl submit after {done} commands:            {late * 1e6:7.2f} us  ({late / early:.2f}x early)")
-    print(f"a transfers: {ba.transfer_counters()}")
+    for held, (raw_s, ours_s) in figures.items():
+        regime = "held device " if held else "free-running"
+        print(f"{regime}: raw pyopencl set_args + enqueue_nd_range_kernel {raw_s * 1e6:6.2f} us, "
+              f"sycl submit of 2 accessors {ours_s * 1e6:6.2f} us ({ours_s / raw_s:.2f}x raw)")
+    early = figures[True][1]
+    print(f"held device, sycl submit after ~{done} commands: {late * 1e6:6.2f} us "
+          f"({late / early:.2f}x after ~100)")
+    print(f"a transfers: {ours.a.transfer_counters()}")
 
 
 if __name__ == "__main__":

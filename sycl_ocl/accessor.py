@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
-from .access import access_mode, as_mode, resolve_no_init, target
+from .access import (
+    access_mode,
+    as_mode,
+    mode_tag_t,
+    read_only,
+    read_write,
+    resolve_no_init,
+    target,
+    write_only,
+)
 from .buffer import buffer, contiguous, linear
 from .exception import errc, exception
 from .property._base import PropertyHolder, make_property_list, property_list
@@ -37,6 +46,12 @@ def _zero_id(n: int) -> id:
 
 
 _NO_PROPERTIES = property_list()
+# Modes and tags needing no no_init resolution: a dict lookup instead of two calls.
+_PLAIN_MODES: dict[Any, access_mode] = {
+    **{m: m for m in (access_mode.read, access_mode.write, access_mode.read_write)},
+    **{tag: tag.mode for tag in (read_only, write_only, read_write)},
+}
+_MODE_TYPES = (access_mode, mode_tag_t)
 
 
 class _Window(PropertyHolder):
@@ -66,8 +81,36 @@ class _Window(PropertyHolder):
             raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
         buf._check_alive()
         props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
-        mode, discard = resolve_no_init(as_mode(mode), props.has_property(no_init))
+        plain = _PLAIN_MODES.get(mode) if type(mode) in _MODE_TYPES else None
+        if plain is not None and not props:
+            mode, discard = plain, False
+        else:
+            mode, discard = resolve_no_init(as_mode(mode), props.has_property(no_init))
         shape = buf._range.to_tuple()
+        self._props = props
+        self._root: Root = buf._root
+        self._base = buf._base
+        self._shape = shape
+        self._dtype = buf._dtype
+        self._mode = mode
+        self._no_init = discard
+        self._reads = reads = mode.reads
+        self._writes = writes = mode.writes
+        if access_range is None and access_offset is None:
+            # The whole buffer (the common case, on the submit path): no window arithmetic.
+            self._range = buf._range
+            self._offset = _zero_id(len(shape))
+            self._contiguous = True
+            self._lo = lo = buf._base
+            self._hi = hi = lo + buf.byte_size()
+        else:
+            self._lo, self._hi = lo, hi = self._window(buf, access_range, access_offset)
+        # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
+        self._req = (lo, hi, writes, reads or not (discard and self._contiguous))
+
+    def _window(self, buf: buffer, access_range: Any, access_offset: Any) -> tuple[int, int]:
+        """Set the range and offset of a ranged accessor; returns its byte span."""
+        shape = self._shape
         rng = buf._range if access_range is None else as_range(access_range)
         off = _zero_id(len(shape)) if access_offset is None else as_id(access_offset, len(shape))
         if len(rng) != len(shape) or len(off) != len(shape):
@@ -77,28 +120,15 @@ class _Window(PropertyHolder):
                 errc.invalid,
                 f"access range {rng} at offset {off} exceeds the buffer range {buf._range}",
             )
-        size = buf._dtype.itemsize
-        self._props = props
-        self._root: Root = buf._root
-        self._base = buf._base
-        self._shape = shape
-        self._dtype = buf._dtype
+        size = self._dtype.itemsize
         self._range = rng
         self._offset = off
-        self._mode = mode
-        self._no_init = discard
         self._contiguous = contiguous(rng.to_tuple(), shape)
-        first = linear(off.to_tuple(), shape)
-        if rng.size():
-            last = linear(tuple(o + r - 1 for o, r in zip(off, rng, strict=False)), shape)
-            self._lo, self._hi = self._base + first * size, self._base + (last + 1) * size
-        else:
-            self._lo = self._hi = self._base + first * size
-        self._reads = mode.reads
-        self._writes = mode.writes
-        # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
-        needs_old = self._reads or not (discard and self._contiguous)
-        self._req = (self._lo, self._hi, self._writes, needs_old)
+        first = self._base + linear(off.to_tuple(), shape) * size
+        if not rng.size():
+            return first, first
+        last = linear(tuple(o + r - 1 for o, r in zip(off, rng, strict=False)), shape)
+        return first, self._base + (last + 1) * size
 
     def _view(self) -> np.ndarray:
         """The accessed range in the buffer's host copy."""
@@ -175,9 +205,7 @@ class accessor(_Window):
         prop_list: Any = None,
         target: target = target.device,
     ) -> None:
-        from .handler import handler as handler_cls
-
-        if h is not None and not isinstance(h, handler_cls):
+        if isinstance(h, _MODE_TYPES):
             # accessor(buf, sycl.read_only): a placeholder with a mode given positionally.
             h, mode = None, h
         self._setup(buf, mode, access_range, access_offset, prop_list, "accessor")

@@ -71,7 +71,7 @@ class context(NativeWrapper, PropertyHolder):
         self._devices = devs
         self._errors = AsyncErrors(async_handler)
         self._props = props
-        self._runtime_state: Any = None
+        self._runtime_state: Any = None  # the scheduler's ContextFacts, made on first use
 
     @classmethod
     def _from_native(cls, native: cl.Context) -> context:

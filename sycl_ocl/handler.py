@@ -11,6 +11,7 @@ import numpy as np
 from .accessor import accessor, local_accessor
 from .event import event
 from .exception import errc, exception
+from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
 from .scheduler.command_group import (
     Barrier,
@@ -61,10 +62,11 @@ class handler:
         Raises:
             sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's device.
         """
-        if not isinstance(acc, accessor):
+        if type(acc) is not accessor and not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
-        acc._check_alignment(self._queue._device)
-        if not any(a is acc for a in self._accessors):
+        if acc._sub_base:
+            acc._check_alignment(self._queue._device)
+        if acc not in self._accessors:  # identity: accessors do not define __eq__
             self._accessors.append(acc)
 
     # --- kernel arguments and launches ------------------------------------------------
@@ -114,8 +116,10 @@ class handler:
                 args,
             )
             return
-        global_range = as_range(rng)
-        self._launch(kernel, global_range.to_cl(), None, None, args)
+        if type(rng) is int and rng >= 0:
+            self._launch(kernel, (rng,), None, None, args)  # the common 1-D case, without a range
+            return
+        self._launch(kernel, as_range(rng).to_cl(), None, None, args)
 
     def _launch(
         self,
@@ -125,8 +129,6 @@ class handler:
         offset: tuple[int, ...] | None,
         args: tuple[Any, ...],
     ) -> None:
-        from .kernel_bundle import resolve_kernel
-
         if args and self._args:
             raise exception(
                 errc.kernel_argument,
@@ -197,7 +199,7 @@ class handler:
         self._set_action(HostTask(_nothing))
 
     def _check_mine(self, acc: accessor) -> None:
-        if not any(a is acc for a in self._accessors):
+        if acc not in self._accessors:
             raise exception(
                 errc.accessor,
                 f"{acc!r} is not part of this command group: make it with this handler, or "

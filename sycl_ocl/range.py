@@ -15,6 +15,8 @@ from .exception import errc, exception
 
 
 def _dims(values: tuple[Any, ...], kind: str) -> tuple[int, ...]:
+    if 1 <= len(values) <= 3 and all(type(v) is int for v in values):
+        return values  # the common case, checked cheaply (the submit path builds ranges)
     if len(values) == 1 and isinstance(values[0], Iterable) and not isinstance(values[0], str):
         values = tuple(values[0])
     if not 1 <= len(values) <= 3:
@@ -84,7 +86,7 @@ class range(_Extent):
 
     def __init__(self, *values: SupportsIndex | Iterable[SupportsIndex]) -> None:
         super().__init__(*values)
-        if any(v < 0 for v in self._v):
+        if min(self._v) < 0:
             raise exception(errc.invalid, f"range sizes cannot be negative: {self._v}")
 
     def size(self) -> int:
@@ -103,7 +105,7 @@ def as_range(value: Any) -> range:
     """Accept a ``range``, an integer or a sequence of integers."""
     if isinstance(value, range):
         return value
-    if isinstance(value, SupportsIndex):
+    if hasattr(value, "__index__"):
         return range(value)
     return range(*tuple(value))
 
@@ -114,7 +116,7 @@ def as_id(value: Any, dimensions: int) -> id:
         return id(*([0] * dimensions))
     if isinstance(value, id):
         return value
-    if isinstance(value, SupportsIndex):
+    if hasattr(value, "__index__"):
         return id(value)
     return id(*tuple(value))
 

@@ -46,3 +46,8 @@ def child_json(code: str, env: dict[str, str] | None = None) -> Any:
     done = run_child(code, env)
     assert done.returncode == 0, f"child failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def aligned_ints(dev: sycl.device) -> int:
+    """How many int32 elements make the device's sub-buffer base alignment (PoCL 32, NVIDIA 128)."""
+    return int(dev.get_info(sycl.info.device.mem_base_addr_align)) // 8 // 4

@@ -8,6 +8,7 @@ import weakref
 
 import numpy as np
 import pytest
+from kernel_support import aligned_ints
 
 import sycl_ocl as sycl
 
@@ -191,16 +192,17 @@ def test_zero_sized_buffers_work(queue: sycl.queue) -> None:
 
 
 def test_sub_buffer_views_the_parent(queue: sycl.queue) -> None:
-    a = np.zeros(64, dtype=np.int32)  # 32 ints = 128 bytes: PoCL's base alignment
+    k = aligned_ints(queue.get_device())  # the first aligned sub-buffer base after 0
+    a = np.zeros(2 * k, dtype=np.int32)
     with sycl.buffer(a) as parent:
-        sub = sycl.buffer(parent, sycl.id(32), sycl.range(16))
+        sub = sycl.buffer(parent, sycl.id(k), sycl.range(16))
         assert sub.is_sub_buffer() and sub.get_range() == sycl.range(16)
         _inc(queue, sub)
         queue.submit(lambda h, sub=sub: h.single_task("tb_set", sycl.accessor(sub, h), -1))
         with parent.get_host_access(sycl.read_only) as h:
             v = np.asarray(h)
-            assert v[32] == -1 and (v[33:48] == 1).all()
-            assert (v[:32] == 0).all() and (v[48:] == 0).all()
+            assert v[k] == -1 and (v[k + 1:k + 16] == 1).all()
+            assert (v[:k] == 0).all() and (v[k + 16:] == 0).all()
         del sub
 
 
@@ -265,13 +267,14 @@ def test_reinterpret_errors() -> None:
 
 
 def test_reinterpret_of_a_sub_buffer_keeps_its_window(queue: sycl.queue) -> None:
-    a = np.zeros(64, dtype=np.int32)
+    k = aligned_ints(queue.get_device())
+    a = np.zeros(2 * k, dtype=np.int32)
     with sycl.buffer(a) as parent:
-        sub = sycl.buffer(parent, sycl.id(32), sycl.range(4))
+        sub = sycl.buffer(parent, sycl.id(k), sycl.range(4))
         view = sub.reinterpret(np.int8, sycl.range(16))
         queue.submit(lambda h, view=view: h.fill(sycl.accessor(view, h), 2))
         del sub, view
-    assert (a[32:36] == 0x02020202).all() and (a[:32] == 0).all() and (a[36:] == 0).all()
+    assert (a[k:k + 4] == 0x02020202).all() and (a[:k] == 0).all() and (a[k + 4:] == 0).all()
 
 
 def test_last_handle_triggers_write_back(queue: sycl.queue) -> None:

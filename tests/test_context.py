@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+
+import numpy as np
 import pytest
 
 import sycl_ocl as sycl
@@ -128,3 +132,25 @@ def test_backend_info_takes_opencl_context_names(pocl_pair: list[sycl.device]) -
     with pytest.raises(sycl.exception) as info:
         ctx.get_backend_info(C.devices)
     assert info.value.code() is sycl.errc.backend_mismatch
+
+
+def _use_and_drop(device: sycl.device) -> tuple[weakref.ref[sycl.context], object]:
+    """Run kernels, host tasks and host accessors in a new context; return what outlives it."""
+    ctx = sycl.context(device)
+    q = sycl.queue(ctx, device)
+    data = np.zeros(64, dtype=np.int32)
+    with sycl.buffer(data) as b:
+        q.submit(lambda h: h.fill(sycl.accessor(b, h), 3))
+        q.submit(lambda h: h.parallel_for(64, "fill_int32", sycl.accessor(b, h), np.int32(5)))
+        q.submit(lambda h: h.host_task(lambda: None)).wait()
+        with b.get_host_access() as seen:
+            assert (np.asarray(seen) == 5).all()
+    return weakref.ref(ctx), sycl.get_native(ctx)
+
+
+def test_a_dropped_context_frees_its_opencl_context(device: sycl.device) -> None:
+    """Nothing in the runtime keeps a context (and its device memory) once users drop it."""
+    alive, native = _use_and_drop(device)
+    gc.collect()
+    assert alive() is None
+    assert native.reference_count == 1  # ours: no queue, buffer or program retains it

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from kernel_support import aligned_ints
 
 import sycl_ocl as sycl
 from sycl_ocl.info import event_command_status as status
@@ -110,10 +111,11 @@ def test_reads_do_not_wait_for_each_other(queue: sycl.queue, gate: threading.Eve
 
 
 def test_disjoint_sub_buffers_run_concurrently(queue: sycl.queue, gate: threading.Event) -> None:
-    a = np.zeros(64, dtype=np.int32)
+    k = aligned_ints(queue.get_device())
+    a = np.zeros(2 * k, dtype=np.int32)
     with sycl.buffer(a) as parent:
-        low = sycl.buffer(parent, sycl.id(0), sycl.range(32))
-        high = sycl.buffer(parent, sycl.id(32), sycl.range(32))
+        low = sycl.buffer(parent, sycl.id(0), sycl.range(k))
+        high = sycl.buffer(parent, sycl.id(k), sycl.range(k))
         held = _gated(queue, low, gate, sycl.write_only, lambda v: v.__setitem__(Ellipsis, 5))
         _inc(queue, high).wait()  # independent of the gated writer (T044)
         whole = _inc(queue, parent)  # overlaps both: waits (T046)
@@ -121,7 +123,7 @@ def test_disjoint_sub_buffers_run_concurrently(queue: sycl.queue, gate: threadin
         gate.set()
         whole.wait()
         del low, high
-    assert (a[:32] == 6).all() and (a[32:] == 2).all()
+    assert (a[:k] == 6).all() and (a[k:] == 2).all()
 
 
 def test_in_order_queue_chains_unrelated_groups(device: sycl.device, gate: threading.Event) -> None:

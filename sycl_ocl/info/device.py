@@ -107,14 +107,34 @@ max_num_sub_groups = _desc("max_num_sub_groups", int, _max_num_sub_groups)
 
 
 def _sub_group_sizes(d: _dev) -> list[int]:
-    if "cl_nv_device_attribute_query" in d._extensions():
-        return [int(d._cl_info("WARP_SIZE_NV"))]
+    # Without OpenCL sub-groups (0 reported, or OpenCL < 2.1) a kernel has sub-groups of one.
     if d._int_info("MAX_NUM_SUB_GROUPS", 0) <= 1:
         return [1]
-    raise exception(
-        errc.feature_not_supported,
-        f"{d!r} supports sub-groups but OpenCL offers no portable query of their sizes",
-    )
+    if "cl_nv_device_attribute_query" in d._extensions():
+        return [int(d._cl_info("WARP_SIZE_NV"))]
+    found = d._raw.get("sycl_ocl.sub_group_sizes")  # the probe builds a program: once per device
+    if found is None:
+        found = d._raw["sycl_ocl.sub_group_sizes"] = _probed_sub_group_sizes(d)
+    return list(found)
+
+
+def _probed_sub_group_sizes(d: _dev) -> list[int]:
+    """Ask the driver which sub-group size it picks for a trivial kernel at each power-of-two
+    work-group size (``clGetKernelSubGroupInfo``): OpenCL has no device-level query."""
+    try:
+        ctx = cl.Context([d._native])
+        probe = cl.Program(ctx, "__kernel void sycl_ocl_probe(void) {}").build().sycl_ocl_probe
+        query = cl.kernel_sub_group_info.MAX_SUB_GROUP_SIZE_FOR_NDRANGE
+        local, limit, sizes = 1, int(d._cl_info("MAX_WORK_GROUP_SIZE")), set()
+        while local <= limit:
+            sizes.add(int(probe.get_sub_group_info(d._native, query, (local,))))
+            local *= 2
+    except (cl.Error, AttributeError) as error:
+        raise exception(
+            errc.feature_not_supported,
+            f"{d!r} has sub-groups but did not report their sizes ({error})",
+        ) from error
+    return sorted(sizes)
 
 
 sub_group_sizes = _desc("sub_group_sizes", list[int], _sub_group_sizes)

@@ -34,19 +34,24 @@ def access(
     loc = HOST if alloc is None else alloc.loc
     valid = root.valid
     if needs_old:
-        for a, b in gaps(valid.get(loc, []), lo, hi):
-            if alloc is None or alloc.linked:
-                _to_host(root, a, b, op, moves)
-            else:
-                _to_device(root, a, b, alloc, op, moves)
+        pieces = valid.get(loc, [])
+        if len(pieces) == 1 and pieces[0][0] <= lo and pieces[0][1] >= hi:
+            producers = [pieces[0][2]]  # already valid here as one piece: the common case
+        else:
+            for a, b in gaps(pieces, lo, hi):
+                if alloc is None or alloc.linked:
+                    _to_host(root, a, b, op, moves)
+                else:
+                    _to_device(root, a, b, alloc, op, moves)
+            producers = [p for _, _, p in overlapping(valid.get(loc, []), lo, hi)]
         deps = op.deps
-        for _, _, producer in overlapping(valid.get(loc, []), lo, hi):
+        for producer in producers:
             if producer is not None and producer is not op and producer.state != DONE:
                 deps.append(producer)
     if kind == WRITE:
         root.written = True
         for key, pieces in valid.items():
-            if key != loc:
+            if key != loc and pieces:
                 valid[key] = remove(pieces, lo, hi)
         valid[loc] = insert(valid.get(loc, []), lo, hi, op)
 

@@ -48,7 +48,7 @@ class KernelLaunch:
                     args[index] = alloc.window(lo, hi)  # type: ignore[index]
                     continue
                 # A misaligned window cannot be a sub-buffer: run on a scratch copy of it.
-                tmp = cl.Buffer(alloc.ctx.ctx._native, cl.mem_flags.READ_WRITE, hi - lo)
+                tmp = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
                 keep.append(tmp)
                 if acc._reads:
                     keep.append(cl.enqueue_copy(
@@ -123,7 +123,7 @@ class HostTask:
 DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen __init__ costs a microsecond on the submit path
 class CommandGroup:
     """One submitted command group."""
 

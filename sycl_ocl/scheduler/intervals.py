@@ -29,6 +29,8 @@ def insert(pieces: list[Piece], lo: int, hi: int, producer: Any) -> list[Piece]:
     """``pieces`` with ``[lo, hi)`` valid, made so by ``producer``."""
     if lo >= hi:
         return pieces
+    if not pieces or (lo <= pieces[0][0] and pieces[-1][1] <= hi):
+        return [(lo, hi, producer)]  # covers every piece (whole-buffer writes)
     out = remove(pieces, lo, hi)
     out.append((lo, hi, producer))
     out.sort(key=lambda piece: piece[0])

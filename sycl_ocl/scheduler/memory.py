@@ -42,26 +42,31 @@ class TransferCounters:
 
 
 class ContextFacts:
-    """What the scheduler needs to know about one context, computed once."""
+    """What the scheduler needs to know about one context, computed once.
 
-    __slots__ = ("align", "ctx", "hum", "queue", "serial")
+    Kept on the context itself (never in a global table), holding only its OpenCL handles,
+    so the context and its device memory go when the last user reference does.
+    """
+
+    __slots__ = ("align", "device", "handle", "hum", "native", "queue", "serial")
 
     def __init__(self, ctx: context) -> None:
         devs = [d._native for d in ctx._devices]
-        self.ctx = ctx
+        self.native: cl.Context = ctx._native
+        self.handle: int = ctx._handle
+        self.device = devs[0]
         self.hum = all(_host_unified(d) for d in devs)
         self.align = max(d.mem_base_addr_align for d in devs) // 8
         self.queue: cl.CommandQueue | None = None
         # Oclgrind is not thread safe (it runs commands on the thread that waits, and asserts
         # when two threads do): its blocking calls take the scheduler lock, like its enqueues.
         # That cannot deadlock: an enqueued command never waits for Python.
-        name = devs[0].platform.name if devs else ""
-        self.serial = LOCK if "Oclgrind" in name else None
+        self.serial = LOCK if "Oclgrind" in self.device.platform.name else None
 
     def transfer_queue(self) -> cl.CommandQueue:
         """A queue of this context for host-side transfers (host accessors, write-back)."""
         if self.queue is None:
-            self.queue = cl.CommandQueue(self.ctx._native, self.ctx._devices[0]._native)
+            self.queue = cl.CommandQueue(self.native, self.device)
         return self.queue
 
 
@@ -72,16 +77,17 @@ def _host_unified(dev: cl.Device) -> bool:
         return bool(dev.type & cl.device_type.CPU)
 
 
-_facts: dict[int, ContextFacts] = {}
 _facts_lock = threading.Lock()
 
 
 def facts(ctx: context) -> ContextFacts:
-    """The cached facts of a context."""
-    found = _facts.get(ctx._handle)
+    """The facts of a context, computed on first use."""
+    found: ContextFacts | None = ctx._runtime_state
     if found is None:
         with _facts_lock:
-            found = _facts.setdefault(ctx._handle, ContextFacts(ctx))
+            found = ctx._runtime_state
+            if found is None:
+                found = ctx._runtime_state = ContextFacts(ctx)
     return found
 
 
@@ -94,7 +100,7 @@ class Alloc:
         self.buf = buf
         self.ctx = ctx
         self.linked = linked
-        self.loc = HOST if linked else ctx.ctx._handle
+        self.loc = HOST if linked else ctx.handle
         self.subs: dict[tuple[int, int], cl.Buffer] = {}
 
     def window(self, lo: int, hi: int) -> cl.Buffer | None:

@@ -98,8 +98,15 @@ class NativeCommand:
         if self._event is not None:
             try:
                 self._event.wait()
+                status = self._event.command_execution_status
             except cl.Error as error:
                 raise translate(error, "waiting for an event") from error
+            if status < 0:  # some drivers (NVIDIA) end the wait without an error for it
+                raise exception(
+                    errc.runtime,
+                    f"the command ended with OpenCL error CL_{cl.status_code.to_string(status)} "
+                    f"({status})",
+                )
 
     def status(self) -> event_command_status:
         return event_command_status.complete if self._event is None else cl_status(self._event)

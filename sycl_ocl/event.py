@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pyopencl as cl
 
-from ._native import translate
+from ._native import status_name, translate
 from .backend import backend
 from .exception import errc, exception
 from .info._descriptor import check_namespace
@@ -104,8 +104,7 @@ class NativeCommand:
             if status < 0:  # some drivers (NVIDIA) end the wait without an error for it
                 raise exception(
                     errc.runtime,
-                    f"the command ended with OpenCL error CL_{cl.status_code.to_string(status)} "
-                    f"({status})",
+                    f"the command ended with OpenCL error {status_name(status)} ({status})",
                 )
 
     def status(self) -> event_command_status:

@@ -1,0 +1,614 @@
+"""Randomized programs of command groups, checked against a plain numpy model (hypothesis).
+
+Each example builds a small world and runs a generated program in it, every step twice: with
+sycl_ocl, and on numpy arrays (the model). All that can be observed is compared with the model:
+host accessor views when they open (and again after submissions that must wait for them), the
+arrays ``handler.copy`` fills on the host, every buffer and sub-buffer through a final host
+accessor (in half the examples; the others destroy the buffers with their work still pending),
+and after destruction the written-back host arrays and ``set_final_data`` targets.
+
+The world:
+
+- 2-3 int32 root buffers of 64 or 96 elements with distinct contents, each of one kind: over a
+  writeable host array, the same with ``use_host_ptr``, with ``set_final_data`` to another array
+  (left alone when nothing wrote to the buffer), or without host memory (``buffer(range, dtype)``,
+  initialized by a copy);
+- 0-3 sub-buffers of the roots at offsets aligned to every device's ``mem_base_addr_align``, of
+  any length, overlapping one another at will;
+- queues, made once: two on PoCL device 0 of a two-device context (one in-order), one on PoCL
+  device 1 of that context, and one each on devices 0 and 1 in contexts of their own; the
+  Oclgrind test adds a queue on Oclgrind (another platform).
+
+The steps (each on any queue; a window is a whole view, or a ranged accessor into one):
+
+- kernel ``rnd_mad``: ``a[i] = (a[i] * m + c + i * s) & 0xffff`` over a window: position
+  dependent and not commutative with the other steps, so any misordering shows; sometimes
+  through a placeholder accessor bound with ``h.require``;
+- kernel ``rnd_copy`` between windows of one length, and ``handler.copy`` accessor -> accessor
+  into a destination at least as long (two accessors in one group, on one root buffer or two);
+- ``handler.fill``; ``handler.copy`` accessor -> numpy array (at least as long) and numpy
+  array -> accessor (up to 3 elements shorter); ``no_init`` on destinations that are written
+  whole, at random;
+- a host task that reverses a window and adds a constant through ``numpy.asarray(acc)``;
+- a host accessor (read or read-write) on the main thread: its view is checked, 0-3 submissions
+  are made while it is held (those touching its window must wait for it), the view is checked
+  again, written (read-write) and released;
+- ``queue.wait()``, ``event.wait()`` or ``sycl.event.wait([...])``; any submission may
+  ``depends_on`` an earlier event.
+
+Nothing waits unless the program says so: the scheduler must order everything by the data. A
+copy whose source and destination overlap in memory is left out (its result is undefined). A
+program that stops making progress fails with ``ProgramHung`` after ``HANG_S`` seconds instead
+of hanging the suite. The budget is fixed for CI: derandomized examples, no example database.
+"""
+
+from __future__ import annotations
+
+import functools
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+import sycl_ocl as sycl
+
+sycl.register_kernel_source(
+    """
+    __kernel void rnd_mad(__global int* a, int m, int c, int s) {
+        int i = (int)get_global_id(0);
+        a[i] = (a[i] * m + c + i * s) & 0xffff;
+    }
+    __kernel void rnd_copy(__global int* dst, __global const int* src) {
+        size_t i = get_global_id(0);
+        dst[i] = src[i];
+    }
+    """
+)
+
+ROOT_KINDS = ("host", "host_ptr", "final_data", "no_host")
+
+
+# --- the devices and queues --------------------------------------------------------------------
+
+
+def _platform_devices(name: str) -> list[sycl.device]:
+    for plat in sycl.platform.get_platforms():
+        if name in plat.get_info(sycl.info.platform.name):
+            return list(plat.get_devices())
+    return []
+
+
+def _align_elements() -> int:
+    """Sub-buffer offsets are multiples of this many int32 elements on every device."""
+    bits = [d.get_info(sycl.info.device.mem_base_addr_align) for p in sycl.platform.get_platforms()
+            for d in p.get_devices()]
+    return max([32, *(b // 8 // 4 for b in bits)])
+
+
+ALIGN = _align_elements()
+ERRORS: list[BaseException] = []
+
+
+def _collect(errors: Any) -> None:
+    ERRORS.extend(errors)
+
+
+def _queue(ctx: sycl.context, dev: sycl.device, in_order: bool = False) -> sycl.queue:
+    props = [sycl.property.queue.in_order()] if in_order else None
+    return sycl.queue(ctx, dev, async_handler=_collect, prop_list=props)
+
+
+@functools.cache
+def pocl_queues() -> tuple[sycl.queue, ...]:
+    """Queues on PoCL: a shared two-device context (an in-order queue among them) and two
+    contexts of their own."""
+    devs = _platform_devices("Portable Computing Language")
+    if not devs:
+        return ()
+    d0, d1 = devs[0], devs[1 % len(devs)]
+    shared = sycl.context([d0, d1]) if d1 != d0 else sycl.context(d0)
+    return (
+        _queue(shared, d0),
+        _queue(shared, d0, in_order=True),
+        _queue(shared, d1),
+        _queue(sycl.context(d0), d0),
+        _queue(sycl.context(d1), d1),
+    )
+
+
+@functools.cache
+def oclgrind_queue() -> sycl.queue | None:
+    devs = _platform_devices("Oclgrind")
+    return _queue(sycl.context(devs[0]), devs[0]) if devs else None
+
+
+# --- programs ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Root:
+    size: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class Sub:
+    root: int
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True)
+class Win:
+    """Elements ``off .. off + length`` of view ``view`` (roots first, then sub-buffers);
+    ``whole``: an accessor without a range."""
+
+    view: int
+    off: int
+    length: int
+    whole: bool = False
+
+
+@dataclass(frozen=True)
+class Mad:
+    q: int
+    win: Win
+    m: int
+    c: int
+    s: int
+    placeholder: bool
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class KernelCopy:
+    q: int
+    src: Win
+    dst: Win
+    no_init: bool
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class HandlerCopy:
+    q: int
+    src: Win
+    dst: Win  # at least as long as src
+    no_init: bool
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class Fill:
+    q: int
+    win: Win
+    value: int
+    no_init: bool
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class ToHost:
+    q: int
+    win: Win
+    extra: int  # the array is this much longer than the window
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class FromHost:
+    q: int
+    win: Win
+    short: int  # the array is this much shorter than the window
+    seed: int
+    no_init: bool
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class HostTask:
+    q: int
+    win: Win
+    k: int
+    dep: int | None
+
+
+Submission = Mad | KernelCopy | HandlerCopy | Fill | ToHost | FromHost | HostTask
+
+
+@dataclass(frozen=True)
+class HostAccess:
+    win: Win
+    write: bool
+    k: int
+    held: tuple[Submission, ...]  # submitted while the host accessor is open
+
+
+@dataclass(frozen=True)
+class Wait:
+    kind: str  # "queue", "event" or "events"
+    index: int
+
+
+Step = Submission | HostAccess | Wait
+
+
+@dataclass(frozen=True)
+class Program:
+    roots: tuple[Root, ...]
+    subs: tuple[Sub, ...]
+    steps: tuple[Step, ...]
+    final_reads: bool  # read every view with a host accessor before destroying the buffers
+
+
+def _window(lengths: Sequence[int]) -> st.SearchStrategy[Win]:
+    @st.composite
+    def draw_window(draw: st.DrawFn) -> Win:
+        view = draw(st.integers(0, len(lengths) - 1))
+        n = lengths[view]
+        if draw(st.booleans()):
+            return Win(view, 0, n, whole=True)
+        off = draw(st.integers(0, n - 1))
+        return Win(view, off, draw(st.integers(1, n - off)))
+
+    return draw_window()
+
+
+def _pair(lengths: Sequence[int], longer_dst: bool) -> st.SearchStrategy[tuple[Win, Win]]:
+    """A source and a destination window; the destination is as long, or (``longer_dst``)
+    at least as long."""
+
+    @st.composite
+    def draw_pair(draw: st.DrawFn) -> tuple[Win, Win]:
+        views = st.integers(0, len(lengths) - 1)
+        sv, dv = draw(views), draw(views)
+        n = draw(st.integers(1, min(lengths[sv], lengths[dv])))
+        room = draw(st.integers(n, lengths[dv])) if longer_dst else n
+        so, do = draw(st.integers(0, lengths[sv] - n)), draw(st.integers(0, lengths[dv] - room))
+        return (Win(sv, so, n, whole=n == lengths[sv] and draw(st.booleans())),
+                Win(dv, do, room, whole=room == lengths[dv] and draw(st.booleans())))
+
+    return draw_pair()
+
+
+def _submissions(lengths: Sequence[int], n_queues: int) -> st.SearchStrategy[Submission]:
+    q = st.integers(0, n_queues - 1)
+    win = _window(lengths)
+    dep = st.none() | st.integers(0, 63)
+    small = st.integers(-100, 100)
+    return st.one_of(
+        st.builds(Mad, q, win, st.sampled_from([1, -1, 2, 3]), small, st.integers(0, 5),
+                  st.booleans(), dep),
+        _pair(lengths, False).flatmap(
+            lambda p: st.builds(KernelCopy, q, st.just(p[0]), st.just(p[1]), st.booleans(), dep)),
+        _pair(lengths, True).flatmap(  # no_init leaves a longer destination's tail undefined
+            lambda p: st.builds(HandlerCopy, q, st.just(p[0]), st.just(p[1]),
+                                st.booleans() if p[0].length == p[1].length else st.just(False), dep)),
+        st.builds(Fill, q, win, small, st.booleans(), dep),
+        st.builds(ToHost, q, win, st.integers(0, 3), dep),
+        st.tuples(win, st.integers(0, 3)).flatmap(lambda ws: st.builds(
+            FromHost, q, st.just(ws[0]), st.just(min(ws[1], ws[0].length - 1)), st.integers(0, 1000),
+            st.booleans() if min(ws[1], ws[0].length - 1) == 0 else st.just(False), dep)),
+        st.builds(HostTask, q, win, small, dep),
+    )
+
+
+def _steps(lengths: Sequence[int], n_queues: int) -> st.SearchStrategy[Step]:
+    subs = _submissions(lengths, n_queues)
+    host_access = st.builds(HostAccess, _window(lengths), st.booleans(), st.integers(1, 0xFFFF),
+                            st.lists(subs, max_size=3).map(tuple))
+    wait = st.builds(Wait, st.sampled_from(["queue", "event", "events"]), st.integers(0, 63))
+    return st.one_of(subs, subs, subs, subs, host_access, wait)  # mostly submissions
+
+
+def programs(n_queues: int, max_steps: int) -> st.SearchStrategy[Program]:
+    @st.composite
+    def draw_program(draw: st.DrawFn) -> Program:
+        roots = tuple(
+            Root(draw(st.sampled_from([64, 96])), draw(st.sampled_from(ROOT_KINDS)))
+            for _ in range(draw(st.integers(2, 3)))
+        )
+        subs = []
+        for _ in range(draw(st.integers(0, 3))):
+            r = draw(st.integers(0, len(roots) - 1))
+            size = roots[r].size
+            offset = ALIGN * draw(st.integers(0, (size - 1) // ALIGN))
+            subs.append(Sub(r, offset, draw(st.integers(1, size - offset))))
+        lengths = [r.size for r in roots] + [s.length for s in subs]
+        steps = draw(st.lists(_steps(lengths, n_queues), min_size=4, max_size=max_steps))
+        return Program(roots, tuple(subs), tuple(steps), draw(st.booleans()))
+
+    return draw_program()
+
+
+# --- running a program and its model -----------------------------------------------------------
+
+
+class Run:
+    """One program, run by sycl_ocl and by the numpy model side by side."""
+
+    def __init__(self, prog: Program, queues: Sequence[sycl.queue]) -> None:
+        self.queues = queues
+        self.events: list[sycl.event] = []
+        self.checks: list[tuple[str, np.ndarray, np.ndarray]] = []  # (what, actual, expected)
+        self.keep: list[np.ndarray] = []  # host sources of pending copies
+        self.model: list[np.ndarray] = []
+        self.arrays: list[np.ndarray | None] = []  # where each root is written back
+        self.bufs: list[sycl.buffer] = []
+        self.where: list[tuple[int, int]] = []  # (root, base element) of each view
+        self.written = [False] * len(prog.roots)  # set_final_data needs a write access (T398)
+        for r, spec in enumerate(prog.roots):
+            init = (np.arange(spec.size, dtype=np.int32) * (r + 2) + 1000 * (r + 1)).astype(np.int32)
+            self.model.append(init.copy())
+            if spec.kind == "no_host":
+                buf = sycl.buffer(sycl.range(spec.size), np.int32)
+                self.initialize(queues[0], buf, init)
+                self.keep.append(init)
+                self.arrays.append(None)
+            else:
+                props = [sycl.property.buffer.use_host_ptr()] if spec.kind == "host_ptr" else None
+                buf = sycl.buffer(init, prop_list=props)
+                if spec.kind == "final_data":
+                    target = np.full(spec.size, -1, dtype=np.int32)
+                    buf.set_final_data(target)
+                    self.arrays.append(target)
+                else:
+                    self.arrays.append(init)
+            self.bufs.append(buf)
+            self.where.append((r, 0))
+        for sub in prog.subs:
+            self.bufs.append(sycl.buffer(self.bufs[sub.root], sycl.id(sub.offset), sycl.range(sub.length)))
+            self.where.append((sub.root, sub.offset))
+
+    # --- helpers
+
+    @staticmethod
+    def initialize(q: sycl.queue, buf: sycl.buffer, init: np.ndarray) -> None:
+        q.submit(lambda h: h.copy(init, sycl.accessor(buf, h, sycl.write_only)))
+
+    def seg(self, w: Win) -> np.ndarray:
+        """The model's elements of a window (a view into the model)."""
+        root, base = self.where[w.view]
+        return self.model[root][base + w.off: base + w.off + w.length]
+
+    def overlap(self, a: Win, b: Win) -> bool:
+        (ra, ba), (rb, bb) = self.where[a.view], self.where[b.view]
+        lo_a, lo_b = ba + a.off, bb + b.off
+        return ra == rb and lo_a < lo_b + b.length and lo_b < lo_a + a.length
+
+    def acc(self, h: sycl.handler, w: Win, mode: Any, no_init: bool = False,
+            placeholder: bool = False) -> sycl.accessor:
+        props = [sycl.property.no_init()] if no_init else None
+        owner = None if placeholder else h
+        self.written[self.where[w.view][0]] |= mode is not sycl.read_only
+        buf = self.bufs[w.view]
+        if w.whole:
+            a = sycl.accessor(buf, owner, mode, prop_list=props)
+        else:
+            a = sycl.accessor(buf, owner, mode, sycl.range(w.length), sycl.id(w.off), prop_list=props)
+        if placeholder:
+            h.require(a)
+        return a
+
+    def host_accessor(self, w: Win, mode: Any) -> sycl.host_accessor:
+        self.written[self.where[w.view][0]] |= mode is not sycl.read_only
+        if w.whole:
+            return sycl.host_accessor(self.bufs[w.view], mode)
+        return sycl.host_accessor(self.bufs[w.view], mode, sycl.range(w.length), sycl.id(w.off))
+
+    def submit(self, step: Submission, cgf: Callable[[sycl.handler], None]) -> None:
+        dep = self.events[step.dep % len(self.events)] if step.dep is not None and self.events else None
+
+        def group(h: sycl.handler) -> None:
+            if dep is not None:
+                h.depends_on(dep)
+            cgf(h)
+
+        self.events.append(self.queues[step.q].submit(group))
+
+    def expect(self, what: str, actual: np.ndarray, expected: np.ndarray) -> None:
+        np.testing.assert_array_equal(actual, expected, err_msg=what)
+
+    # --- steps: each submits and returns the model's update, applied in program order
+
+    def run_submission(self, i: str, step: Submission) -> Callable[[], None]:
+        if isinstance(step, Mad):
+            self.submit(step, lambda h: h.parallel_for(
+                sycl.range(step.win.length), "rnd_mad",
+                self.acc(h, step.win, sycl.read_write, placeholder=step.placeholder),
+                np.int32(step.m), np.int32(step.c), np.int32(step.s)))
+
+            def mad() -> None:
+                seg = self.seg(step.win)
+                ramp = np.arange(seg.size, dtype=np.int64) * step.s
+                seg[:] = (seg.astype(np.int64) * step.m + step.c + ramp) & 0xFFFF
+            return mad
+        if isinstance(step, (KernelCopy, HandlerCopy)):
+            if self.overlap(step.src, step.dst):
+                return lambda: None  # undefined result: skipped
+            if isinstance(step, KernelCopy):
+                self.submit(step, lambda h: h.parallel_for(
+                    sycl.range(step.src.length), "rnd_copy",
+                    self.acc(h, step.dst, sycl.write_only, no_init=step.no_init),
+                    self.acc(h, step.src, sycl.read_only)))
+            else:
+                self.submit(step, lambda h: h.copy(
+                    self.acc(h, step.src, sycl.read_only),
+                    self.acc(h, step.dst, sycl.write_only, no_init=step.no_init)))
+
+            def copy() -> None:
+                self.seg(step.dst)[: step.src.length] = self.seg(step.src)
+            return copy
+        if isinstance(step, Fill):
+            self.submit(step, lambda h: h.fill(
+                self.acc(h, step.win, sycl.write_only, no_init=step.no_init), np.int32(step.value)))
+            return lambda: self.seg(step.win).__setitem__(Ellipsis, step.value)
+        if isinstance(step, ToHost):
+            out = np.full(step.win.length + step.extra, -7777, dtype=np.int32)
+            self.submit(step, lambda h: h.copy(self.acc(h, step.win, sycl.read_only), out))
+
+            def to_host() -> None:
+                expected = np.full_like(out, -7777)
+                expected[: step.win.length] = self.seg(step.win)
+                self.checks.append((f"step {i}: {step}", out, expected))
+            return to_host
+        if isinstance(step, FromHost):
+            src = (np.arange(step.win.length - step.short, dtype=np.int32) * 7 + step.seed).astype(np.int32)
+            self.keep.append(src)
+            self.submit(step, lambda h: h.copy(
+                src, self.acc(h, step.win, sycl.write_only, no_init=step.no_init)))
+            return lambda: self.seg(step.win)[: src.size].__setitem__(Ellipsis, src)
+
+        def cgf(h: sycl.handler) -> None:
+            a = self.acc(h, step.win, sycl.read_write)
+
+            def task() -> None:
+                view = np.asarray(a)
+                view[:] = view[::-1] + step.k
+
+            h.host_task(task)
+
+        self.submit(step, cgf)
+
+        def host_task() -> None:
+            seg = self.seg(step.win)
+            seg[:] = seg[::-1] + step.k
+        return host_task
+
+    def run_step(self, i: int, step: Step) -> None:
+        if isinstance(step, HostAccess):
+            mode = sycl.read_write if step.write else sycl.read_only
+            with self.host_accessor(step.win, mode) as ha:
+                view = np.asarray(ha)
+                self.expect(f"step {i}: host accessor {step}", view, self.seg(step.win))
+                updates = [self.run_submission(f"{i}.{j}", s) for j, s in enumerate(step.held)]
+                self.expect(f"step {i}: host accessor after submitting {step.held}", view, self.seg(step.win))
+                if step.write:
+                    view ^= np.int32(step.k)
+                    self.seg(step.win)[:] ^= np.int32(step.k)
+            for update in updates:
+                update()
+        elif isinstance(step, Wait):
+            if step.kind == "queue":
+                self.queues[step.index % len(self.queues)].wait()
+            elif self.events and step.kind == "event":
+                self.events[step.index % len(self.events)].wait()
+            elif self.events:
+                sycl.event.wait(self.events[-1 - step.index % 4:])
+        else:
+            self.run_submission(str(i), step)()
+
+
+HANG_S = 30.0  # an example takes well under a second
+
+
+class ProgramHung(BaseException):
+    """A program stopped making progress. Not an ``Exception``: hypothesis reports it at once
+    instead of shrinking, where every attempt would hang again."""
+
+
+@contextmanager
+def watchdog(prog: Program) -> Iterator[None]:
+    """Interrupt the main thread with ``ProgramHung`` every ``HANG_S`` seconds until the block
+    ends (a blocked wait wakes up for the signal), so a scheduler hang fails the test."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    done = threading.Event()
+    main = threading.get_ident()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        raise ProgramHung(f"no progress for {HANG_S} s running {prog!r}")
+
+    def watch() -> None:
+        while not done.wait(HANG_S):
+            signal.pthread_kill(main, signal.SIGUSR1)
+
+    previous = signal.signal(signal.SIGUSR1, on_signal)
+    thread = threading.Thread(target=watch, name="test_randomized-watchdog", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        signal.signal(signal.SIGUSR1, previous)
+
+
+def destroy(bufs: Sequence[sycl.buffer]) -> None:
+    """Destroy the buffers (sub-buffers first), which waits for their work and writes back.
+    After a hang, the rest are abandoned: destroying them would wait for the hung work."""
+    for i, buf in enumerate(reversed(bufs)):
+        try:
+            buf.__exit__(None, None, None)
+        except ProgramHung:
+            for rest in bufs[: len(bufs) - i]:
+                rest._alive = False  # never destroyed, so garbage collection cannot hang either
+            raise
+
+
+def run_program(prog: Program, queues: Sequence[sycl.queue]) -> None:
+    ERRORS.clear()
+    with watchdog(prog):
+        run = Run(prog, queues)
+        try:
+            for i, step in enumerate(prog.steps):
+                run.run_step(i, step)
+            for v in range(len(run.bufs) if prog.final_reads else 0):  # before destruction
+                whole = Win(v, 0, run.bufs[v].size(), whole=True)
+                with run.host_accessor(whole, sycl.read_only) as ha:
+                    run.expect(f"final host accessor on view {v}", np.asarray(ha), run.seg(whole))
+        finally:
+            destroy(run.bufs)
+        # the buffers are destroyed: their work is done and the host arrays written back
+        for q in queues:
+            q.wait_and_throw()  # delivers asynchronous errors to the handler
+    for r, array in enumerate(run.arrays):
+        if array is None:
+            continue  # no host memory: seen through host accessors and copies only
+        if prog.roots[r].kind == "final_data" and not run.written[r]:
+            untouched = np.full_like(run.model[r], -1)
+            run.expect(f"root {r} (final_data, never written) after destruction", array, untouched)
+        else:
+            run.expect(f"root {r} ({prog.roots[r].kind}) after destruction", array, run.model[r])
+    for what, actual, expected in run.checks:
+        run.expect(what, actual, expected)
+    assert not ERRORS, f"asynchronous errors: {ERRORS}"
+
+
+# --- the tests ---------------------------------------------------------------------------------
+
+SETTINGS: dict[str, Any] = {
+    "deadline": None,
+    "derandomize": True,
+    "database": None,
+    "phases": [Phase.explicit, Phase.generate, Phase.shrink],  # no explain phase: it reruns a lot
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+}
+N_POCL = 5
+
+
+@settings(max_examples=300, **SETTINGS)
+@given(prog=programs(N_POCL, max_steps=24))
+def test_random_programs_on_pocl(prog: Program) -> None:
+    queues = pocl_queues()
+    if not queues:
+        pytest.skip("needs PoCL")
+    run_program(prog, queues)
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(prog=programs(N_POCL + 1, max_steps=12))
+def test_random_programs_with_oclgrind(prog: Program) -> None:
+    grind = oclgrind_queue()
+    queues = pocl_queues()
+    if grind is None or not queues:
+        pytest.skip("needs PoCL and Oclgrind (two platforms)")
+    run_program(prog, (*queues, grind))

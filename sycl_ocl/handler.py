@@ -169,8 +169,8 @@ class handler:
                 "handler.copy copies accessor <-> numpy array or accessor -> accessor, into a "
                 f"destination with room for the source ({n} elements, room for {room})",
             )
-        if isinstance(dst, accessor):
-            _overwrite(dst)
+        if isinstance(dst, accessor) and n == room:
+            _overwrite(dst)  # only a copy that fills the destination may skip its old contents
         if (
             isinstance(src, accessor) and isinstance(dst, accessor)
             and src._contiguous and dst._contiguous and src._dtype == dst._dtype and n == room

@@ -39,8 +39,10 @@ def access(
             producers = [pieces[0][2]]  # already valid here as one piece: the common case
         else:
             for a, b in gaps(pieces, lo, hi):
-                if alloc is None or alloc.linked:
+                if alloc is None:
                     _to_host(root, a, b, op, moves)
+                elif alloc.linked:
+                    _stage(root, [(a, b)], op)  # the device reads the host copy itself
                 else:
                     _to_device(root, a, b, alloc, op, moves)
             producers = [p for _, _, p in overlapping(valid.get(loc, []), lo, hi)]
@@ -106,22 +108,28 @@ def _to_host(root: Root, lo: int, hi: int, op: Op, moves: list[Move]) -> None:
 
 def _to_device(root: Root, lo: int, hi: int, alloc: Alloc, op: Op, moves: list[Move]) -> None:
     """Write ``[lo, hi)`` from the host copy, staging through the host from other contexts."""
-    from .hostops import stage, start
-
     valid = root.valid
     host_pieces = valid.get(HOST, [])
     missing = gaps(host_pieces, lo, hi)
     if missing:
-        staged: list[Move] = []
-        stager = stage(root, op.sink)
-        for a, b in missing:
-            _to_host(root, a, b, stager, staged)
-        if staged:
-            stager.work.moves = staged
-            start(stager)
+        _stage(root, missing, op)
         host_pieces = valid.get(HOST, [])
     for x, y, producer in overlapping(host_pieces, lo, hi):
         moves.append((root, alloc, x, y))
         if producer is not None and producer.state != DONE:
             op.deps.append(producer)
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)
+
+
+def _stage(root: Root, ranges: list[tuple[int, int]], op: Op) -> None:
+    """Read ``ranges`` back to the host copy on a host op of their own; the host pieces it
+    makes valid name it as producer, so ``op`` depends on it."""
+    from .hostops import stage, start
+
+    staged: list[Move] = []
+    stager = stage(root, op.sink)
+    for a, b in ranges:
+        _to_host(root, a, b, stager, staged)
+    if staged:
+        stager.work.moves = staged
+        start(stager)

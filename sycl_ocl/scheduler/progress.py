@@ -50,6 +50,7 @@ def wait_list(op: Op) -> Any:
             if dep.ctx != ctx:
                 if dep.poll():
                     continue
+                dep.lane.flush()  # type: ignore[union-attr]  # some drivers (Oclgrind) run only flushed work
                 _watch(ev)
                 return BLOCKED
             dep.lane.flush()  # type: ignore[union-attr]

@@ -62,7 +62,7 @@ class handler:
         Raises:
             sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's device.
         """
-        if type(acc) is not accessor and not isinstance(acc, accessor):
+        if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
         if acc._sub_base:
             acc._check_alignment(self._queue._device)

@@ -304,9 +304,12 @@ def test_kernel_info(queue: sycl.queue) -> None:
     assert isinstance(plain.get_info(sycl.info.kernel.attributes), str)
     kds = sycl.info.kernel_device_specific
     wg = plain.get_info(kds.work_group_size, dev)
+    driver = sycl.get_native(plain).get_work_group_info  # what clGetKernelWorkGroupInfo says
+    assert wg == driver(cl.kernel_work_group_info.WORK_GROUP_SIZE, sycl.get_native(dev))
     assert 1 <= wg <= dev.get_info(sycl.info.device.max_work_group_size)
     assert tuple(plain.get_info(kds.compile_work_group_size, dev)) == (0, 0, 0)
-    assert 1 <= plain.get_info(kds.preferred_work_group_size_multiple, dev) <= wg
+    assert plain.get_info(kds.preferred_work_group_size_multiple, dev) == driver(
+        cl.kernel_work_group_info.PREFERRED_WORK_GROUP_SIZE_MULTIPLE, sycl.get_native(dev))
     assert plain.get_info(kds.private_mem_size, dev) >= 0
     device_groups = dev.get_info(sycl.info.device.max_num_sub_groups)
     assert 1 <= plain.get_info(kds.max_num_sub_groups, dev) <= device_groups

@@ -38,13 +38,16 @@ def access(
         if len(pieces) == 1 and pieces[0][0] <= lo and pieces[0][1] >= hi:
             producers = [pieces[0][2]]  # already valid here as one piece: the common case
         else:
-            for a, b in gaps(pieces, lo, hi):
-                if alloc is None:
-                    _to_host(root, a, b, op, moves)
-                elif alloc.linked:
-                    _stage(root, [(a, b)], op)  # the device reads the host copy itself
-                else:
-                    _to_device(root, a, b, alloc, op, moves)
+            missing = gaps(pieces, lo, hi)
+            if alloc is not None and alloc.linked:
+                if missing:
+                    _stage(root, missing, op)  # the device reads the host copy itself
+            else:
+                for a, b in missing:
+                    if alloc is None:
+                        _to_host(root, a, b, op, moves)
+                    else:
+                        _to_device(root, a, b, alloc, op, moves)
             producers = [p for _, _, p in overlapping(valid.get(loc, []), lo, hi)]
         deps = op.deps
         for producer in producers:

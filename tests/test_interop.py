@@ -4,6 +4,7 @@ so PyOpenCL code and sycl_ocl share contexts, queues and events."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 import pyopencl as cl
@@ -11,9 +12,11 @@ import pytest
 
 import sycl_ocl as sycl
 
+COMPLETE = cl.command_execution_status.COMPLETE
 DOUBLE = "__kernel void twice(__global int *a) { a[get_global_id(0)] *= 2; }"
 sycl.register_kernel_source(
     "__kernel void fdn_interop_add(__global int *a, int v) { a[get_global_id(0)] += v; }"
+    "__kernel void fdn_interop_triple(__global int *a) { a[get_global_id(0)] *= 3; }"
 )
 
 
@@ -95,6 +98,34 @@ def test_make_context_takes_an_async_handler(device: sycl.device) -> None:
     q.submit(lambda h: h.host_task(fail))
     q.wait_and_throw()
     assert [e.what() for e in received[0]] == ["interop failure"]
+
+
+def test_an_out_of_order_native_queue_still_orders_dependent_commands(device: sycl.device) -> None:
+    ooo = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
+    if not sycl.get_native(device).queue_properties & ooo:
+        pytest.skip("the device has no out-of-order queues")
+    ctx = sycl.context(device)
+    q = sycl.make_queue(cl.CommandQueue(sycl.get_native(ctx), sycl.get_native(device), ooo), ctx)
+    gate = cl.UserEvent(sycl.get_native(ctx))
+    buf = sycl.buffer(np.zeros(8, dtype=np.int32))
+    q.submit(lambda h: (h.depends_on(sycl.make_event(gate, ctx)),
+                        h.parallel_for(8, "fdn_interop_add", sycl.accessor(buf, h), np.int32(1))))
+    triple = q.submit(lambda h: h.parallel_for(8, "fdn_interop_triple", sycl.accessor(buf, h)))
+    second = sycl.get_native(triple)
+    try:
+        # The OpenCL queue does not order them: the second command must wait for the first's
+        # event. Without that edge it runs at once (PoCL starts flushed ready commands;
+        # Oclgrind's clFlush would wait for the gate instead, see docs/deviations.md).
+        if "Oclgrind" not in device.get_platform().get_info(sycl.info.platform.name):
+            sycl.get_native(q).flush()
+        deadline = time.monotonic() + 0.5
+        while second.command_execution_status != COMPLETE and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert second.command_execution_status != COMPLETE, "it ran while the first was held back"
+    finally:
+        gate.set_status(COMPLETE)
+    with sycl.host_accessor(buf) as out:
+        assert (np.asarray(out) == 3).all()
 
 
 def test_make_queue_takes_an_async_handler(device: sycl.device) -> None:

@@ -8,6 +8,7 @@ import threading
 from collections.abc import Callable
 
 import numpy as np
+from kernel_support import run_child
 
 import sycl_ocl as sycl
 
@@ -103,3 +104,33 @@ def _safe(fn: Callable[[int], None], t: int, errors: list[BaseException]) -> Non
         fn(t)
     except BaseException as error:
         errors.append(error)
+
+
+def test_buffers_collected_on_a_starting_host_task_thread_do_not_deadlock() -> None:
+    # A thread's start waits for it to run, and a garbage collection on the new thread runs
+    # buffer finalizers, which take the scheduler lock: submit must not start threads under
+    # it (seen on the GPU machine as a submit hung in Thread.start). A child, so a deadlock
+    # ends in a stack dump instead of a hung run.
+    done = run_child("""
+        import faulthandler, gc, json
+        import numpy as np
+        import sycl_ocl as sycl
+        from tests.kernel_support import platform_devices
+
+        faulthandler.dump_traceback_later(60, exit=True)
+        q = sycl.queue(platform_devices("Portable")[0])
+
+        class Cycle:
+            def __init__(self):
+                self.me = self
+                self.buf = sycl.buffer(np.zeros(4, dtype=np.int32))
+
+        gc.set_threshold(50, 1, 1)  # collections everywhere, on every thread
+        for _ in range(3000):
+            for _ in range(20):
+                Cycle()
+            q.submit(lambda h: h.host_task(lambda: None))
+        q.wait()
+        print(json.dumps("done"))
+    """)
+    assert done.returncode == 0 and "done" in done.stdout, done.stderr[-3000:]

@@ -10,7 +10,7 @@ from typing import Any
 
 from .intervals import gaps, insert, overlapping, remove
 from .memory import HOST, HOST_READ, READ, WRITE, Alloc, Root
-from .op import DONE, ISSUED, Op
+from .op import DONE, ISSUED, Op, depend
 
 FRONTIER_CAP = 16
 
@@ -49,10 +49,9 @@ def access(
                     else:
                         _to_device(root, a, b, alloc, op, moves)
             producers = [p for _, _, p in overlapping(valid.get(loc, []), lo, hi)]
-        deps = op.deps
         for producer in producers:
-            if producer is not None and producer is not op and producer.state != DONE:
-                deps.append(producer)
+            if producer is not None and producer is not op:
+                depend(op, producer)
     if kind == WRITE:
         root.written = True
         for key, pieces in valid.items():
@@ -63,7 +62,6 @@ def access(
 
 def _frontier(root: Root, lo: int, hi: int, kind: int, op: Op) -> None:
     """Add edges to the conflicting accesses (overlap and a write, or a host hold)."""
-    deps = op.deps
     lane = op.lane
     kept: list[tuple[Any, int, int, int]] = []
     for entry in root.frontier:
@@ -75,7 +73,7 @@ def _frontier(root: Root, lo: int, hi: int, kind: int, op: Op) -> None:
             continue
         covered = lo <= elo and ehi <= hi
         if kind == WRITE or ekind == WRITE or (kind == READ and ekind == HOST_READ):
-            deps.append(other)
+            depend(op, other)
             if kind == WRITE and covered:
                 continue  # superseded: later users reach it through this op
         elif (covered and kind == READ and ekind == READ and lane is not None
@@ -85,7 +83,7 @@ def _frontier(root: Root, lo: int, hi: int, kind: int, op: Op) -> None:
     if len(kept) >= FRONTIER_CAP:
         kept = [entry for entry in kept if not entry[0].poll()]
         while len(kept) >= FRONTIER_CAP:
-            deps.append(kept.pop(0)[0])  # still reachable through this op
+            depend(op, kept.pop(0)[0])  # still reachable through this op
     kept.append((op, lo, hi, kind))
     root.frontier = kept
 
@@ -102,8 +100,8 @@ def _to_host(root: Root, lo: int, hi: int, op: Op, moves: list[Move]) -> None:
         for a, b in todo:
             for x, y, producer in overlapping(pieces, a, b):
                 moves.append((root, alloc, x, y))
-                if producer is not None and producer.state != DONE:
-                    op.deps.append(producer)
+                if producer is not None:
+                    depend(op, producer)
                 valid[HOST] = insert(valid.get(HOST, []), x, y, op)
             left += gaps(pieces, a, b)
         todo = left
@@ -119,8 +117,8 @@ def _to_device(root: Root, lo: int, hi: int, alloc: Alloc, op: Op, moves: list[M
         host_pieces = valid.get(HOST, [])
     for x, y, producer in overlapping(host_pieces, lo, hi):
         moves.append((root, alloc, x, y))
-        if producer is not None and producer.state != DONE:
-            op.deps.append(producer)
+        if producer is not None:
+            depend(op, producer)
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)
 
 

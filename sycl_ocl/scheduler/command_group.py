@@ -51,10 +51,11 @@ class KernelLaunch:
                 tmp = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
                 keep.append(tmp)
                 if acc._reads:
-                    keep.append(cl.enqueue_copy(
+                    copied = cl.enqueue_copy(
                         lane.cl_queue, tmp, alloc.buf, byte_count=hi - lo, src_offset=lo,
-                        wait_for=wait_for))
-                    wait_for = None
+                        wait_for=wait_for)
+                    keep.append(copied)
+                    wait_for = lane.after(copied)
                 if acc._writes:
                     post.append((alloc, tmp, lo, hi))
                 args[index] = tmp  # type: ignore[index]
@@ -64,7 +65,8 @@ class KernelLaunch:
         )
         for alloc, tmp, lo, hi in post:
             keep.append(ev)
-            ev = cl.enqueue_copy(lane.cl_queue, alloc.buf, tmp, byte_count=hi - lo, dst_offset=lo)
+            ev = cl.enqueue_copy(
+                lane.cl_queue, alloc.buf, tmp, byte_count=hi - lo, dst_offset=lo, wait_for=lane.after(ev))
         return ev
 
 

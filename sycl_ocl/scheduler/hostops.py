@@ -7,7 +7,6 @@ body, then lets the deferred device ops that waited on it go.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from .._native import translate
 from ..exception import errc, exception
 from .memory import HOST
 from .op import Op
+from .progress import drain, spawn
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
@@ -51,7 +51,7 @@ def stage(root: Root, sink: AsyncErrors | None) -> Op:
 
 def start(op: Op) -> None:
     """Run the host op on its own thread."""
-    threading.Thread(target=_run, args=(op,), name="sycl_ocl-host-op", daemon=True).start()
+    spawn(_run, (op,), "sycl_ocl-host-op")
 
 
 def _run(op: Op) -> None:
@@ -66,8 +66,6 @@ def _run(op: Op) -> None:
         op.fail(exception(errc.runtime, f"a host task raised {error!r}"))
     else:
         op.finish()
-    from .progress import drain
-
     drain()
 
 

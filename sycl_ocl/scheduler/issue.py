@@ -34,10 +34,11 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
         for root, alloc, lo, hi in work.moves:
             assert alloc.buf is not None  # a move has bytes, so the allocation exists
             # Keep the NannyEvent until the op is known complete (its destructor would block).
-            keep.append(cl.enqueue_copy(
+            copied = cl.enqueue_copy(
                 lane.cl_queue, alloc.buf, root.host_copy()[lo:hi], dst_offset=lo,
-                is_blocking=False, wait_for=wait_for))
-            wait_for = None
+                is_blocking=False, wait_for=wait_for)
+            keep.append(copied)
+            wait_for = lane.after(copied)
             counters = root.counters
             counters.h2d_bytes += hi - lo
             counters.h2d_copies += 1

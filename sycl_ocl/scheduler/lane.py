@@ -1,31 +1,33 @@
-"""A lane: the in-order OpenCL command queue behind one SYCL queue."""
+"""A lane: the OpenCL command queue behind one SYCL queue (in-order unless made by interop)."""
 
 from __future__ import annotations
 
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
+import pyopencl as cl
+
 from .op import DONE
 from .state import LOCK
 
 if TYPE_CHECKING:
-    import pyopencl as cl
-
     from .._async_errors import AsyncErrors
     from ..device import device
     from .op import Op
+
+TRIM_EVERY = 8
 
 
 class Lane:
     """The commands of one SYCL queue that may still be running.
 
-    ``ops`` holds every op not yet known complete, in submission order; it is trimmed from
-    the front at each submit (a couple of status queries), so its length follows the
-    device's backlog, never the number of commands ever submitted.
+    ``ops`` holds every op not yet known complete, in submission order; ``add`` trims it
+    from the front, so its length follows the device's backlog, never the number of
+    commands ever submitted.
     """
 
     __slots__ = ("__weakref__", "cl_queue", "ctx", "device", "errors", "in_order", "last",
-                 "ops", "profiling", "serial", "unflushed")
+                 "ops", "ordered", "profiling", "serial", "trim_at", "unflushed")
 
     def __init__(
         self, cl_queue: cl.CommandQueue, ctx: int, device: device, errors: AsyncErrors,
@@ -35,23 +37,33 @@ class Lane:
         self.ctx = ctx
         self.device = device
         self.errors = errors
-        self.in_order = in_order
+        self.in_order = in_order  # the SYCL property: each command follows the previous one
+        # The OpenCL queue runs commands in enqueue order (every queue sycl_ocl creates does).
+        self.ordered = not cl_queue.properties & cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
         self.profiling = profiling
         self.last: Op | None = None
         self.ops: deque[Op] = deque()
         self.unflushed = False
+        self.trim_at = TRIM_EVERY
         self.serial: Any = None  # see ContextFacts.serial
 
     def add(self, op: Op) -> None:
-        """Record a newly submitted op (under the scheduler lock)."""
+        """Record a newly submitted op (under the scheduler lock).
+
+        Every ``TRIM_EVERY`` ops, drops the completed ones from the front: a status query
+        each, so a busy device costs one query per ``TRIM_EVERY`` submits.
+        """
         ops = self.ops
-        for _ in range(2):
-            if ops and ops[0].poll():
-                ops.popleft()
-            else:
-                break
         ops.append(op)
         self.last = op
+        if len(ops) >= self.trim_at:
+            while ops[0] is not op and ops[0].poll():
+                ops.popleft()
+            self.trim_at = len(ops) + TRIM_EVERY
+
+    def after(self, ev: cl.Event) -> list[cl.Event] | None:
+        """The wait list of the next command of one op: none on an in-order queue."""
+        return None if self.ordered else [ev]
 
     def flush(self) -> None:
         """Flush the OpenCL queue so commands of other queues may wait on its events."""
@@ -71,3 +83,4 @@ class Lane:
         with LOCK:
             while self.ops and self.ops[0].state == DONE:
                 self.ops.popleft()
+            self.trim_at = len(self.ops) + TRIM_EVERY

@@ -17,6 +17,7 @@ from . import holds
 from .coherence import access
 from .hostops import host_op, prepare
 from .memory import READ, Root
+from .progress import spawn
 from .state import LOCK
 
 log = logging.getLogger("sycl_ocl")
@@ -28,7 +29,7 @@ def destroy(root: Root) -> None:
     could wait for that very thread: the destruction then runs on a thread of its own.
     """
     if LOCK._is_owned() or threading.current_thread().name.startswith("sycl_ocl-"):  # type: ignore[attr-defined]
-        threading.Thread(target=_guarded, args=(root,), name="sycl_ocl-destroy", daemon=True).start()
+        spawn(_guarded, (root,), "sycl_ocl-destroy")
         return
     _guarded_run(root)
 

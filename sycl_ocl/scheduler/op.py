@@ -133,7 +133,7 @@ class Op:
         return event_command_status.submitted
 
     def dependencies(self) -> list[Command]:
-        return list(self.deps)
+        return list(dict.fromkeys(self.deps))  # one entry per command, in the order added
 
     def errors(self) -> AsyncErrors | None:
         return self.sink
@@ -143,3 +143,14 @@ class Op:
 
     def profiled(self) -> bool:
         return self.prof
+
+
+def depend(op: Op, other: Op) -> None:
+    """Make ``op`` wait for ``other``, unless that is complete or implied: a command already
+    enqueued on ``op``'s own in-order OpenCL queue runs before ``op``'s enqueue does."""
+    if other.state == DONE:
+        return
+    lane = op.lane
+    if other.lane is lane and other.event is not None and not op.host and lane.ordered:  # type: ignore[union-attr]
+        return
+    op.deps.append(other)

@@ -12,6 +12,8 @@ host waits (D27).
 from __future__ import annotations
 
 import threading
+from collections import deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
@@ -29,6 +31,8 @@ _deferred: list[Op] = []
 _watched: set[int] = set()
 _wake = threading.Event()
 _thread: threading.Thread | None = None
+_start_lock = threading.Lock()
+_spawns: deque[tuple[Callable[..., Any], tuple[Any, ...], str]] = deque()
 
 
 def wait_list(op: Op) -> Any:
@@ -44,16 +48,18 @@ def wait_list(op: Op) -> Any:
                 continue
             if state == DEFERRED or dep.host:
                 return BLOCKED
-            if dep.lane is lane:
-                continue
             ev = dep.event
-            if dep.ctx != ctx:
+            if dep.lane is lane:
+                if lane.ordered:
+                    continue  # the OpenCL queue orders it
+            elif dep.ctx != ctx:
                 if dep.poll():
                     continue
                 dep.lane.flush()  # type: ignore[union-attr]  # some drivers (Oclgrind) run only flushed work
                 _watch(ev)
                 return BLOCKED
-            dep.lane.flush()  # type: ignore[union-attr]
+            else:
+                dep.lane.flush()  # type: ignore[union-attr]  # another queue's event: flush before waiting on it
         else:
             ev = dep.cl_event()
             if ev is None:
@@ -85,13 +91,33 @@ def _fired(key: int) -> None:
 
 def defer(op: Op) -> None:
     """Keep ``op`` in the DAG until its dependencies allow enqueueing it (under the lock)."""
-    global _thread
     if op.flag is None:
         op.flag = threading.Event()
     _deferred.append(op)
+    ensure_running()
+
+
+def spawn(target: Callable[..., Any], args: tuple[Any, ...], name: str) -> None:
+    """Run ``target(*args)`` on a new thread, started by the progress thread.
+
+    Starting a thread waits until it runs, and a garbage collection there may run a buffer's
+    finalizer, which takes the scheduler lock: a thread started under the lock could
+    deadlock with its starter. Spawning never waits, so it is safe anywhere.
+    """
+    _spawns.append((target, args, name))
+    ensure_running()
+    _wake.set()
+
+
+def ensure_running() -> None:
+    """Start the progress thread (first called when a queue is made, outside the lock)."""
+    global _thread
     if _thread is None:
-        _thread = threading.Thread(target=_progress, name="sycl_ocl-progress", daemon=True)
-        _thread.start()
+        with _start_lock:
+            if _thread is None:
+                thread = threading.Thread(target=_progress, name="sycl_ocl-progress", daemon=True)
+                thread.start()
+                _thread = thread
 
 
 def kick() -> None:
@@ -133,4 +159,10 @@ def _progress() -> None:
     while True:
         _wake.wait()
         _wake.clear()
+        while _spawns:
+            _start(*_spawns.popleft())  # in a function: this loop keeps no reference to its args
         drain()
+
+
+def _start(target: Callable[..., Any], args: tuple[Any, ...], name: str) -> None:
+    threading.Thread(target=target, args=args, name=name, daemon=True).start()

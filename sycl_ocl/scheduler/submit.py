@@ -16,8 +16,8 @@ from .hostops import HostWork, start
 from .issue import DeviceWork, issue
 from .lane import Lane
 from .memory import READ, WRITE, Root, facts
-from .op import Op
-from .progress import BLOCKED, defer, wait_list
+from .op import Op, depend
+from .progress import BLOCKED, defer, ensure_running, wait_list
 from .state import LOCK
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ def lane_for(q: queue) -> Lane:
     """The lane of a queue."""
     lane = Lane(q._native, q._context._handle, q._device, q._errors, q._in_order, q._profiling)
     lane.serial = facts(q._context).serial
+    ensure_running()  # here, outside the scheduler lock (see progress.spawn)
     return lane
 
 
@@ -47,7 +48,7 @@ def submit(cg: CommandGroup) -> event:
         for ev in cg.depends_on:
             deps.append(ev._cmd)
         if lane.in_order and lane.last is not None:
-            deps.append(lane.last)
+            depend(op, lane.last)
         moves: list[Move] = []
         saved = _plan(cg.accessors, q._context, op, moves, host) if cg.accessors else None
         if host:

@@ -1,5 +1,7 @@
 """Submit cost of a two-accessor command group vs raw PyOpenCL set_args + enqueue_nd_range_kernel
 on the same device in the same run, and after 100 vs 100,000 earlier commands (flatness).
+It also times ``Floor``: the objects and lock any Python submit needs around the same enqueue,
+a lower bound for a pure-Python runtime.
 
 Two regimes, each for both sides:
 
@@ -15,6 +17,7 @@ Run: ``python bench/bench_submit.py`` (PoCL by default; SYCL_OCL_BENCH selects b
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable
 
@@ -68,6 +71,58 @@ class Raw:
         return elapsed
 
 
+class Floor(Raw):
+    """A lower bound for any Python implementation of the SYCL submit: the same objects a
+    command group needs (handler, two accessors, an event), one lock, and the raw enqueue;
+    no dependency tracking, no data movement, no checks."""
+
+    class Handler:
+        __slots__ = ("accs", "args", "kernel", "size")
+
+        def __init__(self) -> None:
+            self.accs: list[Floor.Accessor] = []
+
+        def parallel_for(self, size: int, kernel: cl.Kernel, *args: Floor.Accessor) -> None:
+            self.size, self.kernel, self.args = (size,), kernel, args
+
+    class Accessor:
+        __slots__ = ("mem", "writes")
+
+        def __init__(self, mem: cl.Buffer, h: Floor.Handler, writes: bool = True) -> None:
+            self.mem, self.writes = mem, writes
+            h.accs.append(self)
+
+    class Event:
+        __slots__ = ("native",)
+
+        def __init__(self, native: cl.Event) -> None:
+            self.native = native
+
+    def submit(self, cgf: Callable[[Floor.Handler], None]) -> Floor.Event:
+        h = Floor.Handler()
+        cgf(h)
+        with self.lock:
+            h.kernel.set_args(*[acc.mem for acc in h.args])
+            return Floor.Event(cl.enqueue_nd_range_kernel(self.queue, h.kernel, h.size, None))
+
+    def batch(self, held: bool) -> float:
+        self.lock = threading.Lock()
+        gate = cl.UserEvent(self.ctx)
+        if held:
+            cl.enqueue_marker(self.queue, wait_for=[gate])
+
+        def cgf(h: Floor.Handler) -> None:
+            h.parallel_for(N, self.kernel, Floor.Accessor(self.a, h), Floor.Accessor(self.b, h, False))
+
+        t0 = time.perf_counter()
+        for _ in range(BATCH):
+            self.submit(cgf)
+        elapsed = (time.perf_counter() - t0) / BATCH
+        gate.set_status(cl.command_execution_status.COMPLETE)
+        self.queue.finish()
+        return elapsed
+
+
 class Sycl:
     """The same work through sycl_ocl: buffers, accessors and the DAG."""
 
@@ -117,6 +172,9 @@ def main() -> None:
         regime = "held device " if held else "free-running"
         print(f"{regime}: raw pyopencl set_args + enqueue_nd_range_kernel {raw_s * 1e6:6.2f} us, "
               f"sycl submit of 2 accessors {ours_s * 1e6:6.2f} us ({ours_s / raw_s:.2f}x raw)")
+    floor = _best(lambda: Floor(dev).batch(True))
+    print(f"held device : the least a Python submit can do (see Floor) {floor * 1e6:6.2f} us "
+          f"({floor / figures[True][0]:.2f}x raw)")
     early = figures[True][1]
     print(f"held device, sycl submit after ~{done} commands: {late * 1e6:6.2f} us "
           f"({late / early:.2f}x after ~100)")

@@ -41,10 +41,6 @@ if TYPE_CHECKING:
 _ZERO = {n: id(*([0] * n)) for n in (1, 2, 3)}
 
 
-def _zero_id(n: int) -> id:
-    return _ZERO[n]
-
-
 _NO_PROPERTIES = property_list()
 # Modes and tags needing no no_init resolution: a dict lookup instead of two calls.
 _PLAIN_MODES: dict[Any, access_mode] = {
@@ -79,7 +75,8 @@ class _Window(PropertyHolder):
                prop_list: Any, owner: str) -> None:
         if not isinstance(buf, buffer):
             raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
-        buf._check_alive()
+        if not buf._alive:
+            buf._check_alive()  # raises
         props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
         plain = _PLAIN_MODES.get(mode) if type(mode) in _MODE_TYPES else None
         if plain is not None and not props:
@@ -99,7 +96,7 @@ class _Window(PropertyHolder):
         if access_range is None and access_offset is None:
             # The whole buffer (the common case, on the submit path): no window arithmetic.
             self._range = buf._range
-            self._offset = _zero_id(len(shape))
+            self._offset = _ZERO[len(shape)]
             self._contiguous = True
             self._lo = lo = buf._base
             self._hi = hi = lo + buf.byte_size()
@@ -112,7 +109,7 @@ class _Window(PropertyHolder):
         """Set the range and offset of a ranged accessor; returns its byte span."""
         shape = self._shape
         rng = buf._range if access_range is None else as_range(access_range)
-        off = _zero_id(len(shape)) if access_offset is None else as_id(access_offset, len(shape))
+        off = _ZERO[len(shape)] if access_offset is None else as_id(access_offset, len(shape))
         if len(rng) != len(shape) or len(off) != len(shape):
             raise exception(errc.invalid, f"the access range and offset need {len(shape)} dimension(s)")
         if any(o + r > s for o, r, s in zip(off, rng, shape, strict=False)):
@@ -213,7 +210,9 @@ class accessor(_Window):
         self._sub_base = buf._base if buf._sub else 0
         self._placeholder = h is None
         if h is not None:
-            h.require(self)
+            if self._sub_base:
+                self._check_alignment(h._queue._device)
+            h._accessors.append(self)  # h.require(self), less its checks: a new accessor
 
     def is_placeholder(self) -> bool:
         """Whether the accessor was made without a handler (§4.7.6.9)."""

@@ -9,7 +9,6 @@ a per-kernel lock because a ``cl_kernel``'s arguments are shared state.
 from __future__ import annotations
 
 import struct
-import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +42,7 @@ class kernel(NativeWrapper):
     """
 
     __slots__ = (
-        "_bits", "_ctx_native", "_device_ptrs", "_image", "_lock", "_name", "_params", "_program",
+        "_bits", "_ctx_native", "_device_ptrs", "_image", "_name", "_params", "_program",
         "_reqd",
     )
 
@@ -51,7 +50,6 @@ class kernel(NativeWrapper):
     _ctx_native: cl.Context
     _device_ptrs: frozenset[int]
     _image: device_image | None
-    _lock: threading.Lock
     _name: str
     _params: tuple[KernelParam, ...] | None
     _program: cl.Program
@@ -84,7 +82,6 @@ class kernel(NativeWrapper):
         self._bits = int(devices[0].address_bits)  # size_t's width; one per program in practice
         self._image = image
         self._name = str(native.function_name)
-        self._lock = threading.Lock()
         self._reqd = _required_size(native, devices[0])
         self._params = tuple(params) if params is not None else _params_from_arg_info(native)
         if self._params is not None:
@@ -157,16 +154,14 @@ class kernel(NativeWrapper):
             raise self._count_error(len(args))
         if self._reqd is not None and local_size is not None and local_size != self._reqd[:len(local_size)]:
             raise self._local_size_error(local_size)
-        with self._lock:
-            try:
-                self._native.set_args(*args)
-            except (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError) as error:
-                raise self._argument_error(args, error) from error
-            if 0 in global_size:
-                return cl.enqueue_marker(cl_queue, wait_for=wait_for)
-            return cl.enqueue_nd_range_kernel(
-                cl_queue, self._native, global_size, local_size, offset, wait_for
-            )
+        # The caller holds the scheduler lock, which keeps set_args + enqueue atomic.
+        try:
+            self._native.set_args(*args)
+        except (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError) as error:
+            raise self._argument_error(args, error) from error
+        if 0 in global_size:
+            return cl.enqueue_marker(cl_queue, wait_for=wait_for)
+        return cl.enqueue_nd_range_kernel(cl_queue, self._native, global_size, local_size, offset, wait_for)
 
     def _count_error(self, given: int) -> exception:
         params = self._params or ()

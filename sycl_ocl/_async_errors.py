@@ -17,7 +17,7 @@ from typing import Any
 
 from .exception import exception, exception_list
 
-log = logging.getLogger("sycl_ocl")
+log = logging.getLogger("sycl_ocl")  # the one logger of the package
 
 _sinks: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
 

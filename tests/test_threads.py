@@ -4,6 +4,7 @@ order; one kernel shared by many threads keeps each launch's own arguments (T086
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 
@@ -134,3 +135,34 @@ def test_buffers_collected_on_a_starting_host_task_thread_do_not_deadlock() -> N
         print(json.dumps("done"))
     """)
     assert done.returncode == 0 and "done" in done.stdout, done.stderr[-3000:]
+
+
+def test_a_host_task_without_a_thread_fails_instead_of_hanging() -> None:
+    # Fault injection: the OS refuses new threads (RuntimeError "can't start new thread").
+    done = run_child("""
+        import json, threading
+        import sycl_ocl as sycl
+        from tests.kernel_support import platform_devices
+
+        start = threading.Thread.start
+
+        def refuse(thread):
+            if thread.name == "sycl_ocl-host-op":
+                raise RuntimeError("can't start new thread")
+            start(thread)
+
+        threading.Thread.start = refuse
+        received = []
+        q = sycl.queue(platform_devices("Portable")[0], async_handler=received.extend)
+        ev = q.submit(lambda h: h.host_task(lambda: None))
+        q.wait_and_throw()
+        threading.Thread.start = start
+        after = []
+        q.submit(lambda h: h.host_task(lambda: after.append(1))).wait()
+        print(json.dumps([[e.code().name, e.what()] for e in received] + [after]))
+    """)
+    assert done.returncode == 0, done.stderr[-3000:]
+    *errors, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [code for code, _ in errors] == ["runtime"]
+    assert "no thread could run a host command" in errors[0][1]
+    assert after == [1]  # the runtime is still usable

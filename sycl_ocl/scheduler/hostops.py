@@ -51,7 +51,8 @@ def stage(root: Root, sink: AsyncErrors | None) -> Op:
 
 def start(op: Op) -> None:
     """Run the host op on its own thread."""
-    spawn(_run, (op,), "sycl_ocl-host-op")
+    spawn(_run, (op,), "sycl_ocl-host-op",
+          lambda error: op.fail(exception(errc.runtime, f"no thread could run a host command: {error}")))
 
 
 def _run(op: Op) -> None:

@@ -6,13 +6,13 @@ submit) or on a scheduler thread; then the destruction runs on a thread of its o
 
 from __future__ import annotations
 
-import logging
 import threading
 import weakref
 from typing import Any
 
 import numpy as np
 
+from .._async_errors import log
 from . import holds
 from .coherence import access
 from .hostops import host_op, prepare
@@ -20,7 +20,6 @@ from .memory import READ, Root
 from .progress import spawn
 from .state import LOCK
 
-log = logging.getLogger("sycl_ocl")
 
 def destroy(root: Root) -> None:
     """Run the destruction semantics of the root's last user handle.
@@ -29,7 +28,8 @@ def destroy(root: Root) -> None:
     could wait for that very thread: the destruction then runs on a thread of its own.
     """
     if LOCK._is_owned() or threading.current_thread().name.startswith("sycl_ocl-"):  # type: ignore[attr-defined]
-        spawn(_guarded, (root,), "sycl_ocl-destroy")
+        spawn(_guarded, (root,), "sycl_ocl-destroy",
+              lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
         return
     _guarded_run(root)
 

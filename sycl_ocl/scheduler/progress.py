@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from .._async_errors import log
 from ..exception import errc, exception
 from .op import DEFERRED, DONE, Op
 from .state import LOCK
@@ -32,7 +33,7 @@ _watched: set[int] = set()
 _wake = threading.Event()
 _thread: threading.Thread | None = None
 _start_lock = threading.Lock()
-_spawns: deque[tuple[Callable[..., Any], tuple[Any, ...], str]] = deque()
+_spawns: deque[tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException], Any]]] = deque()
 
 
 def wait_list(op: Op) -> Any:
@@ -97,14 +98,18 @@ def defer(op: Op) -> None:
     ensure_running()
 
 
-def spawn(target: Callable[..., Any], args: tuple[Any, ...], name: str) -> None:
-    """Run ``target(*args)`` on a new thread, started by the progress thread.
+def spawn(
+    target: Callable[..., Any], args: tuple[Any, ...], name: str,
+    failed: Callable[[BaseException], Any],
+) -> None:
+    """Run ``target(*args)`` on a new thread, started by the progress thread; ``failed(error)``
+    instead when no thread can be started.
 
     Starting a thread waits until it runs, and a garbage collection there may run a buffer's
     finalizer, which takes the scheduler lock: a thread started under the lock could
     deadlock with its starter. Spawning never waits, so it is safe anywhere.
     """
-    _spawns.append((target, args, name))
+    _spawns.append((target, args, name, failed))
     ensure_running()
     _wake.set()
 
@@ -161,8 +166,17 @@ def _progress() -> None:
         _wake.clear()
         while _spawns:
             _start(*_spawns.popleft())  # in a function: this loop keeps no reference to its args
-        drain()
+        try:
+            drain()
+        except Exception:  # the progress thread outlives any one failure; drain retries later
+            log.exception("sycl_ocl: issuing deferred commands failed")
 
 
-def _start(target: Callable[..., Any], args: tuple[Any, ...], name: str) -> None:
-    threading.Thread(target=target, args=args, name=name, daemon=True).start()
+def _start(
+    target: Callable[..., Any], args: tuple[Any, ...], name: str,
+    failed: Callable[[BaseException], Any],
+) -> None:
+    try:
+        threading.Thread(target=target, args=args, name=name, daemon=True).start()
+    except RuntimeError as error:  # "can't start new thread": fail the work instead of hanging
+        failed(error)

@@ -18,6 +18,9 @@ class access_mode(enum.Enum):
     discard_read_write = "discard_read_write"  # deprecated: read_write + no_init
     atomic = "atomic"  # deprecated: read_write
 
+    # Members are singletons: identity hashing is correct and, unlike Enum's, runs in C.
+    __hash__ = object.__hash__
+
     @property
     def reads(self) -> bool:
         """Whether the mode needs the previous contents."""

@@ -42,10 +42,11 @@ _ZERO = {n: id(*([0] * n)) for n in (1, 2, 3)}
 
 
 _NO_PROPERTIES = property_list()
-# Modes and tags needing no no_init resolution: a dict lookup instead of two calls.
-_PLAIN_MODES: dict[Any, access_mode] = {
-    **{m: m for m in (access_mode.read, access_mode.write, access_mode.read_write)},
-    **{tag: tag.mode for tag in (read_only, write_only, read_write)},
+# Modes and tags needing no no_init resolution, with what they do: one dict lookup.
+_PLAIN_MODES: dict[Any, tuple[access_mode, bool, bool]] = {
+    key: (m, m.reads, m.writes)
+    for m in (access_mode.read, access_mode.write, access_mode.read_write)
+    for key in (m, *(tag for tag in (read_only, write_only, read_write) if tag.mode is m))
 }
 _MODE_TYPES = (access_mode, mode_tag_t)
 
@@ -79,11 +80,13 @@ class _Window(PropertyHolder):
             buf._check_alive()  # raises
         props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
         plain = _PLAIN_MODES.get(mode) if type(mode) in _MODE_TYPES else None
-        if plain is not None and not props:
-            mode, discard = plain, False
+        if plain is not None and props is _NO_PROPERTIES:
+            mode, reads, writes = plain
+            discard = False
         else:
             mode, discard = resolve_no_init(as_mode(mode), props.has_property(no_init))
-        shape = buf._range.to_tuple()
+            reads, writes = mode.reads, mode.writes
+        shape = buf._shape
         self._props = props
         self._root: Root = buf._root
         self._base = buf._base
@@ -91,15 +94,15 @@ class _Window(PropertyHolder):
         self._dtype = buf._dtype
         self._mode = mode
         self._no_init = discard
-        self._reads = reads = mode.reads
-        self._writes = writes = mode.writes
+        self._reads = reads
+        self._writes = writes
         if access_range is None and access_offset is None:
             # The whole buffer (the common case, on the submit path): no window arithmetic.
             self._range = buf._range
             self._offset = _ZERO[len(shape)]
             self._contiguous = True
             self._lo = lo = buf._base
-            self._hi = hi = lo + buf.byte_size()
+            self._hi = hi = lo + buf._nbytes
         else:
             self._lo, self._hi = lo, hi = self._window(buf, access_range, access_offset)
         # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.

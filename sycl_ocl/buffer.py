@@ -43,7 +43,9 @@ class buffer(PropertyHolder):
         ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
     """
 
-    __slots__ = ("__weakref__", "_alive", "_base", "_dtype", "_props", "_range", "_root", "_sub")
+    __slots__ = (
+        "__weakref__", "_alive", "_base", "_dtype", "_nbytes", "_props", "_range", "_root", "_shape", "_sub",
+    )
 
     def __init__(
         self,
@@ -70,8 +72,7 @@ class buffer(PropertyHolder):
     def _init_range(self, rng: range, dtype: Any) -> None:
         if dtype is None:
             raise exception(errc.invalid, "buffer(range, dtype): give the element type, e.g. numpy.float32")
-        self._dtype = _as_dtype(dtype)
-        self._range = rng
+        self._extent(rng, _as_dtype(dtype))
         self._root = self._new_root(None, None)
 
     def _init_host(self, data: Any, rng: Any, dtype: Any) -> None:
@@ -94,8 +95,7 @@ class buffer(PropertyHolder):
         else:
             rng = range(*array.shape) if array.ndim else range(1)
             array_view = array
-        self._dtype = array.dtype
-        self._range = rng
+        self._extent(rng, array.dtype)
         if writable and array_view is not None and array_view.flags.c_contiguous:
             host = array_view.reshape(-1).view(np.uint8)  # SYCL owns the user's memory
             self._root = self._new_root(host, array_view)
@@ -106,7 +106,7 @@ class buffer(PropertyHolder):
             self._root.blocking = False  # an iterator copy: never written back, no blocking
 
     def _new_root(self, host: np.ndarray | None, user: Any) -> Root:
-        nbytes = self._range.size() * self._dtype.itemsize
+        nbytes = self._nbytes
         use_host_ptr = self._props.has_property(buffer_props.use_host_ptr)
         root = Root(nbytes, host.reshape(-1) if host is not None else None, user, use_host_ptr)
         root.dtype = self._dtype
@@ -145,11 +145,17 @@ class buffer(PropertyHolder):
                 "after its first dimension larger than 1, it must span whole rows",
             )
         self._props = parent._props
-        self._dtype = parent._dtype
-        self._range = rng
+        self._extent(rng, parent._dtype)
         self._root = parent._root
         self._base = parent._base + linear(base, shape) * self._dtype.itemsize
         self._sub = True
+
+    def _extent(self, rng: range, dtype: np.dtype[Any]) -> None:
+        """Set the range and element type, and what the submit path reads of them."""
+        self._range = rng
+        self._dtype = dtype
+        self._shape = rng.to_tuple()
+        self._nbytes = rng.size() * dtype.itemsize
 
     def _attach(self) -> None:
         self._alive = True
@@ -202,7 +208,7 @@ class buffer(PropertyHolder):
 
     def byte_size(self) -> int:
         """The size in bytes (§4.7.2.1)."""
-        return self._range.size() * self._dtype.itemsize
+        return self._nbytes
 
     def get_count(self) -> int:
         """Deprecated alias of ``size()``."""
@@ -294,8 +300,7 @@ class buffer(PropertyHolder):
         self._check_alive()
         view = object.__new__(buffer)
         view._props = self._props
-        view._dtype = new_dtype
-        view._range = new_range
+        view._extent(new_range, new_dtype)
         view._root = self._root
         view._base = self._base
         view._sub = self._sub

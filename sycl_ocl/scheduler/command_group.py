@@ -42,7 +42,7 @@ class KernelLaunch:
         if self.accs:
             args = list(args)  # type: ignore[assignment]
             for index, acc in self.accs:
-                alloc = _alloc(acc, lane)
+                alloc = acc._root.allocs[lane.ctx]
                 lo, hi = acc._lo, acc._hi
                 if alloc.buf is None or lo % alloc.ctx.align == 0:
                     args[index] = alloc.window(lo, hi)  # type: ignore[index]

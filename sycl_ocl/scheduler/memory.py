@@ -94,10 +94,11 @@ def facts(ctx: context) -> ContextFacts:
 class Alloc:
     """A root's ``cl_mem`` in one context; ``linked`` when it is the host copy (USE_HOST_PTR)."""
 
-    __slots__ = ("buf", "ctx", "linked", "loc", "subs")
+    __slots__ = ("buf", "ctx", "linked", "loc", "size", "subs")
 
     def __init__(self, buf: cl.Buffer | None, ctx: ContextFacts, linked: bool) -> None:
         self.buf = buf
+        self.size = buf.size if buf is not None else 0  # a query each time otherwise
         self.ctx = ctx
         self.linked = linked
         self.loc = HOST if linked else ctx.handle
@@ -105,7 +106,7 @@ class Alloc:
 
     def window(self, lo: int, hi: int) -> cl.Buffer | None:
         """A ``cl_mem`` starting at byte ``lo`` (``lo`` meets the base alignment)."""
-        if self.buf is None or (lo == 0 and hi >= self.buf.size):
+        if self.buf is None or (lo == 0 and hi >= self.size):
             return self.buf
         key = (lo, max(hi - lo, 1))
         sub = self.subs.get(key)

@@ -13,9 +13,9 @@ from .event import event
 from .exception import errc, exception
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
+from .scheduler import submit
 from .scheduler.command_group import (
     Barrier,
-    CommandGroup,
     DeviceCopy,
     DeviceFill,
     HostTask,
@@ -229,9 +229,10 @@ class handler:
             )
         self._action = action
 
-    def _finish(self) -> CommandGroup:
+    def _submit(self) -> event:
+        """Hand the finished command group to the scheduler (``queue.submit``)."""
         action = self._action if self._action is not None else Barrier()
-        return CommandGroup(self._queue, action, tuple(self._accessors), tuple(self._depends))
+        return submit(self._queue, action, self._accessors, self._depends)
 
 
 def _nothing() -> None:

@@ -19,7 +19,6 @@ from .handler import handler
 from .info._descriptor import check_namespace
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
-from .scheduler import submit
 
 if TYPE_CHECKING:
     from .event import event
@@ -132,7 +131,7 @@ class queue(NativeWrapper, PropertyHolder):
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1)."""
         h = handler(self)
         cgf(h)
-        return submit(h._finish())
+        return h._submit()
 
     def wait(self) -> None:
         """Block until every command submitted to this queue completed (§4.6.5.1)."""

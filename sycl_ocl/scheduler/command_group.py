@@ -1,4 +1,4 @@
-"""What a command group hands the scheduler: its queue, requirements, dependencies and action.
+"""The actions a command group hands the scheduler.
 
 Device actions enqueue themselves on a lane (``enqueue(lane, wait_for, keep)``); host actions
 are a callable run on a host thread after the requirements are current on the host.
@@ -15,9 +15,7 @@ import pyopencl as cl
 
 if TYPE_CHECKING:
     from ..accessor import accessor
-    from ..event import event
     from ..kernel import kernel
-    from ..queue import queue
     from .lane import Lane
 
 
@@ -123,13 +121,3 @@ class HostTask:
 
 
 DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier
-
-
-@dataclass(slots=True)  # not frozen: a frozen __init__ costs a microsecond on the submit path
-class CommandGroup:
-    """One submitted command group."""
-
-    queue: queue
-    action: DeviceAction | HostTask
-    accessors: tuple[accessor, ...]
-    depends_on: tuple[event, ...]

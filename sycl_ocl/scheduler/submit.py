@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..event import event
 from ..exception import errc, exception
 from .coherence import Move, access
-from .command_group import CommandGroup, HostTask
+from .command_group import DeviceAction, HostTask
 from .hostops import HostWork, start
 from .issue import DeviceWork, issue
 from .lane import Lane
@@ -36,21 +36,21 @@ def lane_for(q: queue) -> Lane:
     return lane
 
 
-def submit(cg: CommandGroup) -> event:
+def submit(
+    q: queue, action: DeviceAction | HostTask, accessors: list[accessor], depends_on: list[event],
+) -> event:
     """Schedule one command group; returns its event without blocking on device work."""
-    q = cg.queue
     lane: Lane = q._lane
-    action = cg.action
     host = type(action) is HostTask
     with LOCK:
         op = Op(lane, lane.ctx, host, lane.errors)
         deps = op.deps
-        for ev in cg.depends_on:
+        for ev in depends_on:
             deps.append(ev._cmd)
         if lane.in_order and lane.last is not None:
             depend(op, lane.last)
         moves: list[Move] = []
-        saved = _plan(cg.accessors, q._context, op, moves, host) if cg.accessors else None
+        saved = _plan(accessors, q._context, op, moves, host) if accessors else None
         if host:
             op.work = HostWork(action.fn)  # type: ignore[union-attr]
             op.work.moves = moves
@@ -72,7 +72,7 @@ def submit(cg: CommandGroup) -> event:
     return event(op, q._context)
 
 
-def _plan(accs: tuple[accessor, ...], ctx: context, op: Op, moves: list[Move], host: bool) -> Saved:
+def _plan(accs: list[accessor], ctx: context, op: Op, moves: list[Move], host: bool) -> Saved:
     groups: dict[Root, list[accessor]] = {}
     for acc in accs:
         root = acc._root

@@ -127,10 +127,8 @@ def _stage(root: Root, ranges: list[tuple[int, int]], op: Op) -> None:
     makes valid name it as producer, so ``op`` depends on it."""
     from .hostops import stage, start
 
-    staged: list[Move] = []
     stager = stage(root, op.sink)
     for a, b in ranges:
-        _to_host(root, a, b, stager, staged)
-    if staged:
-        stager.work.moves = staged
+        _to_host(root, a, b, stager, stager.moves)
+    if stager.moves:
         start(stager)

@@ -20,7 +20,7 @@ def acquire(root: Root, lo: int, hi: int, writes: bool, needs_old: bool) -> Op:
     """Plan and wait for a host hold on bytes ``[lo, hi)``; returns the hold to release."""
     with LOCK:
         op = host_op(None, None)
-        access(root, lo, hi, WRITE if writes else HOST_READ, needs_old, None, op, op.work.moves)
+        access(root, lo, hi, WRITE if writes else HOST_READ, needs_old, None, op, op.moves)
         root.holds.add(op)
     try:
         prepare(op)

@@ -20,18 +20,16 @@ from .progress import drain, spawn
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
-    from .coherence import Move
     from .memory import Root
 
 
 class HostWork:
     """What a host op does once its dependencies completed."""
 
-    __slots__ = ("body", "moves", "staging")
+    __slots__ = ("body", "staging")
 
     def __init__(self, body: Callable[[], Any] | None, staging: bool = False) -> None:
         self.body = body
-        self.moves: list[Move] = []
         self.staging = staging
 
 
@@ -80,7 +78,7 @@ def prepare(op: Op) -> None:
                 errc.runtime, "not run: a command it depends on failed (see the earlier error)"
             )
     staging = op.work.staging
-    for root, alloc, lo, hi in op.work.moves:
+    for root, alloc, lo, hi in op.moves:
         read_back(root, alloc, lo, hi, staging)
 
 

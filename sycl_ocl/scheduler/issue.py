@@ -1,4 +1,5 @@
-"""Enqueueing a planned device op: its host-to-device transfers, then its action."""
+"""Enqueueing a planned device op: its host-to-device transfers (``op.moves``), then its action
+(``op.work``)."""
 
 from __future__ import annotations
 
@@ -9,29 +10,18 @@ import pyopencl as cl
 from .._native import translate
 
 if TYPE_CHECKING:
-    from .coherence import Move
     from .command_group import DeviceAction
     from .lane import Lane
     from .op import Op
 
 
-class DeviceWork:
-    """A device op's plan: transfers from the host copies, then the action."""
-
-    __slots__ = ("action", "moves")
-
-    def __init__(self, action: DeviceAction, moves: list[Move]) -> None:
-        self.action = action
-        self.moves = moves
-
-
 def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
     """Enqueue ``op`` on its lane after ``wait_for`` (the lane's in-order queue does the rest)."""
     lane: Lane = op.lane  # type: ignore[assignment]
-    work: DeviceWork = op.work
+    action: DeviceAction = op.work
     keep: list[Any] = []
     try:
-        for root, alloc, lo, hi in work.moves:
+        for root, alloc, lo, hi in op.moves:
             assert alloc.buf is not None  # a move has bytes, so the allocation exists
             # Keep the NannyEvent until the op is known complete (its destructor would block).
             copied = cl.enqueue_copy(
@@ -43,9 +33,9 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
             counters.h2d_bytes += hi - lo
             counters.h2d_copies += 1
             keep.append(root.host)
-        ev = work.action.enqueue(lane, wait_for, keep)
+        ev = action.enqueue(lane, wait_for, keep)
     except cl.Error as error:
         raise translate(error, "enqueueing a command") from error
-    keep.append(work.action)
+    keep.append(action)
     op.issued(ev, keep)
     lane.unflushed = True

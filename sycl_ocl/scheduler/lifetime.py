@@ -68,7 +68,7 @@ def _destroy(root: Root) -> None:
         return
     with LOCK:
         op = host_op(None, None)
-        access(root, 0, root.size, READ, True, None, op, op.work.moves)
+        access(root, 0, root.size, READ, True, None, op, op.moves)
     try:
         prepare(op)
     finally:

@@ -20,6 +20,7 @@ from ..info.enums import event_command_status
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from ..event import Command
+    from .coherence import Move
     from .lane import Lane
 
 DEFERRED, ISSUED, DONE = 0, 1, 2
@@ -30,7 +31,7 @@ class Op:
     """A command: deferred, issued (or running on the host), or done."""
 
     __slots__ = (
-        "__weakref__", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
+        "__weakref__", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane", "moves",
         "prof", "sink", "state", "submitted", "work",
     )
 
@@ -42,7 +43,8 @@ class Op:
         self.state = DEFERRED
         self.event: cl.Event | None = None
         self.deps: list[Command] = []
-        self.work: Any = None
+        self.work: Any = None  # a device action, or a hostops.HostWork
+        self.moves: list[Move] = []  # the transfers it does before its work
         self.keep: list[Any] | None = None
         self.flag: threading.Event | None = threading.Event() if host else None
         self.failed = False
@@ -87,6 +89,7 @@ class Op:
         self.state = DONE
         self.keep = None
         self.work = None
+        self.moves.clear()
         if self.flag is not None:
             self.flag.set()
 

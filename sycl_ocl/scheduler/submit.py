@@ -13,7 +13,7 @@ from ..exception import errc, exception
 from .coherence import Move, access
 from .command_group import DeviceAction, HostTask
 from .hostops import HostWork, start
-from .issue import DeviceWork, issue
+from .issue import issue
 from .lane import Lane
 from .memory import READ, WRITE, Root, facts
 from .op import Op, depend
@@ -49,15 +49,14 @@ def submit(
             deps.append(ev._cmd)
         if lane.in_order and lane.last is not None:
             depend(op, lane.last)
-        moves: list[Move] = []
+        moves = op.moves
         saved = _plan(accessors, q._context, op, moves, host) if accessors else None
         if host:
             op.work = HostWork(action.fn)  # type: ignore[union-attr]
-            op.work.moves = moves
             lane.add(op)
             start(op)
         else:
-            op.work = DeviceWork(action, moves)  # type: ignore[arg-type]
+            op.work = action
             events = wait_list(op)
             if events is BLOCKED:
                 defer(op)

@@ -115,7 +115,7 @@ def test_an_out_of_order_native_queue_still_orders_dependent_commands(device: sy
     try:
         # The OpenCL queue does not order them: the second command must wait for the first's
         # event. Without that edge it runs at once (PoCL starts flushed ready commands;
-        # Oclgrind's clFlush would wait for the gate instead, see docs/deviations.md).
+        # Oclgrind's clFlush would wait for the gate instead, see docs/scheduler.md).
         if "Oclgrind" not in device.get_platform().get_info(sycl.info.platform.name):
             sycl.get_native(q).flush()
         deadline = time.monotonic() + 0.5

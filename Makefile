@@ -4,15 +4,20 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test opencl install bench conformance clean
+.PHONY: demo test lint suite opencl install bench conformance clean
 
 demo: install
 	$(BIN)/python -m sycl_ocl ls
 	$(BIN)/python examples/quickstart.py
 
-test: install
+# Everything CI runs (.ci/run is `make test`): each step is a target of its own.
+test: install lint suite
+
+lint: install
 	$(BIN)/ruff check sycl_ocl tests examples bench conformance
 	$(BIN)/mypy
+
+suite: install
 	cd tests && ../$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) .
 
 opencl:

@@ -1,22 +1,18 @@
 #!/usr/bin/env bash
-# Make sure an OpenCL platform and python3-venv exist (Debian/Ubuntu, as root).
-# Idempotent: does nothing when an ICD is registered and venv works.
-# With --ci it also installs Oclgrind as a second platform and PoCL's missing
-# built-in-kernel source (see docs/deviations.md and ENVIRONMENT.md).
+# Install everything sycl_ocl's demo and tests need on Debian/Ubuntu (as root):
+# PoCL (the default CPU device), PoCL's built-in-kernel source (Debian ships PoCL without
+# common_builtin_kernels.cl; see docs/deviations.md), Oclgrind as a second platform (the
+# cross-context and OpenCL 1.2 paths, memory-error checks), and python3-venv.
+# Idempotent: installs only what is missing.
 set -euo pipefail
 
 need_apt=()
-if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
-  need_apt+=(pocl-opencl-icd)
-fi
+dpkg -s pocl-opencl-icd >/dev/null 2>&1 || need_apt+=(pocl-opencl-icd)
+[ -e /usr/lib/oclgrind/liboclgrind-rt-icd.so ] || need_apt+=(oclgrind)
+[ -e /usr/share/pocl/common_builtin_kernels.cl ] || [ -e /usr/src/pocl.tar.xz ] || need_apt+=(pocl-source)
 if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
   py=$(python3 -c 'import sys; print(f"python3.{sys.version_info.minor}")')
   need_apt+=(python3-venv "${py}-venv")
-fi
-if [ "${1:-}" = "--ci" ]; then
-  [ -e /usr/lib/oclgrind/liboclgrind-rt-icd.so ] || need_apt+=(oclgrind)
-  [ -e /usr/share/pocl/common_builtin_kernels.cl ] || need_apt+=(pocl-source)
-  dpkg -s pocl-opencl-icd >/dev/null 2>&1 || need_apt+=(pocl-opencl-icd)
 fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
@@ -30,10 +26,15 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   apt-get install -y -qq "${need_apt[@]}" || apt-get install -y -qq "${need_apt[@]/python3.*-venv/}"
 fi
 
-if [ "${1:-}" = "--ci" ]; then
-  mkdir -p /etc/OpenCL/vendors
-  echo /usr/lib/oclgrind/liboclgrind-rt-icd.so > /etc/OpenCL/vendors/oclgrind.icd
-  if [ ! -e /usr/share/pocl/common_builtin_kernels.cl ] && [ -e /usr/src/pocl.tar.xz ]; then
+vendors=/etc/OpenCL/vendors
+if [ ! -e "$vendors/oclgrind.icd" ] || [ ! -e /usr/share/pocl/common_builtin_kernels.cl ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "sycl_ocl needs root once to register Oclgrind and PoCL's built-in kernels" >&2
+    exit 1
+  fi
+  mkdir -p "$vendors"
+  echo /usr/lib/oclgrind/liboclgrind-rt-icd.so > "$vendors/oclgrind.icd"
+  if [ ! -e /usr/share/pocl/common_builtin_kernels.cl ]; then
     tar -xJf /usr/src/pocl.tar.xz -O pocl/lib/CL/devices/common_builtin_kernels.cl \
       > /usr/share/pocl/common_builtin_kernels.cl
   fi

@@ -1,6 +1,7 @@
 """sycl_ocl: the SYCL 2020 runtime in Python, on any OpenCL device, through PyOpenCL.
 
-``import sycl_ocl as sycl``; the names follow the SYCL 2020 specification (see API.md).
+``import sycl_ocl as sycl``; the names follow the SYCL 2020 specification (see
+docs/api-conventions.md).
 """
 
 from . import info, property

@@ -1,18 +1,21 @@
-"""Kernel bundles (SYCL 2020 §4.11) on OpenCL programs.
+"""Kernel bundles (SYCL 2020 §4.11) on OpenCL programs, and the kernels they hold (§4.11.13).
 
-Modules: ``registry`` (application kernels), ``library`` (``kernels_cl/``), ``kernel_id``,
-``state``, ``compat``, ``device_image``, ``bundle``, ``query`` (ids, compatibility, getting
-bundles), ``operations`` (join, compile, link, build), ``devices`` (device list checks),
-``builtin`` (device built-in kernels), ``spec_constants``, ``resolve`` (the submit path),
-``interop``, ``cache`` (statistics), and the build machinery ``_preprocess`` /
-``_signature`` (reading sources), ``_program``, ``_images``, ``_memo`` (in memory) and
-``_disk`` (on disk).
+Modules:
+    ``kernel_id``, ``state``, ``kernel``, ``device_image``, ``bundle``: the spec's classes.
+    ``registry``: the application's kernels; ``library``: the units of ``kernels_cl/``.
+    ``query``: ids, compatibility, getting bundles; ``operations``: join, compile, link, build.
+    ``compat``: kernel/device compatibility; ``devices``: device list checks.
+    ``builtin``: device built-in kernels; ``spec_constants``; ``interop``.
+    ``resolve``: the kernel of a launch (the submit path).
+    ``cache`` (statistics), and the build machinery: ``_preprocess`` / ``_signature`` (reading
+    sources), ``_program``, ``_images``, ``_memo`` (in memory) and ``_disk`` (on disk).
 """
 
 from .bundle import kernel_bundle
 from .cache import build_cache_stats
 from .device_image import device_image
 from .interop import make_kernel, make_kernel_bundle
+from .kernel import kernel
 from .kernel_id import kernel_id
 from .library import register_library
 from .operations import build, compile, join, link
@@ -34,6 +37,7 @@ __all__ = [
     "has_kernel_bundle",
     "is_compatible",
     "join",
+    "kernel",
     "kernel_bundle",
     "kernel_id",
     "link",

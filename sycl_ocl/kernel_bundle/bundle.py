@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ..backend import backend
 from ..exception import errc, exception
 from .device_image import device_image
+from .kernel import kernel
 from .kernel_id import kernel_id
 from .state import bundle_state
 
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
 
     from ..context import context
     from ..device import device
-    from ..kernel import kernel
     from ..queue import queue
     from .spec_constants import specialization_id
 
@@ -185,8 +185,6 @@ class kernel_bundle:
         return found
 
     def _find_for_launch(self, spec: Any, q: queue) -> kernel:
-        from ..kernel import kernel
-
         if self.state is not bundle_state.executable:
             raise exception(
                 errc.invalid,

@@ -18,6 +18,7 @@ from ._preprocess import strip_comments
 from ._signature import parse_kernels
 from .bundle import kernel_bundle
 from .device_image import device_image
+from .kernel import kernel
 from .kernel_id import kernel_id
 from .registry import _IDENTIFIER, ImageSource
 from .state import bundle_state
@@ -25,7 +26,6 @@ from .state import bundle_state
 if TYPE_CHECKING:
     from ..context import context
     from ..device import device
-    from ..kernel import kernel
 
 _BINARY_TYPE = {
     bundle_state.input: cl.program_binary_type.NONE,
@@ -72,8 +72,6 @@ def make_kernel(native: cl.Kernel, ctx: context) -> kernel:
     Raises:
         sycl.exception: ``errc.invalid`` if it is not a ``pyopencl.Kernel`` of ``ctx``.
     """
-    from ..kernel import kernel
-
     if not isinstance(native, cl.Kernel):
         raise exception(errc.invalid, f"make_kernel takes a pyopencl.Kernel, got {native!r}")
     program: cl.Program = native.get_info(cl.kernel_info.PROGRAM)  # type: ignore[assignment]

@@ -11,11 +11,11 @@ from ..exception import errc, exception
 from . import _memo, builtin
 from ._images import executable_image
 from .compat import incompatibility, kernel_compatible
+from .kernel import kernel
 from .kernel_id import kernel_id
 from .registry import lookup
 
 if TYPE_CHECKING:
-    from ..kernel import kernel
     from ..queue import queue
     from .bundle import kernel_bundle
 
@@ -63,8 +63,6 @@ def _frozen(spec_constants: dict[Any, Any]) -> frozenset[tuple[Any, Any]]:
 
 
 def _resolve(spec: Any, q: queue, spec_constants: dict[Any, Any]) -> kernel:
-    from ..kernel import kernel  # sycl_ocl.kernel imports this package
-
     if isinstance(spec, kernel):
         check_kernel(spec, q)
         if not spec_constants or spec._image is None or not spec._image._sources:

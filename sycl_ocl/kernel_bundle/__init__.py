@@ -7,8 +7,9 @@ Modules:
     ``compat``: kernel/device compatibility; ``devices``: device list checks.
     ``builtin``: device built-in kernels; ``spec_constants``; ``interop``.
     ``resolve``: the kernel of a launch (the submit path).
-    ``cache`` (statistics), and the build machinery: ``_preprocess`` / ``_signature`` (reading
-    sources), ``_program``, ``_images``, ``_memo`` (in memory) and ``_disk`` (on disk).
+    ``cache``: the build caches (in memory and on disk) and their statistics.
+    The build machinery: ``_preprocess`` / ``_signature`` (reading sources), ``_program``
+    (OpenCL program operations), ``_images`` (images in each state).
 """
 
 from .bundle import kernel_bundle

@@ -34,14 +34,6 @@ def from_source(ctx: context, source: str) -> cl.Program:
         raise translate(error, "creating a program from OpenCL C source", ctx) from error
 
 
-def from_binaries(ctx: context, devices: Sequence[device], binaries: Sequence[bytes]) -> cl.Program:
-    """A program created from per-device binaries (the disk cache's reload path)."""
-    try:
-        return cl.Program(ctx._native, [d._native for d in devices], list(binaries))
-    except cl.Error as error:
-        raise translate(error, "creating a program from cached binaries", ctx) from error
-
-
 def build(
     prg: cl.Program, ctx: context, devices: Sequence[device], options: Sequence[str], what: str
 ) -> cl.Program:

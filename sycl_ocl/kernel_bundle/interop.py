@@ -13,7 +13,7 @@ import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
-from . import _memo
+from . import cache
 from ._preprocess import strip_comments
 from ._signature import parse_kernels
 from .bundle import kernel_bundle
@@ -60,7 +60,7 @@ def make_kernel_bundle(
         devices = _devices_of(program, ctx)
         _check_binary_type(program, devices, state)
         key = ("interop", program.int_ptr, state)
-        image = _memo.cached(ctx, key, lambda: _image(program, devices, state))
+        image = cache.cached(ctx, key, lambda: _image(program, devices, state))
     except cl.Error as error:
         raise translate(error, "wrapping a pyopencl.Program", ctx) from error
     return kernel_bundle._make(ctx, image._devices, state, [image])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..exception import errc, exception
-from . import _memo, builtin
+from . import builtin, cache
 from ._images import executable_image
 from .compat import incompatibility, kernel_compatible
 from .kernel import kernel
@@ -47,7 +47,7 @@ def resolve_kernel(
                 "bundle (§4.9.4.4); set them on the input bundle before building it",
             )
         return bundle._kernel_for_launch(spec, q)
-    tab = _memo.table(q._context)
+    tab = cache.table(q._context)
     key = (spec, q._device._handle, _frozen(spec_constants)) if spec_constants else (spec, q._device._handle)
     found = tab.fast.get(key)
     if found is not None:

@@ -12,7 +12,7 @@ from ._images import executable_image, linked_image, object_image
 from .bundle import kernel_bundle
 from .compat import image_compatible
 from .device_image import device_image
-from .devices import subset_of
+from .device_lists import subset_of
 from .state import bundle_state
 
 if TYPE_CHECKING:

@@ -144,7 +144,8 @@ class handler:
                 accs.append((index, arg))
             elif kind is local_accessor:
                 args = (*args[:index], arg._mem, *args[index + 1:])
-        resolved = resolve_kernel(kernel, self._queue, self._bundle, self._spec_constants)
+        q = self._queue
+        resolved = resolve_kernel(kernel, q._context, q._device, self._bundle, self._spec_constants)
         self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args, tuple(accs)))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------

@@ -13,7 +13,7 @@ import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
-from . import cache
+from . import _program, cache
 from ._preprocess import strip_comments
 from ._signature import parse_kernels
 from .bundle import kernel_bundle
@@ -55,7 +55,7 @@ def make_kernel_bundle(
     if not isinstance(program, cl.Program):
         raise exception(errc.invalid, f"make_kernel_bundle takes a pyopencl.Program, got {program!r}")
     try:
-        if program.get_info(cl.program_info.CONTEXT) != ctx._native:
+        if _program.materialize(program).get_info(cl.program_info.CONTEXT) != ctx._native:
             raise exception(errc.invalid, "make_kernel_bundle: the program belongs to another context", ctx)
         devices = _devices_of(program, ctx)
         _check_binary_type(program, devices, state)

@@ -41,13 +41,7 @@ def resolve_kernel(
             ``errc.kernel_not_supported`` when the kernel cannot run on the device;
             ``errc.build`` when building it fails.
     """
-    if bundle is not None:
-        if spec_constants:
-            raise exception(
-                errc.invalid,
-                "specialization constants cannot be set on a command group that uses a kernel "
-                "bundle (§4.9.4.4); set them on the input bundle before building it",
-            )
+    if bundle is not None:  # the handler keeps spec_constants empty then (§4.9.4.5)
         return bundle._kernel_for_launch(spec, ctx, dev)
     tab = cache.table(ctx)
     key = (spec, dev._handle, _frozen(spec_constants)) if spec_constants else (spec, dev._handle)

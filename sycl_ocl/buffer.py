@@ -297,10 +297,19 @@ class buffer(PropertyHolder):
                 f"reinterpret to {new_range} of {new_dtype} is {new_range.size() * new_dtype.itemsize} "
                 f"bytes; the buffer has {nbytes}",
             )
+        return self._another_handle(new_range, new_dtype)
+
+    def __copy__(self) -> buffer:
+        """A second handle to the same buffer (C++'s copy, §4.7.2.3): the buffer is destroyed
+        when its last handle goes."""
+        return self._another_handle(self._range, self._dtype)
+
+    def _another_handle(self, rng: range, dtype: np.dtype[Any]) -> buffer:
+        """A handle to the same data seen as ``rng`` of ``dtype`` (a copy or a reinterpretation)."""
         self._check_alive()
         view = object.__new__(buffer)
         view._props = self._props
-        view._extent(new_range, new_dtype)
+        view._extent(rng, dtype)
         view._root = self._root
         view._base = self._base
         view._sub = self._sub

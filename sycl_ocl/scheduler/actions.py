@@ -15,7 +15,7 @@ import pyopencl as cl
 
 if TYPE_CHECKING:
     from ..accessor import accessor
-    from ..kernel import kernel
+    from ..kernel_bundle.kernel import kernel
     from .lane import Lane
 
 

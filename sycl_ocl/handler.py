@@ -13,32 +13,33 @@ from .event import event
 from .exception import errc, exception
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
-from .scheduler.actions import (
-    Barrier,
-    DeviceCopy,
-    DeviceFill,
-    HostTask,
-    KernelLaunch,
-)
-from .scheduler.command_group import submit
+from .scheduler import Barrier, Command, DeviceCopy, DeviceFill, HostTask, KernelLaunch, submit
 
 if TYPE_CHECKING:
-    from .queue import queue
+    from .context import context
+    from .device import device
+    from .scheduler import Lane
 
 
 class handler:
     """The command-group handler: built by ``queue.submit``, passed to the cgf (§4.9.4).
 
-    It records the command's dependencies and exactly one action (a kernel, a copy, a fill,
-    a host task, ...). The scheduler turns the result into OpenCL commands.
+    It records the command's dependencies, the requirements of its accessors and exactly one
+    action (a kernel, a copy, a fill, a host task, ...). The scheduler turns them into OpenCL
+    commands and returns an operation, which the user receives wrapped in an ``event``.
     """
 
-    __slots__ = ("_accessors", "_action", "_args", "_bundle", "_depends", "_queue", "_spec_constants")
+    __slots__ = (
+        "_accessors", "_action", "_args", "_bundle", "_context", "_depends", "_device", "_lane",
+        "_spec_constants",
+    )
 
-    def __init__(self, q: queue) -> None:
-        self._queue = q
+    def __init__(self, lane: Lane, ctx: context, dev: device) -> None:
+        self._lane = lane  # the queue's, in the scheduler
+        self._context = ctx
+        self._device = dev
         self._accessors: list[accessor] = []
-        self._depends: list[event] = []
+        self._depends: list[Command] = []  # the commands of the events depended on
         self._action: Any = None
         self._args: dict[int, Any] = {}
         self._bundle: Any = None
@@ -52,7 +53,7 @@ class handler:
         for ev in evs:
             if not isinstance(ev, event):
                 raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
-        self._depends.extend(evs)
+        self._depends.extend(ev._cmd for ev in evs)
 
     def require(self, acc: accessor) -> None:
         """Add an accessor's requirement to this command group (§4.9.4.1).
@@ -65,7 +66,7 @@ class handler:
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
         if acc._sub_base:
-            acc._check_alignment(self._queue._device)
+            acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
             self._accessors.append(acc)
 
@@ -169,12 +170,11 @@ class handler:
             kind = type(arg)
             if kind is accessor:
                 self._check_mine(arg)
-                accs.append((index, arg))
+                accs.append((index, arg._req))
             elif kind is local_accessor:
                 args = (*args[:index], arg._mem, *args[index + 1:])
-        q = self._queue
-        resolved = resolve_kernel(kernel, q._context, q._device, self._bundle, self._spec_constants)
-        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args, tuple(accs)))
+        resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
+        self._set_action(KernelLaunch(resolved._enqueue, global_size, local_size, offset, args, tuple(accs)))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -204,7 +204,7 @@ class handler:
             isinstance(src, accessor) and isinstance(dst, accessor)
             and src._contiguous and dst._contiguous and src._dtype == dst._dtype and n == room
         ):
-            self._set_action(DeviceCopy(src, dst))
+            self._set_action(DeviceCopy(src._req, dst._req))
             return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 
@@ -216,7 +216,7 @@ class handler:
         _overwrite(dst)
         pattern = np.array([value], dtype=dst._dtype)
         if dst._contiguous:
-            self._set_action(DeviceFill(dst, pattern))
+            self._set_action(DeviceFill(dst._req, pattern))
         else:
             self._set_action(HostTask(lambda: dst._view().__setitem__(Ellipsis, pattern[0])))
 
@@ -225,7 +225,7 @@ class handler:
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"update_host takes a sycl.accessor, got {acc!r}")
         self._check_mine(acc)
-        self._set_action(HostTask(_nothing))
+        self._set_action(HostTask(None))  # the transfer before it is the whole work
 
     def _check_mine(self, acc: accessor) -> None:
         if acc not in self._accessors:
@@ -261,17 +261,14 @@ class handler:
     def _submit(self) -> event:
         """Hand the finished command group to the scheduler (``queue.submit``)."""
         action = self._action if self._action is not None else Barrier()
-        return submit(self._queue, action, self._accessors, self._depends)
-
-
-def _nothing() -> None:
-    """update_host's body: the transfer before it is the whole work."""
+        op = submit(self._lane, action, [acc._req for acc in self._accessors], self._depends)
+        return event(op, self._context)
 
 
 def _overwrite(acc: accessor) -> None:
     """The command writes the whole (contiguous) range: its old contents need not move."""
     if acc._contiguous:
-        acc._req = (acc._lo, acc._hi, True, False)
+        acc._req = acc._req.discarding()
 
 
 def _copy_on_host(src: Any, dst: Any, n: int) -> None:

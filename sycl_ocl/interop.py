@@ -13,10 +13,11 @@ import pyopencl as cl
 from .backend import backend
 from .context import AsyncHandler, _wrap_device, context
 from .device import device
-from .event import NativeCommand, event
+from .event import event
 from .exception import errc, exception
 from .platform import platform
 from .queue import queue
+from .scheduler.command import NativeCommand
 
 _OPENCL = backend.opencl
 

@@ -19,6 +19,7 @@ from .handler import handler
 from .info._descriptor import check_namespace
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
+from .scheduler import open_lane
 from .selector import default_selector_v, select_device
 
 if TYPE_CHECKING:
@@ -81,8 +82,6 @@ class queue(NativeWrapper, PropertyHolder):
         props: property_list,
         async_handler: AsyncHandler | None,
     ) -> None:
-        from .scheduler import lane_for
-
         self._bind(native)
         self._context = ctx
         self._device = dev
@@ -90,7 +89,7 @@ class queue(NativeWrapper, PropertyHolder):
         self._in_order = props.has_property(queue_props.in_order)
         self._profiling = bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE)
         self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
-        self._lane = lane_for(self)
+        self._lane = open_lane(native, ctx, self._async_errors, self._in_order, self._profiling)
 
     @classmethod
     def _from_native(cls, native: cl.CommandQueue, ctx: context) -> queue:
@@ -128,7 +127,7 @@ class queue(NativeWrapper, PropertyHolder):
 
     def submit(self, cgf: Callable[[handler], Any]) -> event:
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1)."""
-        h = handler(self)
+        h = handler(self._lane, self._context, self._device)
         cgf(h)
         return h._submit()
 

@@ -214,6 +214,7 @@ class accessor(_Window):
             if self._sub_base:
                 self._check_alignment(h._device)
             h._accessors.append(self)  # h.require(self), less its checks: a new accessor
+            h._requirements.append(self._req)
 
     def is_placeholder(self) -> bool:
         """Whether the accessor was made without a handler (§4.7.6.9)."""

@@ -13,7 +13,7 @@ from .event import event
 from .exception import errc, exception
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
-from .scheduler import Barrier, Command, DeviceCopy, DeviceFill, HostTask, KernelLaunch, submit
+from .scheduler import Barrier, Command, DeviceCopy, DeviceFill, HostTask, KernelLaunch, Requirement, submit
 
 if TYPE_CHECKING:
     from .context import context
@@ -31,7 +31,7 @@ class handler:
 
     __slots__ = (
         "_accessors", "_action", "_args", "_bundle", "_context", "_depends", "_device", "_lane",
-        "_spec_constants",
+        "_requirements", "_spec_constants",
     )
 
     def __init__(self, lane: Lane, ctx: context, dev: device) -> None:
@@ -39,6 +39,7 @@ class handler:
         self._context = ctx
         self._device = dev
         self._accessors: list[accessor] = []
+        self._requirements: list[Requirement] = []  # of the accessors, in the same order
         self._depends: list[Command] = []  # the commands of the events depended on
         self._action: Any = None
         self._args: dict[int, Any] = {}
@@ -69,6 +70,7 @@ class handler:
             acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
             self._accessors.append(acc)
+            self._requirements.append(acc._req)
 
     # --- kernel arguments and launches ------------------------------------------------
 
@@ -199,7 +201,7 @@ class handler:
                 f"destination with room for the source ({n} elements, room for {room})",
             )
         if isinstance(dst, accessor) and n == room:
-            _overwrite(dst)  # only a copy that fills the destination may skip its old contents
+            self._overwrite(dst)  # only a copy that fills the destination may skip its old contents
         if (
             isinstance(src, accessor) and isinstance(dst, accessor)
             and src._contiguous and dst._contiguous and src._dtype == dst._dtype and n == room
@@ -213,7 +215,7 @@ class handler:
         if not isinstance(dst, accessor) or not dst._writes:
             raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
         self._check_mine(dst)
-        _overwrite(dst)
+        self._overwrite(dst)
         pattern = np.array([value], dtype=dst._dtype)
         if dst._contiguous:
             self._set_action(DeviceFill(dst._req, pattern))
@@ -249,6 +251,12 @@ class handler:
 
     # --- internals ----------------------------------------------------------------------
 
+    def _overwrite(self, acc: accessor) -> None:
+        """The command writes the whole (contiguous) range: its old contents need not move."""
+        if acc._contiguous:
+            acc._req = acc._req.discarding()
+            self._requirements[self._accessors.index(acc)] = acc._req
+
     def _set_action(self, action: Any) -> None:
         if self._action is not None:
             raise exception(
@@ -261,14 +269,10 @@ class handler:
     def _submit(self) -> event:
         """Hand the finished command group to the scheduler (``queue.submit``)."""
         action = self._action if self._action is not None else Barrier()
-        op = submit(self._lane, action, [acc._req for acc in self._accessors], self._depends)
+        op = submit(self._lane, action, self._requirements, self._depends)
         return event(op, self._context)
 
 
-def _overwrite(acc: accessor) -> None:
-    """The command writes the whole (contiguous) range: its old contents need not move."""
-    if acc._contiguous:
-        acc._req = acc._req.discarding()
 
 
 def _copy_on_host(src: Any, dst: Any, n: int) -> None:

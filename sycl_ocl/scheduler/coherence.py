@@ -42,7 +42,7 @@ def plan(op: Op, requirements: Iterable[Requirement], ctx: ContextRecord, on_hos
                 "the buffer has the context_bound property for another context; use it only "
                 "on queues of that context",
             )
-        saved.append((memory, memory.snapshot()))
+        saved.append((memory, (dict(memory.valid), memory.frontier, memory.written)))  # see restore
         alloc = None if on_host else memory.allocation(ctx)
         for req in group if len(group) == 1 else merge(group):
             access(req, WRITE if req.writes else READ, alloc, op, stagers)

@@ -51,8 +51,7 @@ def submit(
     host = type(action) is HostTask
     runtime = RUNTIME
     runtime.lock.acquire()  # ``with RUNTIME``, spelled out on the submit path
-    runtime.owners.append(runtime.owner)
-    runtime.owner = get_ident()
+    owner, runtime.owner = runtime.owner, get_ident()
     try:
         op = Op(lane, lane.ctx, host, lane.async_errors)
         for cmd in depends_on:
@@ -81,6 +80,6 @@ def submit(
                     raise
             lane.add(op)
     finally:
-        runtime.owner = runtime.owners.pop()
+        runtime.owner = owner
         runtime.lock.release()
     return op

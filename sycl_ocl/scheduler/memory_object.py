@@ -129,10 +129,8 @@ class MemoryObject:
         self.allocs[ctx.handle] = Allocation(buf, ctx, False)
         self.valid[ctx.handle] = [(0, self.size, None)]
 
-    def snapshot(self) -> Snapshot:
-        """What planning a command changes (see ``restore``)."""
-        return dict(self.valid), self.frontier, self.written
-
     def restore(self, saved: Snapshot) -> None:
-        """Undo the planning of a command that could not be enqueued."""
+        """Undo the planning of a command that could not be enqueued: ``saved`` is
+        ``(dict(valid), frontier, written)`` from before it (the lists are never changed in
+        place, so copying the dict is enough)."""
         self.valid, self.frontier, self.written = saved

@@ -68,7 +68,7 @@ class AsyncErrors:
         for error in self._take():
             log.error("sycl_ocl: asynchronous error never delivered: %s", error, exc_info=_exc_info(error))
 
-    def __del__(self) -> None:
+    def __del__(self) -> None:  # docs/scheduler.md rule S14
         if self._pending:
             self.log_undelivered()
 

@@ -1,4 +1,4 @@
-"""The DAG scheduler (SYCL 2020 §3.7.1, §3.8.1, §4.7.4; INVENTORY D01-D27): ordering by data
+"""The DAG scheduler (SYCL 2020 §3.7.1, §3.8.1, §4.7.4; docs/scheduler.md): ordering by data
 dependencies across queues, devices, contexts and platforms, host accessors that block and hold
 back later users, in-order queues, cleanup and asynchronous errors. Ordering uses gates (host
 tasks waiting on a threading.Event), never sleeps."""
@@ -117,8 +117,8 @@ def test_disjoint_sub_buffers_run_concurrently(queue: sycl.queue, gate: threadin
         low = sycl.buffer(parent, sycl.id(0), sycl.range(k))
         high = sycl.buffer(parent, sycl.id(k), sycl.range(k))
         held = _gated(queue, low, gate, sycl.write_only, lambda v: v.__setitem__(Ellipsis, 5))
-        _inc(queue, high).wait()  # independent of the gated writer (T044)
-        whole = _inc(queue, parent)  # overlaps both: waits (T046)
+        _inc(queue, high).wait()  # independent of the gated writer (§3.8.1 Table 5)
+        whole = _inc(queue, parent)  # overlaps both: waits
         assert _state(held) != DONE and _state(whole) != DONE
         gate.set()
         whole.wait()
@@ -137,7 +137,7 @@ def test_in_order_queue_chains_unrelated_groups(device: sycl.device, gate: threa
     assert _state(held) == DONE
 
 
-# --- host accessors (§4.7.4; D06, D07) ---------------------------------------------------------
+# --- host accessors (§4.7.4; docs/scheduler.md rules S4, S8) -----------------------------------
 
 
 def test_host_accessor_holds_back_later_users_only(queue: sycl.queue) -> None:
@@ -145,10 +145,10 @@ def test_host_accessor_holds_back_later_users_only(queue: sycl.queue) -> None:
     other = np.zeros(4, dtype=np.int32)
     with sycl.buffer(a) as b, sycl.buffer(other) as c:
         with sycl.host_accessor(b) as h:
-            blocked = _inc(queue, b)  # returns at once (T052)
+            blocked = _inc(queue, b)  # returns at once
             reader = _read_on_host(queue, b)
-            _inc(queue, c).wait()  # another buffer flows on the same queue (T048, D07)
-            assert _state(blocked) != DONE and _state(reader) != DONE  # readers too (T050)
+            _inc(queue, c).wait()  # another buffer flows on the same queue (§3.8.1 Table 6)
+            assert _state(blocked) != DONE and _state(reader) != DONE  # readers too
             np.asarray(h)[:] = 10
         blocked.wait()
     assert (a == 11).all() and (other == 1).all()

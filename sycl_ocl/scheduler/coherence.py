@@ -67,7 +67,8 @@ def merge(group: list[Requirement]) -> list[Requirement]:
 
 
 def access(req: Requirement, kind: int, alloc: Allocation | None, op: Op, stagers: list[Op]) -> None:
-    """Plan ``op``'s access of ``kind`` to ``req`` at ``alloc`` (None: the host).
+    """Plan ``op``'s access of ``kind`` to ``req`` at ``alloc`` (None: the host; docs/scheduler.md
+    rule S5).
 
     Adds the dependencies to ``op.deps`` and the transfers to ``op.moves``; updates the
     frontier and the validity of every copy.
@@ -127,7 +128,7 @@ def _frontier(memory: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None
               and other.lane is lane and other.state == ISSUED):
             continue  # an older read on this in-order lane finishes before this one
         kept.append(entry)
-    if len(kept) >= FRONTIER_CAP:
+    if len(kept) >= FRONTIER_CAP:  # rule S15
         kept = [entry for entry in kept if not entry[0].poll()]
         while len(kept) >= FRONTIER_CAP:
             depend(op, kept.pop(0)[0])  # still reachable through this op
@@ -172,8 +173,8 @@ def _to_device(
 
 
 def _stage(memory: MemoryObject, ranges: list[tuple[int, int]], op: Op, stagers: list[Op]) -> None:
-    """Read ``ranges`` back to the host copy on a host op of their own; the host pieces it
-    makes valid name it as producer, so ``op`` depends on it."""
+    """Read ``ranges`` back to the host copy on a host op of their own (rule S11); the host
+    pieces it makes valid name it as producer, so ``op`` depends on it."""
     stager = Op(None, HOST, True, op.async_errors)
     stager.work = HostTask(None, staging=True)
     for a, b in ranges:

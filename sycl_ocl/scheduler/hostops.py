@@ -1,4 +1,5 @@
-"""Host ops: host tasks, host-side copies, host accessors and staging reads (§4.10, §4.7.4).
+"""Host ops: host tasks, host-side copies, host accessors and staging reads (§4.10, §4.7.4;
+docs/scheduler.md rule S11).
 
 A host op waits for its dependencies on its own thread, reads back what it needs from the
 devices with blocking copies (so no host transfer is ever gated on a user event), runs its

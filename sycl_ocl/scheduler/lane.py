@@ -23,7 +23,7 @@ class Lane:
 
     ``ops`` holds every op not yet known complete, in submission order; ``add`` trims it
     from the front, so its length follows the device's backlog, never the number of
-    commands ever submitted (docs/scheduler.md rule S10).
+    commands ever submitted (docs/scheduler.md rule S15).
     """
 
     __slots__ = ("__weakref__", "async_errors", "cl_queue", "context", "ctx", "in_order", "last",

@@ -97,7 +97,8 @@ class Op:
             self.flag.set()
 
     def fail(self, error: BaseException) -> None:
-        """Complete with an error, reported once to the queue's (or context's) handler."""
+        """Complete with an error, reported once to the queue's (or context's) handler
+        (docs/scheduler.md rule S10)."""
         if not self.failed and self.async_errors is not None:
             RUNTIME.report(self.async_errors, error)
         self.failed = True
@@ -156,5 +157,5 @@ def depend(op: Op, other: Op) -> None:
 
 
 def add_edge(op: Op, other: Command) -> None:
-    """The one place where an edge enters the DAG: ``op`` runs after ``other``."""
+    """The one place where an edge enters the DAG: ``op`` runs after ``other`` (rule S6)."""
     op.deps.append(other)

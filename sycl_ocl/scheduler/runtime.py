@@ -1,4 +1,4 @@
-"""The scheduler's state in one object, with a lifetime (docs/scheduler.md rules S11-S14).
+"""The scheduler's state in one object, with a lifetime (docs/scheduler.md rules S12, S14).
 
 ``RUNTIME`` is made when sycl_ocl is imported and holds everything the scheduler keeps
 between calls: the lock, the lanes, the deferred operations, the OpenCL events it watches,
@@ -98,7 +98,8 @@ class Runtime:
                     atexit.register(self.shutdown)
 
     def run_thread(self, target: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        """The body of every scheduler thread: ``target(*args)``, marked as the scheduler's."""
+        """The body of every scheduler thread: ``target(*args)``, marked as the scheduler's
+        (rule S12)."""
         self.local.scheduler_thread = True
         target(*args)
 
@@ -126,7 +127,7 @@ class Runtime:
 
     def shutdown(self) -> None:
         """At interpreter exit: wait for the commands still in flight (as DPC++ does at
-        shutdown), then log the asynchronous errors never delivered."""
+        shutdown), then log the asynchronous errors never delivered (rule S14)."""
         self._wait_for_lanes()
         for store in list(self.undelivered):
             store.log_undelivered()

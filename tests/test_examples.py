@@ -21,6 +21,13 @@ NEEDS = {
     "quickstart.py": "any OpenCL device",
     "kernel_library.py": "any OpenCL device (the default one)",
     "builtin_kernels.py": "a device advertising pocl.add.i8 (PoCL >= 5.0 runs it)",
+    "vector_add.py": "any OpenCL device",
+    "stencil_2d.py": "a device taking 16x16 work-groups",
+    "matmul_tiled.py": "a device taking 16x16 work-groups",
+    "compile_link.py": "a device with an online compiler and linker (aspect_selector picks it)",
+    "two_devices.py": "any OpenCL device; two devices of one platform show sharing without copies "
+    "(PoCL: POCL_DEVICES='pthread pthread', which conftest.py sets)",
+    "pipeline.py": "any OpenCL device",
 }
 
 

@@ -11,7 +11,7 @@ from importlib.metadata import version as _version
 
 project = "sycl_ocl"
 author = "the sycl_ocl authors"
-copyright = "the sycl_ocl authors"  # noqa: A001 (Sphinx's name)
+copyright = "the sycl_ocl authors"
 release = _version("sycl_ocl")
 version = release
 

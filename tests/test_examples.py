@@ -1,4 +1,5 @@
-"""Every ``examples/*.py`` runs to completion in a child of this interpreter (the venv's).
+"""Every ``examples/*.py`` runs to completion in a child of this interpreter (the venv's), and
+so does the example in README.md.
 
 What each example needs is listed in ``NEEDS``; an example run elsewhere says where.
 """
@@ -41,3 +42,11 @@ def test_example_runs(path: Path) -> None:
     assert done.returncode == 0, f"{path.name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     assert done.stdout.strip(), f"{path.name} printed nothing"
 
+
+
+def test_the_readme_example_runs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    done = run_child(code)
+    assert done.returncode == 0, f"README.md's example failed:\n{done.stdout}\n{done.stderr}"
+    assert done.stdout.startswith("saxpy on ")

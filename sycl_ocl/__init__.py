@@ -3,7 +3,7 @@
 ``import sycl_ocl as sycl``; the names follow the SYCL 2020 specification (see API.md).
 """
 
-from . import info, property
+from . import info, property, usm
 from .access import access_mode, read_only, read_write, target, write_only
 from .accessor import accessor, host_accessor, local_accessor
 from .aspect import aspect
@@ -65,12 +65,30 @@ from .selector import (
     gpu_selector,
     gpu_selector_v,
 )
+from .usm.allocate import (
+    aligned_alloc,
+    aligned_alloc_device,
+    aligned_alloc_host,
+    aligned_alloc_shared,
+    free,
+    get_pointer_device,
+    get_pointer_type,
+    malloc,
+    malloc_device,
+    malloc_host,
+    malloc_shared,
+)
+from .usm.pointer import usm_ptr
 
 __all__ = [
     "accelerator_selector",
     "accelerator_selector_v",
     "access_mode",
     "accessor",
+    "aligned_alloc",
+    "aligned_alloc_device",
+    "aligned_alloc_host",
+    "aligned_alloc_shared",
     "aspect",
     "aspect_selector",
     "async_handler",
@@ -90,10 +108,13 @@ __all__ = [
     "event",
     "exception",
     "exception_list",
+    "free",
     "get_kernel_bundle",
     "get_kernel_id",
     "get_kernel_ids",
     "get_native",
+    "get_pointer_device",
+    "get_pointer_type",
     "gpu_selector",
     "gpu_selector_v",
     "handler",
@@ -118,6 +139,10 @@ __all__ = [
     "make_kernel_bundle",
     "make_platform",
     "make_queue",
+    "malloc",
+    "malloc_device",
+    "malloc_host",
+    "malloc_shared",
     "memory_order",
     "memory_order_acq_rel",
     "memory_order_acquire",
@@ -142,5 +167,7 @@ __all__ = [
     "register_kernel_source",
     "specialization_id",
     "target",
+    "usm",
+    "usm_ptr",
     "write_only",
 ]

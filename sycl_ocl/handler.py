@@ -21,6 +21,8 @@ from .scheduler.command_group import (
     HostTask,
     KernelLaunch,
 )
+from .usm import commands as usm_commands
+from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
     from .queue import queue
@@ -144,17 +146,24 @@ class handler:
                 accs.append((index, arg))
             elif kind is local_accessor:
                 args = (*args[:index], arg._mem, *args[index + 1:])
+            elif kind is usm_ptr:
+                svm = arg._in(self._queue._context._handle, "a kernel argument")
+                args = (*args[:index], svm, *args[index + 1:])
         resolved = resolve_kernel(kernel, self._queue, self._bundle, self._spec_constants)
         self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args, tuple(accs)))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
-    def copy(self, src: Any, dst: Any) -> None:
+    def copy(self, src: Any, dst: Any, count: Any = None) -> None:
         """Copy between an accessor and a numpy array, or between two accessors (§4.9.4.3).
 
         The source's elements go to the destination in row-major order; the destination
-        must hold at least as many.
+        must hold at least as many. ``copy(src, dest, count)`` copies ``count`` elements
+        between USM pointers and numpy arrays instead.
         """
+        if count is not None or type(src) is usm_ptr or type(dst) is usm_ptr:
+            self._set_action(usm_commands.copy(self._queue, src, dst, count))
+            return
         if isinstance(src, accessor):
             self._check_mine(src)
         if isinstance(dst, accessor):
@@ -179,8 +188,14 @@ class handler:
             return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 
-    def fill(self, dst: accessor, value: Any) -> None:
-        """Set every element of the accessor's range to ``value`` (§4.9.4.3)."""
+    def fill(self, dst: Any, value: Any, count: Any = None) -> None:
+        """Set every element of the accessor's range to ``value`` (§4.9.4.3).
+
+        ``fill(ptr, pattern, count)`` writes ``count`` copies of ``pattern`` from a USM pointer.
+        """
+        if count is not None or type(dst) is usm_ptr:
+            self._set_action(usm_commands.fill(self._queue, dst, value, count))
+            return
         if not isinstance(dst, accessor) or not dst._writes:
             raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
         self._check_mine(dst)
@@ -190,6 +205,22 @@ class handler:
             self._set_action(DeviceFill(dst, pattern))
         else:
             self._set_action(HostTask(lambda: dst._view().__setitem__(Ellipsis, pattern[0])))
+
+    def memcpy(self, dest: Any, src: Any, num_bytes: int) -> None:
+        """Copy ``num_bytes`` bytes; each end is a USM pointer or a numpy array (§4.9.4.3)."""
+        self._set_action(usm_commands.memcpy(self._queue, dest, src, num_bytes))
+
+    def memset(self, ptr: usm_ptr, value: int, num_bytes: int) -> None:
+        """Set ``num_bytes`` bytes from a USM pointer to ``value`` (an unsigned char) (§4.9.4.3)."""
+        self._set_action(usm_commands.memset(self._queue, ptr, value, num_bytes))
+
+    def prefetch(self, ptr: usm_ptr, num_bytes: int) -> None:
+        """Move ``num_bytes`` of shared memory to the queue's device ahead of use (§4.9.4.3)."""
+        self._set_action(usm_commands.prefetch(self._queue, ptr, num_bytes))
+
+    def mem_advise(self, ptr: usm_ptr, num_bytes: int, advice: int) -> None:
+        """Advise on a USM range; OpenCL has no advice, so this only orders (§4.9.4.3)."""
+        self._set_action(usm_commands.mem_advise(self._queue, ptr, num_bytes, advice))
 
     def update_host(self, acc: accessor) -> None:
         """Bring the accessor's range up to date in the buffer's host memory (§4.9.4.3)."""

@@ -34,7 +34,7 @@ class SvmCopy:
 @dataclass(slots=True)
 class SvmFill:
     """Repeat a pattern (one element, its size a power of two up to 128 bytes, its address
-    aligned to it) over ``nbytes``."""
+    aligned to it) over ``nbytes``, which ``dst`` spans exactly (PyOpenCL fills all of it)."""
 
     dst: Any
     pattern: np.ndarray

@@ -73,11 +73,10 @@ def prefetch(q: queue, ptr: Any, num_bytes: Any) -> Any:
     """The action of ``handler.prefetch``: migrate shared memory to the queue's device; a hint
     that changes nothing for host and device memory."""
     n = non_negative("prefetch", num_bytes)
-    svm = _pointer(q, ptr, n, "prefetch")
+    _pointer(q, ptr, n, "prefetch")
     if n == 0 or ptr._alloc.kind is not alloc.shared or not _has_migrate(q):
         return Barrier()
-    return SvmMigrate(cl.SVM(ptr._alloc.bytes[ptr._offset:ptr._offset + n]) if ptr._offset or
-                      n != ptr._alloc.size else svm)
+    return SvmMigrate(ptr._span(n))
 
 
 def mem_advise(q: queue, ptr: Any, num_bytes: Any, advice: Any) -> Any:
@@ -98,7 +97,7 @@ def _fill(q: queue, ptr: Any, pattern: np.ndarray, n: int, what: str) -> Any:
     size = pattern.itemsize
     aligned = (ptr._alloc.address + ptr._offset) % size == 0
     if size & (size - 1) == 0 and size <= _MAX_FILL_PATTERN and aligned:
-        return SvmFill(svm, pattern, n)
+        return SvmFill(ptr._span(n), pattern, n)
     # A pattern OpenCL cannot fill with: copy a host array of it instead.
     return SvmCopy(svm, cl.SVM(np.tile(pattern.view(np.uint8), n // size)), n)
 

@@ -119,6 +119,17 @@ class usm_ptr:
             svm = self._svm = cl.SVM(a.bytes[self._offset:])  # type: ignore[index]
         return svm
 
+    def _span(self, n: int) -> Any:
+        """An SVM pointer spanning exactly ``n`` bytes from here (checked by the caller).
+
+        PyOpenCL's SVM fill and migrate take their size from the pointer (the fill ignores
+        its ``byte_count``), so they get this one.
+        """
+        a = self._alloc
+        if not self._offset and n == a.size:
+            return a.native
+        return cl.SVM(a.bytes[self._offset:self._offset + n])  # type: ignore[index]
+
     def _get_native(self) -> Any:
         return self._native()
 

@@ -15,7 +15,6 @@ from .event import event
 from .exception import async_handler, errc, exception, exception_list
 from .handler import handler
 from .interop import get_native, make_context, make_device, make_event, make_platform, make_queue
-from .kernel import kernel
 from .kernel_bundle import (
     build,
     bundle_state,
@@ -27,6 +26,7 @@ from .kernel_bundle import (
     has_kernel_bundle,
     is_compatible,
     join,
+    kernel,
     kernel_bundle,
     kernel_id,
     link,

@@ -35,6 +35,20 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     stream = out if out is not None else sys.stdout
     try:
+        status = list_devices(stream, args.verbose)
+        stream.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`sycl-ocl-ls --verbose | head`). Python would report the
+        # failed flush of stdout again at exit, so what is left goes to /dev/null.
+        if stream is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
+
+
+def list_devices(stream: TextIO, verbose: bool) -> int:
+    """Write the device lines (and with ``verbose`` the details); returns the exit status."""
+    try:
         platforms = sycl.platform.get_platforms()
     except sycl.exception as error:  # the ICD loader itself failed
         stream.write(f"Listing the OpenCL platforms failed: {error}\n" + explain_no_platform())
@@ -44,7 +58,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return 1
     for index, dev in enumerate(sycl.device.get_devices()):
         stream.write(device_line(dev, index) + "\n")
-    if args.verbose:
+    if verbose:
         for plat in platforms:
             stream.write(platform_details(plat))
     return 0

@@ -13,14 +13,14 @@ from .event import event
 from .exception import errc, exception
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
-from .scheduler import submit
-from .scheduler.command_group import (
+from .scheduler.actions import (
     Barrier,
     DeviceCopy,
     DeviceFill,
     HostTask,
     KernelLaunch,
 )
+from .scheduler.command_group import submit
 from .usm import commands as usm_commands
 from .usm.pointer import usm_ptr
 
@@ -84,20 +84,48 @@ class handler:
         self._args = dict(enumerate(values))
 
     def use_kernel_bundle(self, bundle: Any) -> None:
-        """Take the kernels of this command group from an executable bundle (§4.9.4.4)."""
+        """Take the kernels of this command group from an executable bundle (§4.9.4.4).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` if the command group set a specialization constant.
+        """
+        if self._spec_constants:
+            raise exception(
+                errc.invalid,
+                "use_kernel_bundle after set_specialization_constant: a command group takes its "
+                "specialization constants from the handler or from a bundle, not both (§4.9.4.5); "
+                "set them on the input bundle before building it",
+            )
         self._bundle = bundle
 
     def set_specialization_constant(self, spec_id: Any, value: Any) -> None:
-        """Set a specialization constant for this command group's kernel (§4.9.4.5)."""
+        """Set a specialization constant for this command group's kernel (§4.9.4.5).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` after ``use_kernel_bundle``.
+        """
+        self._check_no_bundle("set_specialization_constant")
         self._spec_constants[spec_id] = value
 
     def get_specialization_constant(self, spec_id: Any) -> Any:
-        """The value the kernel of this command group will see (§4.9.4.5)."""
+        """The value the kernel of this command group will see (§4.9.4.5).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` after ``use_kernel_bundle``.
+        """
+        self._check_no_bundle("get_specialization_constant")
         if spec_id in self._spec_constants:
             return self._spec_constants[spec_id]
-        if self._bundle is not None:
-            return self._bundle.get_specialization_constant(spec_id)
         return spec_id.default
+
+    def _check_no_bundle(self, call: str) -> None:
+        if self._bundle is not None:
+            raise exception(
+                errc.invalid,
+                f"{call} after use_kernel_bundle: the bundle's images fixed their specialization "
+                "constants (§4.9.4.5); use kernel_bundle.get/set_specialization_constant on the "
+                "input bundle instead",
+            )
 
     def single_task(self, kernel: Any, *args: Any) -> None:
         """Run the kernel once, as one work-item (§4.9.4.2)."""
@@ -149,7 +177,8 @@ class handler:
             elif kind is usm_ptr:
                 svm = arg._in(self._queue._context._handle, "a kernel argument")
                 args = (*args[:index], svm, *args[index + 1:])
-        resolved = resolve_kernel(kernel, self._queue, self._bundle, self._spec_constants)
+        q = self._queue
+        resolved = resolve_kernel(kernel, q._context, q._device, self._bundle, self._spec_constants)
         self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args, tuple(accs)))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------

@@ -3,6 +3,8 @@ properties and the destruction rules of §4.7.2.3, on every device under test.""
 
 from __future__ import annotations
 
+import copy
+import gc
 import threading
 import weakref
 
@@ -441,3 +443,20 @@ def test_make_buffer_and_get_native(queue: sycl.queue) -> None:
     _inc(queue, b)
     with b.get_host_access(sycl.read_only) as h:
         assert (np.asarray(h) == 4).all()
+
+
+def test_a_copy_is_a_second_handle(queue: sycl.queue) -> None:
+    """BU-16: copy.copy(buffer) shares the data; the buffer ends with its last handle."""
+    first = sycl.buffer(sycl.range(8), np.int32)
+    out = np.zeros(8, dtype=np.int32)
+    first.set_final_data(out)
+    queue.submit(lambda h: h.fill(sycl.accessor(first, h), 0)).wait()
+    second = copy.copy(first)
+    assert second == first and second is not first
+    with first:
+        pass  # the first handle ends: the second keeps the buffer alive
+    _inc(queue, second).wait()
+    assert list(out) == [0] * 8
+    del second
+    gc.collect()
+    assert list(out) == [1] * 8  # written to the final data when the last handle went

@@ -108,7 +108,7 @@ def test_concurrent_requests_build_once(queue: sycl.queue) -> None:
 
 
 def test_eviction_drops_least_recently_used_entries(tmp_path: Path) -> None:
-    from sycl_ocl.kernel_bundle._disk import evict
+    from sycl_ocl.kernel_bundle.cache import evict
 
     for age, name in enumerate(["newest", "middle", "oldest"]):
         entry = tmp_path / f"{name}.clbin"

@@ -397,7 +397,20 @@ def test_join_rejects_mixed_contexts_devices_and_states(pocl_pair: list[sycl.dev
     on_first = sycl.get_kernel_bundle(E, ctx, [pocl_pair[0]], [EXT[0]])
     foreign = sycl.get_kernel_bundle(E, other_ctx, kernel_ids=[EXT[0]])
     inputs = sycl.get_kernel_bundle(I, ctx, kernel_ids=[EXT[0]])
-    for bad in ([on_both, foreign], [on_both, on_first], [on_both, inputs], []):
+    for bad in ([on_both, foreign], [on_both, on_first], [on_both, inputs]):
         with pytest.raises(sycl.exception) as info:
             sycl.join(bad)
         assert info.value.code() is sycl.errc.invalid
+    with pytest.raises(sycl.exception) as info:
+        sycl.join([on_both], I)  # join<input>(executable bundles)
+    assert info.value.code() is sycl.errc.invalid
+
+
+@pytest.mark.parametrize("state", [None, I, O, E])
+def test_join_of_no_bundle_is_an_empty_bundle(state: sycl.bundle_state | None) -> None:
+    """KB-39 (CTS sycl_join_zero_kernel_bundles): join<State>({}) is empty, in that state."""
+    joined = sycl.join([], state) if state is not None else sycl.join([])
+    assert joined.empty() and len(joined) == 0 and joined.get_kernel_ids() == []
+    assert joined.state is (state or E)
+    assert joined.get_context() == sycl.queue().get_context()
+    assert joined.get_devices() == joined.get_context().get_devices()

@@ -59,6 +59,18 @@ def test_kernel_from_a_pyopencl_kernel(queue: sycl.queue) -> None:
     assert k.get_kernel_bundle().has_kernel(next(iter(k.get_kernel_bundle().get_kernel_ids())))
 
 
+def test_an_unbuilt_program_wraps_without_a_warning(queue: sycl.queue) -> None:
+    """PyOpenCL warns when a from-source program is queried before it is built; wrapping one
+    must not make sycl_ocl's own queries trigger that warning."""
+    ctx = queue.get_context()
+    prg = cl.Program(ctx._native, SOURCE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        built = sycl.build(sycl.make_kernel_bundle(prg, ctx, sycl.bundle_state.input))
+    add = next(k for k in built.get_kernel_ids() if k.get_name() == "ki_add")
+    assert _run(queue, built.get_kernel(add), np.int32(2)) == [2, 3, 4, 5]
+
+
 def test_object_program_links_with_a_registered_bundle(queue: sycl.queue) -> None:
     ctx = queue.get_context()
     with warnings.catch_warnings():

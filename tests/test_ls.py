@@ -83,3 +83,19 @@ def test_a_driver_that_fails_to_load_is_named(tmp_path: Path) -> None:
     result = _ls_subprocess(tmp_path)
     assert result.returncode == 1, result.stderr
     assert "the driver /nonexistent/libbroken-opencl.so fails to load" in result.stdout
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """``sycl-ocl-ls --verbose | head``: the closed pipe ends the listing quietly."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sycl_ocl", "ls", "--verbose"],
+        cwd=Path(__file__).parent,  # the installed package
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the first line
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

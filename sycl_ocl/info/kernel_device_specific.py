@@ -20,7 +20,7 @@ from ._descriptor import descriptor
 
 if TYPE_CHECKING:
     from ..device import device as _device
-    from ..kernel import kernel as _kernel
+    from ..kernel_bundle.kernel import kernel as _kernel
 
 _WG = cl.kernel_work_group_info
 _SG = cl.kernel_sub_group_info

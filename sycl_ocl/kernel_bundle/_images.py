@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from . import _disk, _memo, _program
+from . import _program, cache
 from .device_image import device_image
 from .spec_constants import live_constants
 from .state import bundle_state
@@ -48,7 +48,7 @@ def _handles(devices: Sequence[device]) -> tuple[int, ...]:
 def input_image(ctx: context, src: ImageSource, devices: tuple[device, ...]) -> device_image:
     """The unit as a program created from source, not compiled (§4.11.4)."""
     key = ("input", src.digest, _handles(devices))
-    return _memo.cached(ctx, key, lambda: device_image._make(
+    return cache.cached(ctx, key, lambda: device_image._make(
         bundle_state.input, devices, _program.from_source(ctx, src.source), (src,), src.ids, {}, key
     ))
 
@@ -66,7 +66,7 @@ def object_image(
         _program.compile_program(prg, ctx, devices, options, f"{src.origin}")
         return device_image._make(bundle_state.object, devices, prg, (src,), src.ids, spec_values, key)
 
-    return _memo.cached(ctx, key, make)
+    return cache.cached(ctx, key, make)
 
 
 def executable_image(
@@ -78,12 +78,12 @@ def executable_image(
     key = ("executable", src.digest, _handles(devices), options)
 
     def make() -> device_image:
-        prg = _disk.load_or_build(ctx, devices, src.source, options, src.origin)
+        prg = cache.load_or_build(ctx, devices, src.source, options, src.origin)
         return device_image._make(
             bundle_state.executable, devices, prg, (src,), src.ids, spec_values, key
         )
 
-    return _memo.cached(ctx, key, make)
+    return cache.cached(ctx, key, make)
 
 
 def linked_image(
@@ -102,5 +102,5 @@ def linked_image(
         ids = tuple(k for o in objects for k in o._ids)
         return device_image._make(bundle_state.executable, devices, prg, sources, ids, spec_values, key)
 
-    return _memo.cached(ctx, key, make)
+    return cache.cached(ctx, key, make)
 

@@ -9,11 +9,12 @@ import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
+from .compat import kernel_compatible
+from .kernel import kernel
 from .state import bundle_state
 
 if TYPE_CHECKING:
     from ..device import device
-    from ..kernel import kernel
     from .kernel_id import kernel_id
     from .registry import ImageSource
     from .spec_constants import specialization_id
@@ -78,8 +79,6 @@ class device_image:
     def has_kernel(self, kid: kernel_id, dev: device | None = None) -> bool:
         """Whether the image holds ``kid`` usable on ``dev`` (without ``dev``: on one of the
         image's devices) (§4.11.12). Never raises."""
-        from .compat import kernel_compatible
-
         if kid not in self._ids:
             return False
         if dev is None:
@@ -101,8 +100,6 @@ class device_image:
         return found
 
     def _create_kernel(self, kid: kernel_id) -> kernel:
-        from ..kernel import kernel
-
         if self._state is not bundle_state.executable:
             raise exception(
                 errc.invalid, f"kernels come from executable images, this one is {self._state.name}"

@@ -17,7 +17,7 @@ from .compat import (
     kernel_compatible,
 )
 from .device_image import device_image
-from .devices import checked_devices
+from .device_lists import checked_devices
 from .kernel_id import kernel_id
 from .state import bundle_state
 

@@ -14,7 +14,7 @@ import numpy as np
 import pyopencl as cl
 
 from ..exception import errc, exception
-from ..scheduler.command_group import Barrier
+from ..scheduler.actions import Barrier
 from ..scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate
 from .allocate import as_int, non_negative
 from .kinds import alloc

@@ -15,18 +15,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
-from ._handles import NativeWrapper, cached_wrapper, remember
-from ._native import translate
-from .backend import backend
-from .exception import errc, exception
-from .info._descriptor import check_namespace
-from .kernel_bundle._signature import KernelParam
+from .._handles import NativeWrapper, cached_wrapper, remember
+from .._native import translate
+from ..backend import backend
+from ..context import context
+from ..exception import errc, exception
+from ..info._descriptor import check_namespace
+from ._signature import KernelParam
 
 if TYPE_CHECKING:
-    from .context import context
-    from .device import device
-    from .kernel_bundle.bundle import kernel_bundle
-    from .kernel_bundle.device_image import device_image
+    from ..device import device
+    from .bundle import kernel_bundle
+    from .device_image import device_image
 
 _ADDRESS = {
     cl.kernel_arg_address_qualifier.GLOBAL: "global",
@@ -96,14 +96,12 @@ class kernel(NativeWrapper):
 
     def get_context(self) -> context:
         """The context the kernel belongs to (the live ``sycl.context`` of that handle)."""
-        from .context import context
-
         live = cached_wrapper(context, self._ctx_native)
         return live if live is not None else context._from_native(self._ctx_native)
 
     def get_kernel_bundle(self) -> kernel_bundle:
         """An executable bundle holding the device image this kernel comes from."""
-        from .kernel_bundle.bundle import kernel_bundle
+        from .bundle import kernel_bundle  # bundle.py imports this module (§4.11.13 <-> §4.11.12)
 
         return kernel_bundle._of_kernel(self)
 

@@ -13,11 +13,12 @@ import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
-from . import _memo
+from . import _program, cache
 from ._preprocess import strip_comments
 from ._signature import parse_kernels
 from .bundle import kernel_bundle
 from .device_image import device_image
+from .kernel import kernel
 from .kernel_id import kernel_id
 from .registry import _IDENTIFIER, ImageSource
 from .state import bundle_state
@@ -25,7 +26,6 @@ from .state import bundle_state
 if TYPE_CHECKING:
     from ..context import context
     from ..device import device
-    from ..kernel import kernel
 
 _BINARY_TYPE = {
     bundle_state.input: cl.program_binary_type.NONE,
@@ -55,12 +55,12 @@ def make_kernel_bundle(
     if not isinstance(program, cl.Program):
         raise exception(errc.invalid, f"make_kernel_bundle takes a pyopencl.Program, got {program!r}")
     try:
-        if program.get_info(cl.program_info.CONTEXT) != ctx._native:
+        if _program.materialize(program).get_info(cl.program_info.CONTEXT) != ctx._native:
             raise exception(errc.invalid, "make_kernel_bundle: the program belongs to another context", ctx)
         devices = _devices_of(program, ctx)
         _check_binary_type(program, devices, state)
         key = ("interop", program.int_ptr, state)
-        image = _memo.cached(ctx, key, lambda: _image(program, devices, state))
+        image = cache.cached(ctx, key, lambda: _image(program, devices, state))
     except cl.Error as error:
         raise translate(error, "wrapping a pyopencl.Program", ctx) from error
     return kernel_bundle._make(ctx, image._devices, state, [image])
@@ -72,8 +72,6 @@ def make_kernel(native: cl.Kernel, ctx: context) -> kernel:
     Raises:
         sycl.exception: ``errc.invalid`` if it is not a ``pyopencl.Kernel`` of ``ctx``.
     """
-    from ..kernel import kernel
-
     if not isinstance(native, cl.Kernel):
         raise exception(errc.invalid, f"make_kernel takes a pyopencl.Kernel, got {native!r}")
     program: cl.Program = native.get_info(cl.kernel_info.PROGRAM)  # type: ignore[assignment]

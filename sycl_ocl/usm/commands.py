@@ -28,11 +28,7 @@ _MAX_FILL_PATTERN = 128  # clEnqueueSVMMemFill: a power of two up to the largest
 
 def memcpy(q: queue, dest: Any, src: Any, num_bytes: Any) -> Any:
     """The action of ``handler.memcpy(dest, src, num_bytes)``."""
-    n = non_negative("memcpy", num_bytes)
-    if n == 0:
-        return Barrier()
-    return SvmCopy(_end(q, dest, n, "memcpy destination", True),
-                   _end(q, src, n, "memcpy source", False), n)
+    return _copy(q, dest, src, non_negative("memcpy", num_bytes), "memcpy")
 
 
 def copy(q: queue, src: Any, dest: Any, count: Any) -> Any:
@@ -46,7 +42,7 @@ def copy(q: queue, src: Any, dest: Any, count: Any) -> Any:
             + ("typed USM pointers (dtype=) or numpy arrays; use memcpy for bytes" if not types
                else f"the source and destination have {' and '.join(map(str, sorted(types, key=str)))}"),
         )
-    return memcpy(q, dest, src, non_negative("copy", count) * types.pop().itemsize)
+    return _copy(q, dest, src, non_negative("copy", count) * types.pop().itemsize, "copy")
 
 
 def memset(q: queue, ptr: Any, value: Any, num_bytes: Any) -> Any:
@@ -90,6 +86,12 @@ def mem_advise(q: queue, ptr: Any, num_bytes: Any, advice: Any) -> Any:
 # --- checks ------------------------------------------------------------------------------------
 
 
+def _copy(q: queue, dest: Any, src: Any, n: int, what: str) -> Any:
+    if n == 0:
+        return Barrier()
+    return SvmCopy(_end(q, dest, n, f"{what} destination", True), _end(q, src, n, f"{what} source", False), n)
+
+
 def _fill(q: queue, ptr: Any, pattern: np.ndarray, n: int, what: str) -> Any:
     svm = _pointer(q, ptr, n, what)
     if n == 0:
@@ -108,7 +110,7 @@ def _pointer(q: queue, ptr: Any, n: int, what: str) -> Any:
         if ptr is None and n == 0:
             return None
         got = "None (a failed or zero-byte allocation)" if ptr is None else repr(ptr)
-        raise exception(errc.invalid, f"{what} takes a sycl.usm_ptr (from sycl.malloc_*), got {got}")
+        raise exception(errc.invalid, f"{what}: expected a sycl.usm_ptr (from sycl.malloc_*), got {got}")
     svm = ptr._in(q._context._handle, what)
     room = ptr._alloc.size - ptr._offset
     if n > room:
@@ -120,6 +122,8 @@ def _pointer(q: queue, ptr: Any, n: int, what: str) -> Any:
 def _end(q: queue, end: Any, n: int, what: str, writes: bool) -> Any:
     """One end of a copy: a USM pointer's SVM pointer, or host memory wrapped in ``SVM``."""
     if not isinstance(end, np.ndarray):
+        if end is not None and not isinstance(end, usm_ptr):
+            raise exception(errc.invalid, f"{what}: expected a sycl.usm_ptr or a numpy array, got {end!r}")
         return _pointer(q, end, n, what)
     if not end.flags.c_contiguous or (writes and not end.flags.writeable):
         raise exception(errc.invalid, f"{what}: a numpy array must be C-contiguous"

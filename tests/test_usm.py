@@ -7,7 +7,9 @@ kinds with fine-grain SVM, NVIDIA only device memory, Oclgrind none).
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -238,6 +240,18 @@ def test_pointer_queries(device: sycl.device) -> None:
     sycl.free(p, ctx)
     assert sycl.get_pointer_type(p, ctx) is alloc.unknown
     assert sycl.get_pointer_type(native.svm_ptr, ctx) is alloc.unknown
+
+
+def test_an_allocation_no_pointer_refers_to_is_collected(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 4)
+    address = sycl.get_native(p).svm_ptr
+    alive = weakref.ref(p._alloc)
+    del p
+    gc.collect()
+    assert alive() is None
+    assert sycl.get_pointer_type(address, q.get_context()) is alloc.unknown
 
 
 def test_pointer_arithmetic(device: sycl.device) -> None:

@@ -2,13 +2,16 @@
 
 An allocation owns a PyOpenCL ``SVMAllocation``. Freeing it drops the runtime's references
 only: the SVM memory goes back to the driver when nothing else refers to it, so a command
-still running, or a numpy view the user kept, never sees freed memory.
+still running, or a numpy view the user kept, never sees freed memory. The table refers to
+allocations weakly: one that no pointer refers to any more is released by the garbage
+collector, and with it the context it kept alive.
 """
 
 from __future__ import annotations
 
 import bisect
 import threading
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -49,13 +52,20 @@ class Allocation:
 
 
 class _Table:
-    """The live allocations of one context, sorted by address."""
+    """The allocations of one context, sorted by address (weak references)."""
 
     __slots__ = ("allocs", "starts")
 
     def __init__(self) -> None:
         self.starts: list[int] = []
-        self.allocs: list[Allocation] = []
+        self.allocs: list[weakref.ref[Allocation]] = []
+
+    def prune(self) -> None:
+        """Drop the entries of allocations that were garbage collected."""
+        live = [i for i, ref in enumerate(self.allocs) if ref() is not None]
+        if len(live) < len(self.allocs):
+            self.starts = [self.starts[i] for i in live]
+            self.allocs = [self.allocs[i] for i in live]
 
 
 _lock = threading.Lock()
@@ -68,9 +78,10 @@ def add(a: Allocation) -> None:
         table = _tables.get(a.ctx_handle)
         if table is None:
             table = _tables[a.ctx_handle] = _Table()
+        table.prune()
         i = bisect.bisect_right(table.starts, a.address)
         table.starts.insert(i, a.address)
-        table.allocs.insert(i, a)
+        table.allocs.insert(i, weakref.ref(a))
 
 
 def remove(a: Allocation) -> bool:
@@ -79,10 +90,11 @@ def remove(a: Allocation) -> bool:
         table = _tables.get(a.ctx_handle)
         if table is None or a.native is None:
             return False
-        i = table.allocs.index(a)
+        i = [ref() for ref in table.allocs].index(a)
         del table.starts[i], table.allocs[i]
+        table.prune()
         if not table.allocs:
-            del _tables[a.ctx_handle]  # the table keeps no context alive once empty
+            del _tables[a.ctx_handle]
         a.release()
         return True
 
@@ -94,8 +106,7 @@ def find(ctx_handle: int, address: int) -> Allocation | None:
         if table is None:
             return None
         i = bisect.bisect_right(table.starts, address) - 1
-        if i >= 0:
-            a = table.allocs[i]
-            if address < a.address + a.size:
-                return a
+        a = table.allocs[i]() if i >= 0 else None
+        if a is not None and address < a.address + a.size:
+            return a
     return None

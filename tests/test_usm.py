@@ -486,8 +486,9 @@ def test_depends_on_orders_usm_commands_across_queues(device: sycl.device) -> No
     sycl.free(p, ctx)
 
 
-def test_usm_buffers_and_host_tasks_in_one_program(device: sycl.device) -> None:
-    kind = host_kind(device)
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_usm_buffers_and_host_tasks_in_one_program(device: sycl.device, kind: alloc) -> None:
+    need(device, kind)
     q = sycl.queue(device)
     p = ints(q, kind, 32)
     data = np.arange(32, dtype=np.int32)
@@ -496,11 +497,20 @@ def test_usm_buffers_and_host_tasks_in_one_program(device: sycl.device) -> None:
         q.submit(lambda h: h.parallel_for(32, "usm_add", *[sycl.accessor(buf, h)] * 2, 1))
         e2 = q.submit(lambda h: h.parallel_for(32, "usm_add", p, sycl.accessor(buf, h, sycl.read_only), 5))
 
+        if kind is alloc.device:  # the host reaches device memory through copies only
+            staged = np.zeros(32, dtype=np.int32)
+            e2 = q.memcpy(staged, p, 128, depends_on=e2)
+            double = staged.__imul__
+        else:
+            double = np.asarray(p).__imul__
+
         def host(h: sycl.handler) -> None:
             h.depends_on(e2)
-            h.host_task(lambda: np.asarray(p).__imul__(2))
+            h.host_task(lambda: double(2))
 
         e3 = q.submit(host)
+        if kind is alloc.device:
+            e3 = q.memcpy(p, staged, 128, depends_on=e3)
         q.submit(lambda h: (h.depends_on(e3), h.parallel_for(
             32, "usm_add", sycl.accessor(buf, h, sycl.write_only), p, 1)))
     assert data.tolist() == [(i + 1 + 5) * 2 + 1 for i in range(32)]

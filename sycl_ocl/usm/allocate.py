@@ -63,8 +63,8 @@ def _request(what: str, size: Any, where: tuple[Any, ...], kw: dict[str, Any]) -
             raise exception(errc.invalid, f"{what}: unexpected argument {arg!r}; pass a queue, "
                                           "or a device and a context")
     if q is not None:
-        req.ctx = req.ctx or q.get_context()
-        req.dev = req.dev or q.get_device()
+        req.ctx = q.get_context() if req.ctx is None else req.ctx
+        req.dev = q.get_device() if req.dev is None else req.dev
     if dtype is not None:
         req.dtype = np.dtype(dtype)
         count = size if count is None else count
@@ -91,26 +91,14 @@ def non_negative(what: str, value: Any) -> int:
 
 
 def _allocate(req: _Request, alignment: int = 0) -> usm_ptr | None:
-    kind, ctx, dev = req.kind, req.ctx, req.dev
+    kind, ctx = req.kind, req.ctx
     if not isinstance(kind, alloc) or kind is alloc.unknown:
         raise exception(errc.invalid, f"{req.what}: give the kind as sycl.usm.alloc.host, device "
                                       "or shared")
     if ctx is None:
         raise exception(errc.invalid, f"{req.what}: give a queue, or a context"
                                       + ("" if kind is alloc.host else " and a device"))
-    if kind is alloc.host:
-        dev = next((d for d in ctx.get_devices() if d.has(NEEDS[kind])), None)
-        atomics = dev is not None and dev.has(ATOMICS[kind])
-        if dev is None:
-            raise _unsupported(req, kind, ctx.get_devices())
-        dev = ctx.get_devices()[0]  # §4.8.4: a host allocation's device is the context's first
-    else:
-        if dev is None:
-            raise exception(errc.invalid, f"{req.what}: give the device to allocate on (or a queue)")
-        ctx._check_device(dev)
-        if not dev.has(NEEDS[kind]):
-            raise _unsupported(req, kind, [dev])
-        atomics = kind in ATOMICS and dev.has(ATOMICS[kind])
+    dev, atomics = _target(req, kind, ctx)
     itemsize = req.dtype.itemsize if req.dtype is not None else 1
     size = req.count * itemsize  # type: ignore[operator]
     if size == 0 or alignment < 0 or alignment & (alignment - 1):
@@ -124,6 +112,24 @@ def _allocate(req: _Request, alignment: int = 0) -> usm_ptr | None:
     a = Allocation(owner, pad, size, kind, ctx, dev)
     allocation.add(a)
     return usm_ptr._make(a, 0, req.dtype)
+
+
+def _target(req: _Request, kind: alloc, ctx: context) -> tuple[device, bool]:
+    """The allocation's device and whether it gets SVM atomics; refuses a kind no device
+    can back (§4.8.3)."""
+    if kind is alloc.host:
+        able = [d for d in ctx.get_devices() if d.has(NEEDS[kind])]
+        if not able:
+            raise _unsupported(req, kind, ctx.get_devices())
+        # §4.8.4: a host allocation's device is the context's first
+        return ctx.get_devices()[0], able[0].has(ATOMICS[kind])
+    dev = req.dev
+    if dev is None:
+        raise exception(errc.invalid, f"{req.what}: give the device to allocate on (or a queue)")
+    ctx._check_device(dev)
+    if not dev.has(NEEDS[kind]):
+        raise _unsupported(req, kind, [dev])
+    return dev, kind in ATOMICS and dev.has(ATOMICS[kind])
 
 
 def _svm_alloc(ctx: context, size: int, alignment: int, flags: int) -> tuple[Any, int] | None:

@@ -110,13 +110,14 @@ class usm_ptr:
     def _native(self) -> Any:
         """The PyOpenCL SVM pointer to this address."""
         a = self._alloc
-        if a.native is None:
+        native, data = a.native, a.bytes  # each read once: another thread may free meanwhile
+        if native is None or data is None:
             raise self._freed("used")
         if not self._offset:
-            return a.native
+            return native
         svm = self._svm
         if svm is None:
-            svm = self._svm = cl.SVM(a.bytes[self._offset:])  # type: ignore[index]
+            svm = self._svm = cl.SVM(data[self._offset:])
         return svm
 
     def _span(self, n: int) -> Any:
@@ -126,9 +127,12 @@ class usm_ptr:
         its ``byte_count``), so they get this one.
         """
         a = self._alloc
+        native, data = a.native, a.bytes
+        if native is None or data is None:
+            raise self._freed("used")
         if not self._offset and n == a.size:
-            return a.native
-        return cl.SVM(a.bytes[self._offset:self._offset + n])  # type: ignore[index]
+            return native
+        return cl.SVM(data[self._offset:self._offset + n])
 
     def _get_native(self) -> Any:
         return self._native()

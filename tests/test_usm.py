@@ -663,3 +663,32 @@ def test_allocation_from_many_threads(device: sycl.device) -> None:
     for thread in threads:
         thread.join()
     assert not errors, errors
+
+
+def test_free_racing_with_use_on_another_thread(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    outcomes: list[str] = []
+    for _ in range(20):
+        p = ints(q, kind, 64)
+        started = threading.Event()
+
+        def use(p: sycl.usm_ptr = p, started: threading.Event = started) -> None:
+            started.set()
+            for _ in range(50):
+                try:
+                    q.parallel_for(63, "usm_add", p + 1, p, 1)
+                    q.memset(p, 0, 256)
+                except sycl.exception as error:  # freed meanwhile: refused, never a crash
+                    assert error.code() is sycl.errc.invalid and "freed" in error.what()
+                    outcomes.append("refused")
+                    return
+            outcomes.append("ran")
+
+        thread = threading.Thread(target=use)
+        thread.start()
+        started.wait(10)
+        sycl.free(p, q)
+        thread.join()
+    q.wait_and_throw()
+    assert len(outcomes) == 20

@@ -150,11 +150,22 @@ class queue(NativeWrapper, PropertyHolder):
     # --- shortcuts (§4.6.5.2) --------------------------------------------------------
 
     def single_task(self, kernel: Any, *args: Any, depends_on: Any = None) -> event:
-        """``submit`` of one ``single_task`` (§4.6.5.2)."""
+        """``submit`` of one ``handler.single_task`` (§4.6.5.2).
+
+        Arguments reach the kernel as :meth:`sycl.handler.parallel_for` describes; an
+        accessor needs a handler, so kernels launched this way take scalars, USM pointers
+        or ``pyopencl`` buffers. ``depends_on`` is an event or a list of events to wait for.
+        """
         return self._one(depends_on, handler.single_task, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
-        """``submit`` of one ``parallel_for`` (§4.6.5.2)."""
+        """``submit`` of one ``handler.parallel_for`` (§4.6.5.2).
+
+        ``rng``, ``kernel`` and ``args`` are as for :meth:`sycl.handler.parallel_for`
+        (``get_global_id(0)`` walks the last SYCL dimension); an accessor needs a handler, so
+        kernels launched this way take scalars, USM pointers or ``pyopencl`` buffers.
+        ``depends_on`` is an event or a list of events to wait for.
+        """
         return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:

@@ -27,8 +27,7 @@ class usm_ptr:
       memory is never visible from the host.
     - ``sycl.get_native(p)`` is the PyOpenCL SVM pointer to the same address.
 
-    Attributes:
-        dtype: the element type (``numpy.dtype``) of a typed allocation, else None.
+    ``p.dtype`` is the element type (``numpy.dtype``) of a typed allocation, else None.
     """
 
     __slots__ = ("_alloc", "_offset", "_svm", "dtype")

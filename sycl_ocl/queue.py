@@ -20,6 +20,7 @@ from .handler import handler
 from .info._descriptor import check_namespace
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
+from .selector import default_selector_v, select_device
 
 if TYPE_CHECKING:
     from .event import event
@@ -46,8 +47,6 @@ class queue(NativeWrapper, PropertyHolder):
         async_handler: AsyncHandler | None = None,
         prop_list: property_list | Iterable[Any] | None = None,
     ) -> None:
-        from .selector import select_device
-
         props = make_property_list(prop_list, "queue")
         if isinstance(first, context):
             ctx = first
@@ -233,6 +232,4 @@ def _update_host_required(h: handler, acc: Any) -> None:
 
 
 def _first_supported(ctx: context) -> device:
-    from .selector import default_selector_v
-
     return max(ctx._devices, key=lambda d: default_selector_v(d))

@@ -127,7 +127,7 @@ class handler:
 
     def single_task(self, kernel: Any, *args: Any) -> None:
         """Run the kernel once, as one work-item (§4.9.4.2)."""
-        self._launch(kernel, (1,), None, None, args)
+        self._launch(kernel, (1,), None, None, args, grouped=False)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
         """Run the kernel over a ``range`` or an ``nd_range`` (§4.9.4.2).
@@ -142,12 +142,13 @@ class handler:
                 rng.get_local_range().to_cl(),
                 offset.to_cl() if any(offset) else None,
                 args,
+                grouped=True,
             )
             return
-        if type(rng) is int and rng >= 0:
-            self._launch(kernel, (rng,), None, None, args)  # the common 1-D case, without a range
+        if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
+            self._launch(kernel, (rng,), None, None, args, grouped=False)
             return
-        self._launch(kernel, as_range(rng).to_cl(), None, None, args)
+        self._launch(kernel, as_range(rng).to_cl(), None, None, args, grouped=False)
 
     def _launch(
         self,
@@ -156,7 +157,12 @@ class handler:
         local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None,
         args: tuple[Any, ...],
+        grouped: bool,
     ) -> None:
+        """Record a kernel launch; ``grouped``: over an nd_range (work-groups, local memory).
+
+        Everything is checked here, so a rejected launch submits nothing.
+        """
         if args and self._args:
             raise exception(
                 errc.kernel_argument,
@@ -165,16 +171,20 @@ class handler:
         if not args:
             args = _ordered_args(self._args)
         accs = []
+        memory = args
         for index, arg in enumerate(args):
             kind = type(arg)
             if kind is accessor:
                 self._check_mine(arg)
                 accs.append((index, arg))
             elif kind is local_accessor:
-                args = (*args[:index], arg._mem, *args[index + 1:])
+                if not grouped:
+                    raise _no_work_groups(index)
+                memory = (*memory[:index], arg._mem, *memory[index + 1:])
         q = self._queue
         resolved = resolve_kernel(kernel, q._context, q._device, self._bundle, self._spec_constants)
-        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args, tuple(accs)))
+        resolved._check_launch(args, local_size)
+        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, memory, tuple(accs)))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -262,6 +272,14 @@ class handler:
         """Hand the finished command group to the scheduler (``queue.submit``)."""
         action = self._action if self._action is not None else Barrier()
         return submit(self._queue, action, self._accessors, self._depends)
+
+
+def _no_work_groups(index: int) -> exception:
+    return exception(
+        errc.kernel_argument,
+        f"argument {index} is a local_accessor, but single_task and parallel_for over a range "
+        "have no work-groups to share local memory (§4.7.6.11); launch over a sycl.nd_range",
+    )
 
 
 def _nothing() -> None:

@@ -293,7 +293,7 @@ def test_kernel_object_semantics(queue: sycl.queue) -> None:
     assert isinstance(sycl.get_native(k), cl.Kernel)
     own = k.get_kernel_bundle()
     assert own.state is E and own.has_kernel(SCALE[0]) and own.get_context() == ctx
-    assert [p.name for p in k._arg_types() or ()] == ["a", "s"]
+    assert [p.name for p in k._params or ()] == ["a", "s"]
 
 
 def test_kernel_info(queue: sycl.queue) -> None:

@@ -32,6 +32,8 @@ _SCALARS: dict[str, str] = {
     "float": "float32", "double": "float64", "half": "float16",
 }
 _ADDRESS_SIZED = frozenset({"size_t", "ptrdiff_t", "intptr_t", "uintptr_t"})
+# Pointers to these take memory of any element type (raw bytes).
+_ANY_ELEMENT = frozenset({"void", "char", "signed char", "uchar", "unsigned char"})
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,14 @@ class KernelParam:
         """The numpy dtype a by-value argument is converted to; None for memory/other kinds."""
         if self.kind != "value":
             return None
-        if self.type_name in _ADDRESS_SIZED:
-            signed = self.type_name in ("ptrdiff_t", "intptr_t")
-            return np.dtype(f"{'int' if signed else 'uint'}{address_bits}")
-        if self.type_name in _SCALARS:
-            return np.dtype(_SCALARS[self.type_name])
-        return _vector_dtype(self.type_name)
+        return _numpy_type(self.type_name, address_bits)
+
+    def element_dtype(self, address_bits: int) -> np.dtype | None:
+        """The element type of a ``__global``/``__constant`` pointer parameter; None when any
+        element type fits (``void*``, ``char*``, ``uchar*``) or has no numpy type (a struct)."""
+        if self.kind not in ("global", "constant") or self.type_name in _ANY_ELEMENT:
+            return None
+        return _numpy_type(self.type_name, address_bits)
 
 
 @dataclass(frozen=True)
@@ -63,11 +67,19 @@ class KernelDecl:
     reqd_work_group_size: tuple[int, ...] | None
 
 
-def _vector_dtype(type_name: str) -> np.dtype | None:
+def _numpy_type(type_name: str, address_bits: int) -> np.dtype | None:
+    """The numpy dtype of an OpenCL C scalar or vector type; None for other types."""
+    if type_name in _ADDRESS_SIZED:
+        signed = type_name in ("ptrdiff_t", "intptr_t")
+        return np.dtype(f"{'int' if signed else 'uint'}{address_bits}")
+    if type_name in _SCALARS:
+        return np.dtype(_SCALARS[type_name])
     import pyopencl.cltypes as cltypes
 
-    dtype = getattr(cltypes, type_name, None)
-    return np.dtype(dtype) if dtype is not None else None
+    found = getattr(cltypes, type_name, None)  # float4, int2, ...
+    if isinstance(found, np.dtype) or (isinstance(found, type) and issubclass(found, np.generic)):
+        return np.dtype(found)
+    return None
 
 
 def parse_kernels(source: str, macros: dict[str, Macro]) -> list[KernelDecl]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import signal
 
+import pyopencl as cl
 import pytest
 from kernel_support import ROOT, platform_devices, run_child
 
@@ -45,6 +46,22 @@ def test_bundle_of_built_in_kernels(bik_device: sycl.device) -> None:
     kernel = kb.get_kernel(add)
     assert kernel.get_info(sycl.info.kernel.num_args) == 3
     assert sycl.has_kernel_bundle(E, ctx, [bik_device], [add])
+
+
+def test_global_work_size_of_a_built_in_kernel(bik_device: sycl.device) -> None:
+    """KN-04: defined for built-in kernels. The driver's answer when it gives one; PoCL 3.1
+    refuses the query (CL_INVALID_VALUE), then size_t's largest value in each dimension."""
+    add = bik_device.get_info(sycl.info.device.built_in_kernel_ids)[0]
+    kernel = sycl.get_kernel_bundle(E, sycl.context(bik_device), [bik_device], [add]).get_kernel(add)
+    size = kernel.get_info(sycl.info.kernel_device_specific.global_work_size, bik_device)
+    native = sycl.get_native(kernel)
+    try:
+        expected = tuple(reversed(native.get_work_group_info(
+            cl.kernel_work_group_info.GLOBAL_WORK_SIZE, sycl.get_native(bik_device))))
+    except cl.Error:
+        largest = 2 ** bik_device.get_info(sycl.info.device.address_bits) - 1
+        expected = (largest, largest, largest)
+    assert isinstance(size, sycl.range) and tuple(size) == expected
 
 
 def test_built_in_kernels_exist_only_as_executables(bik_device: sycl.device) -> None:

@@ -122,6 +122,10 @@ class kernel(NativeWrapper):
             return desc.query(self, dev)
         return check_namespace(desc, "kernel", "kernel").query(self)
 
+    def _is_builtin(self) -> bool:
+        """Whether this is a device built-in kernel (§4.11.6)."""
+        return self._image is not None and any(k._is_builtin() for k in self._image._ids)
+
     def _check_device(self, dev: device) -> None:
         if dev._handle not in self._device_ptrs:
             raise exception(

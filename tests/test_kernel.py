@@ -55,6 +55,10 @@ HUGE = sycl.register_kernel_source(
     "__kernel __attribute__((reqd_work_group_size(1048576, 1, 1))) void kt_huge(__global int *a) {}"
 )
 
+BUILTIN_NAMED = sycl.register_kernel_source(
+    "__kernel void normalize(__global float *a) { a[get_global_id(0)] *= 2; }"
+)
+
 
 def _buffer(q: sycl.queue, host: np.ndarray) -> cl.Buffer:
     flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
@@ -346,3 +350,18 @@ def test_kernel_info_misuse(pocl_pair: list[sycl.device]) -> None:
         with pytest.raises(sycl.exception) as info:
             call()
         assert info.value.code() is sycl.errc.invalid
+
+
+def test_a_kernel_named_like_a_built_in_function(queue: sycl.queue) -> None:
+    """A kernel named like an OpenCL C built-in (normalize) runs where the driver allows it
+    (Oclgrind); where it does not (PoCL renames it), the error says why."""
+    host = np.ones(4, np.float32)
+    buf = _buffer(queue, host)
+    try:
+        queue.parallel_for(sycl.range(4), BUILTIN_NAMED[0], buf).wait()
+    except sycl.exception as error:
+        assert "'normalize' is the name of an OpenCL C built-in function" in str(error)
+        assert "rename the kernel" in str(error)
+    else:
+        assert _read(queue, buf, host).tolist() == [2.0] * 4
+        assert "Portable" not in queue.get_device().get_platform().get_info(sycl.info.platform.name)

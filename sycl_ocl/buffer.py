@@ -1,6 +1,6 @@
 """``sycl::buffer`` (SYCL 2020 §4.7.2) and its OpenCL interop.
 
-A ``buffer`` is a user handle over a memory object (``scheduler.memory.Root``). Every handle
+A ``buffer`` is a user handle over a memory object (``scheduler.memory_object.MemoryObject``). Every handle
 (the buffer, its ``reinterpret`` views and sub-buffers) counts; when the last one goes (the
 ``with`` block ends, or the last reference is dropped), the destruction rules of §4.7.2.3
 run: wait for the work on it, then write back when there is host memory to write to.
@@ -22,7 +22,7 @@ from .property import buffer as buffer_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .range import as_id, as_range, range
 from .scheduler import lifetime
-from .scheduler.memory import Alloc, Root, TransferCounters, facts
+from .scheduler.memory_object import Allocation, MemoryObject, TransferCounters, context_record
 from .scheduler.state import LOCK
 
 if TYPE_CHECKING:
@@ -105,10 +105,10 @@ class buffer(PropertyHolder):
         if not writable and not isinstance(data, np.ndarray) and not _is_buffer_like(data):
             self._root.blocking = False  # an iterator copy: never written back, no blocking
 
-    def _new_root(self, host: np.ndarray | None, user: Any) -> Root:
+    def _new_root(self, host: np.ndarray | None, user: Any) -> MemoryObject:
         nbytes = self._nbytes
         use_host_ptr = self._props.has_property(buffer_props.use_host_ptr)
-        root = Root(nbytes, host.reshape(-1) if host is not None else None, user, use_host_ptr)
+        root = MemoryObject(nbytes, host.reshape(-1) if host is not None else None, user, use_host_ptr)
         root.dtype = self._dtype
         if self._props.has_property(buffer_props.context_bound):
             root.bound = self._props.get_property(buffer_props.context_bound).get_context()
@@ -354,7 +354,7 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
     buf = buffer(range(mem.size // dt.itemsize), dt)
     root = buf._root
     with LOCK:
-        root.allocs[ctx._handle] = Alloc(mem, facts(ctx), False)
+        root.allocs[ctx._handle] = Allocation(mem, context_record(ctx), False)
         root.valid[ctx._handle] = [(0, root.size, None)]
     return buf
 

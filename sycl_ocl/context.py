@@ -36,7 +36,7 @@ class context(NativeWrapper, PropertyHolder):
         prop_list: context properties (SYCL 2020 defines none).
     """
 
-    __slots__ = ("_devices", "_errors", "_props", "_runtime_state")
+    __slots__ = ("_async_errors", "_devices", "_props", "_runtime_state")
 
     def __init__(
         self,
@@ -69,9 +69,9 @@ class context(NativeWrapper, PropertyHolder):
     ) -> None:
         self._bind(native)
         self._devices = devs
-        self._errors = AsyncErrors(async_handler)
+        self._async_errors = AsyncErrors(async_handler)
         self._props = props
-        self._runtime_state: Any = None  # the scheduler's ContextFacts, made on first use
+        self._runtime_state: Any = None  # the scheduler's ContextRecord, made on first use
 
     @classmethod
     def _from_native(cls, native: cl.Context) -> context:

@@ -13,14 +13,14 @@ from .event import event
 from .exception import errc, exception
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
-from .scheduler import submit
-from .scheduler.command_group import (
+from .scheduler.actions import (
     Barrier,
     DeviceCopy,
     DeviceFill,
     HostTask,
     KernelLaunch,
 )
+from .scheduler.command_group import submit
 
 if TYPE_CHECKING:
     from .queue import queue

@@ -64,7 +64,7 @@ def make_context(native: cl.Context, async_handler: AsyncHandler | None = None) 
     _expect(native, cl.Context, "make_context")
     ctx = context._from_native(native)
     if async_handler is not None:
-        ctx._errors.handler = async_handler
+        ctx._async_errors.handler = async_handler
     return ctx
 
 
@@ -74,7 +74,7 @@ def make_queue(native: cl.CommandQueue, ctx: context, async_handler: AsyncHandle
     _expect(ctx, context, "make_queue's second argument")
     q = queue._from_native(native, ctx)
     if async_handler is not None:
-        q._errors.handler = async_handler
+        q._async_errors.handler = async_handler
     return q
 
 

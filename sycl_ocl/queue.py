@@ -36,7 +36,7 @@ class queue(NativeWrapper, PropertyHolder):
     the scheduler, which orders commands by their data dependencies only.
     """
 
-    __slots__ = ("_context", "_device", "_errors", "_in_order", "_lane", "_profiling", "_props")
+    __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_lane", "_profiling", "_props")
 
     def __init__(
         self,
@@ -90,7 +90,7 @@ class queue(NativeWrapper, PropertyHolder):
         self._props = props
         self._in_order = props.has_property(queue_props.in_order)
         self._profiling = bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE)
-        self._errors = AsyncErrors(async_handler, fallback=ctx._errors)
+        self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
         self._lane = lane_for(self)
 
     @classmethod
@@ -144,7 +144,7 @@ class queue(NativeWrapper, PropertyHolder):
 
     def throw_asynchronous(self) -> None:
         """Deliver stored asynchronous errors to the async handler (§4.6.5.1)."""
-        self._errors.deliver()
+        self._async_errors.deliver()
 
     # --- shortcuts (§4.6.5.2) --------------------------------------------------------
 

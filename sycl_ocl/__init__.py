@@ -3,7 +3,7 @@
 ``import sycl_ocl as sycl``; the names follow the SYCL 2020 specification (see API.md).
 """
 
-from . import info, property
+from . import info, library, property
 from .access import access_mode, read_only, read_write, target, write_only
 from .accessor import accessor, host_accessor, local_accessor
 from .aspect import aspect
@@ -108,6 +108,7 @@ __all__ = [
     "kernel",
     "kernel_bundle",
     "kernel_id",
+    "library",
     "link",
     "local_accessor",
     "make_buffer",

@@ -15,6 +15,7 @@ import pytest
 from kernel_support import ROOT, platform_devices, run_child
 
 import sycl_ocl as sycl
+from sycl_ocl import library
 
 E = sycl.bundle_state.executable
 
@@ -41,8 +42,9 @@ def test_bundle_of_built_in_kernels(bik_device: sycl.device) -> None:
     ctx = sycl.context(bik_device)
     ids = bik_device.get_info(sycl.info.device.built_in_kernel_ids)
     add = next(k for k in ids if k.get_name() == "pocl.add.i8")
-    kb = sycl.get_kernel_bundle(E, ctx, [bik_device], [add, "fill_int32"])
-    assert kb.has_kernel(add) and kb.has_kernel(add, bik_device) and kb.has_kernel("fill_int32")
+    fill = library.get_kernel_id("fill_int32")
+    kb = sycl.get_kernel_bundle(E, ctx, [bik_device], [add, fill])
+    assert kb.has_kernel(add) and kb.has_kernel(add, bik_device) and kb.has_kernel(fill)
     kernel = kb.get_kernel(add)
     assert kernel.get_info(sycl.info.kernel.num_args) == 3
     assert sycl.has_kernel_bundle(E, ctx, [bik_device], [add])

@@ -1,11 +1,14 @@
-"""The ``__kernel`` declarations of an OpenCL C unit: names, parameters and attributes.
+"""What an OpenCL C unit declares: its ``__kernel`` functions (names, parameters, attributes),
+the functions it defines and those it calls.
 
 Read from the preprocessed tokens, so application kernels are known before any compile
-(SYCL 2020 §4.11.6) and each parameter's declared type drives argument conversion.
+(SYCL 2020 §4.11.6), each parameter's declared type drives argument conversion, and a unit's
+calls say which library units it is linked with.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,9 +85,61 @@ def _numpy_type(type_name: str, address_bits: int) -> np.dtype | None:
     return None
 
 
+@dataclass(frozen=True)
+class UnitSignature:
+    """A unit's kernels; the functions it exports (defined at file scope, not ``static``); the
+    functions it calls (or declares) without defining them."""
+
+    kernels: tuple[KernelDecl, ...]
+    exports: frozenset[str]
+    needs: frozenset[str]
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+def parse_unit(source: str, macros: dict[str, Macro]) -> UnitSignature:
+    """The signature of ``source`` preprocessed with ``macros``."""
+    tokens = Preprocessor(macros).run(source)
+    defined, exported = _definitions(tokens)
+    called = {
+        tokens[i - 1] for i in range(1, len(tokens)) if tokens[i] == "(" and _IDENTIFIER.match(tokens[i - 1])
+    }
+    return UnitSignature(tuple(_kernels(tokens)), frozenset(exported), frozenset(called - defined))
+
+
 def parse_kernels(source: str, macros: dict[str, Macro]) -> list[KernelDecl]:
     """Every ``__kernel`` function defined in ``source`` (declarations without a body skipped)."""
-    tokens = Preprocessor(macros).run(source)
+    return list(parse_unit(source, macros).kernels)
+
+
+def _definitions(tokens: list[str]) -> tuple[set[str], set[str]]:
+    """The functions defined at file scope, and those of them not ``static`` (exported)."""
+    defined: set[str] = set()
+    exported: set[str] = set()
+    start = i = 0  # start: the first token of the current file-scope declaration
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == ";":
+            start = i + 1
+        elif tok == "{":  # a struct body or an initializer at file scope
+            i = _matching(tokens, i, "{", "}") - 1
+        elif tok == "(" and i and _IDENTIFIER.match(tokens[i - 1]):
+            after = _matching(tokens, i)
+            while after < len(tokens) and tokens[after] == "__attribute__":
+                after = _matching(tokens, after + 1)
+            if after < len(tokens) and tokens[after] == "{":
+                defined.add(tokens[i - 1])
+                if "static" not in tokens[start:i - 1]:
+                    exported.add(tokens[i - 1])
+                i = start = _matching(tokens, after, "{", "}")
+                continue
+            i = after - 1
+        i += 1
+    return defined, exported
+
+
+def _kernels(tokens: list[str]) -> list[KernelDecl]:
     typedefs = _typedefs(tokens)
     kernels = []
     i = 0
@@ -139,13 +194,13 @@ def _kernel_at(tokens: list[str], i: int, typedefs: dict[str, str]) -> tuple[Ker
     return KernelDecl(name, params, reqd), after
 
 
-def _matching(tokens: list[str], open_index: int) -> int:
-    """The index just after the parenthesis that closes ``tokens[open_index]``."""
+def _matching(tokens: list[str], open_index: int, opening: str = "(", closing: str = ")") -> int:
+    """The index just after the bracket that closes ``tokens[open_index]``."""
     depth = 0
     for j in range(open_index, len(tokens)):
-        if tokens[j] == "(":
+        if tokens[j] == opening:
             depth += 1
-        elif tokens[j] == ")":
+        elif tokens[j] == closing:
             depth -= 1
             if depth == 0:
                 return j + 1

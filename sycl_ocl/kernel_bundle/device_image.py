@@ -86,8 +86,12 @@ class device_image:
             return any(kernel_compatible(kid, d) for d in self._devices)
         return dev in self._devices and kernel_compatible(kid, dev)
 
+    def _units(self) -> tuple[ImageSource, ...]:
+        """The image's units and the library units they are linked with (or will be)."""
+        return tuple(dict.fromkeys(u for src in self._sources for u in (src, *src.libraries())))
+
     def _uses(self, name: str) -> bool:
-        return any(src.uses(name) for src in self._sources)
+        return any(unit.uses(name) for unit in self._units())
 
     def _kernel(self, kid: kernel_id) -> kernel:
         """The executable kernel ``kid`` of this image, created once."""

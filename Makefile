@@ -11,7 +11,7 @@ demo: install
 	$(BIN)/python examples/quickstart.py
 
 # Everything CI runs (.ci/run is `make test`): each step is a target of its own.
-test: install lint suite
+test: install lint suite docs
 
 lint: install
 	$(BIN)/ruff check sycl_ocl tests examples bench conformance
@@ -19,6 +19,11 @@ lint: install
 
 suite: install
 	cd tests && ../$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) .
+
+# The documentation (Sphinx) into build/docs; warnings are errors.
+.PHONY: docs
+docs: install
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs build/docs
 
 opencl:
 	bash tools/install_opencl.sh

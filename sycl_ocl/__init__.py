@@ -1,6 +1,9 @@
 """sycl_ocl: the SYCL 2020 runtime in Python, on any OpenCL device, through PyOpenCL.
 
-``import sycl_ocl as sycl``; the names follow the SYCL 2020 specification (see API.md).
+``import sycl_ocl as sycl``; the names follow the SYCL 2020 specification. Kernels are
+OpenCL C: ``sycl.register_kernel_source(source)`` makes its ``__kernel`` functions launchable
+by name, and ``help(sycl.handler.parallel_for)`` says how arguments reach them. The
+documentation (``docs/``, built by ``make docs``) starts with docs/getting-started.md.
 """
 
 from . import info, library, property

@@ -126,13 +126,58 @@ class handler:
             )
 
     def single_task(self, kernel: Any, *args: Any) -> None:
-        """Run the kernel once, as one work-item (§4.9.4.2)."""
+        """Run the kernel once, as one work-item (§4.9.4.2).
+
+        ``kernel`` and ``args`` are as for :meth:`parallel_for`; ``get_global_id(0)`` is 0.
+        """
         self._launch(kernel, (1,), None, None, args, grouped=False)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
-        """Run the kernel over a ``range`` or an ``nd_range`` (§4.9.4.2).
+        """Run the kernel once per work-item of a ``range`` or an ``nd_range`` (§4.9.4.2).
 
-        SYCL dimension ``d`` of an N-dimensional range is OpenCL dimension ``N-1-d``.
+        The kernel is an OpenCL C ``__kernel`` function. Each argument reaches the parameter
+        in the same position:
+
+        - ``sycl.accessor``: the address of its first accessed element, as ``__global T*``
+          (a ranged accessor points at its offset; rows keep the buffer's row length); its
+          element type must be ``T`` (``void*``, ``char*``, ``uchar*`` take any);
+        - ``sycl.local_accessor``: ``__local T*`` memory of its size, one per work-group
+          (over an ``nd_range`` only);
+        - a numpy scalar (``np.float32(2)``): passed by value;
+        - a Python ``int`` / ``float``: converted to the parameter's declared type
+          (``int``, ``float``, ``size_t``, ...); a ``float`` for an integer parameter raises;
+        - a ``pyopencl.Buffer``: passed as it is (interop).
+
+        Dimensions: SYCL dimension ``d`` of an N-dimensional range is OpenCL dimension
+        ``N-1-d``, so ``get_global_id(0)`` walks the last SYCL dimension, the one that varies
+        fastest in a numpy C-order array: over ``sycl.range(rows, cols)``,
+        ``get_global_id(0)`` is the column and ``get_global_id(1)`` the row. The same holds
+        for ``nd_range`` local sizes and offsets.
+
+        Args:
+            rng: a ``sycl.range``, a ``sycl.nd_range`` (global and work-group sizes, for
+                kernels that use local memory or barriers), or an int (a 1-D range).
+            kernel: an application kernel's name (its ``__kernel`` function name, from
+                ``sycl.register_kernel_source``), a ``sycl.kernel_id`` or a ``sycl.kernel``.
+            *args: the kernel arguments, as above; or none after ``set_arg`` / ``set_args``.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a kernel name nobody registered;
+                ``errc.kernel_argument`` for a wrong argument count, an argument that does
+                not fit its parameter (the message names the parameter) or a local_accessor
+                over a plain range; ``errc.accessor``
+                for an accessor of another command group; ``errc.build`` when the kernel's
+                unit fails to build (the message holds the build log).
+
+        Example::
+
+            sycl.register_kernel_source('''
+                __kernel void scale(__global float *x, float a) {
+                    x[get_global_id(0)] *= a;
+                }''')
+            with sycl.buffer(data) as buf:
+                q.submit(lambda h: h.parallel_for(
+                    sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
         if isinstance(rng, nd_range):
             offset = rng.get_offset()

@@ -149,7 +149,12 @@ class queue(NativeWrapper, PropertyHolder):
     # --- shortcuts (§4.6.5.2) --------------------------------------------------------
 
     def single_task(self, kernel: Any, *args: Any, depends_on: Any = None) -> event:
-        """``submit`` of one ``single_task`` (§4.6.5.2)."""
+        """``submit`` of one ``handler.single_task`` (§4.6.5.2).
+
+        Arguments reach the kernel as :meth:`sycl.handler.parallel_for` describes; an
+        accessor needs a handler, so kernels launched this way take scalars or ``pyopencl``
+        buffers. ``depends_on`` is an event or a list of events to wait for.
+        """
         def cgf(h: handler) -> None:
             _depend(h, depends_on)
             h.single_task(kernel, *args)
@@ -157,7 +162,13 @@ class queue(NativeWrapper, PropertyHolder):
         return self.submit(cgf)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
-        """``submit`` of one ``parallel_for`` (§4.6.5.2)."""
+        """``submit`` of one ``handler.parallel_for`` (§4.6.5.2).
+
+        ``rng``, ``kernel`` and ``args`` are as for :meth:`sycl.handler.parallel_for`
+        (``get_global_id(0)`` walks the last SYCL dimension); an accessor needs a handler, so
+        kernels launched this way take scalars or ``pyopencl`` buffers.
+        ``depends_on`` is an event or a list of events to wait for.
+        """
         def cgf(h: handler) -> None:
             _depend(h, depends_on)
             h.parallel_for(rng, kernel, *args)

@@ -9,6 +9,7 @@ from ..context import context
 from ..device import device
 from ..exception import errc, exception
 from ..property._base import make_property_list
+from . import _progress
 from ._images import executable_image, linked_image, object_image, with_libraries
 from .bundle import kernel_bundle
 from .compat import image_compatible
@@ -89,7 +90,7 @@ def _from_input(
     devices = subset_of(devs, input_bundle._devices, "input bundle")
     factory = object_image if state is bundle_state.object else executable_image
     images = []
-    for img in input_bundle._images:
+    for img in _progress.units(input_bundle._images):
         for src in img._sources:
             compatible = tuple(d for d in devices if d in img._devices and image_compatible(src, d))
             if compatible:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..device import device
 from ..exception import errc, exception
-from . import builtin
+from . import _progress, builtin
 from ._images import executable_image, input_image, object_image
 from .bundle import _as_kernel_id, kernel_bundle
 from .compat import (
@@ -142,7 +142,7 @@ def _images(
     state: bundle_state, ctx: context, devices: list[device], sources: Sequence[ImageSource]
 ) -> list[device_image]:
     images = []
-    for src in sources:
+    for src in _progress.units(sources):
         compatible = tuple(d for d in devices if image_compatible(src, d))
         if compatible:
             images.append(_image_of(state, ctx, src, compatible))

@@ -164,6 +164,8 @@ class Registry:
 
     def libraries_for(self, unit: ImageSource) -> tuple[ImageSource, ...]:
         """The library units that export what ``unit`` needs, and what they need in turn."""
+        if not self._exports:  # no library unit: the common case, on the launch path
+            return ()
         with self._lock:
             exports = dict(self._exports)
         found: list[ImageSource] = []

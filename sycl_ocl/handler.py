@@ -132,7 +132,7 @@ class handler:
 
         ``kernel`` and ``args`` are as for :meth:`parallel_for`; ``get_global_id(0)`` is 0.
         """
-        self._launch(kernel, (1,), None, None, args)
+        self._launch(kernel, (1,), None, None, args, grouped=False)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
         """Run the kernel once per work-item of a ``range`` or an ``nd_range`` (§4.9.4.2).
@@ -141,8 +141,10 @@ class handler:
         in the same position:
 
         - ``sycl.accessor``: the address of its first accessed element, as ``__global T*``
-          (a ranged accessor points at its offset; rows keep the buffer's row length);
-        - ``sycl.local_accessor``: ``__local T*`` memory of its size, one per work-group;
+          (a ranged accessor points at its offset; rows keep the buffer's row length); its
+          element type must be ``T`` (``void*``, ``char*``, ``uchar*`` take any);
+        - ``sycl.local_accessor``: ``__local T*`` memory of its size, one per work-group
+          (over an ``nd_range`` only);
         - a numpy scalar (``np.float32(2)``): passed by value;
         - a Python ``int`` / ``float``: converted to the parameter's declared type
           (``int``, ``float``, ``size_t``, ...); a ``float`` for an integer parameter raises;
@@ -163,8 +165,9 @@ class handler:
 
         Raises:
             sycl.exception: ``errc.invalid`` for a kernel name nobody registered;
-                ``errc.kernel_argument`` for a wrong argument count or an argument that does
-                not fit its parameter (the message names the parameter); ``errc.accessor``
+                ``errc.kernel_argument`` for a wrong argument count, an argument that does
+                not fit its parameter (the message names the parameter) or a local_accessor
+                over a plain range; ``errc.accessor``
                 for an accessor of another command group; ``errc.build`` when the kernel's
                 unit fails to build (the message holds the build log).
 
@@ -186,12 +189,13 @@ class handler:
                 rng.get_local_range().to_cl(),
                 offset.to_cl() if any(offset) else None,
                 args,
+                grouped=True,
             )
             return
-        if type(rng) is int and rng >= 0:
-            self._launch(kernel, (rng,), None, None, args)  # the common 1-D case, without a range
+        if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
+            self._launch(kernel, (rng,), None, None, args, grouped=False)
             return
-        self._launch(kernel, as_range(rng).to_cl(), None, None, args)
+        self._launch(kernel, as_range(rng).to_cl(), None, None, args, grouped=False)
 
     def _launch(
         self,
@@ -200,7 +204,12 @@ class handler:
         local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None,
         args: tuple[Any, ...],
+        grouped: bool,
     ) -> None:
+        """Record a kernel launch; ``grouped``: over an nd_range (work-groups, local memory).
+
+        Everything is checked here, so a rejected launch submits nothing.
+        """
         if args and self._args:
             raise exception(
                 errc.kernel_argument,
@@ -209,19 +218,23 @@ class handler:
         if not args:
             args = _ordered_args(self._args)
         accs = []
+        memory = args
         for index, arg in enumerate(args):
             kind = type(arg)
             if kind is accessor:
                 self._check_mine(arg)
                 accs.append((index, arg))
             elif kind is local_accessor:
-                args = (*args[:index], arg._mem, *args[index + 1:])
+                if not grouped:
+                    raise _no_work_groups(index)
+                memory = (*memory[:index], arg._mem, *memory[index + 1:])
             elif kind is usm_ptr:
                 svm = arg._in(self._queue._context._handle, "a kernel argument")
-                args = (*args[:index], svm, *args[index + 1:])
+                memory = (*memory[:index], svm, *memory[index + 1:])
         q = self._queue
         resolved = resolve_kernel(kernel, q._context, q._device, self._bundle, self._spec_constants)
-        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, args, tuple(accs)))
+        resolved._check_launch(args, local_size)
+        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, memory, tuple(accs)))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -335,6 +348,14 @@ class handler:
         """Hand the finished command group to the scheduler (``queue.submit``)."""
         action = self._action if self._action is not None else Barrier()
         return submit(self._queue, action, self._accessors, self._depends)
+
+
+def _no_work_groups(index: int) -> exception:
+    return exception(
+        errc.kernel_argument,
+        f"argument {index} is a local_accessor, but single_task and parallel_for over a range "
+        "have no work-groups to share local memory (§4.7.6.11); launch over a sycl.nd_range",
+    )
 
 
 def _nothing() -> None:

@@ -226,7 +226,7 @@ class accessor(_Window):
         return self._target
 
     def _check_alignment(self, dev: Any) -> None:
-        """``errc.invalid`` for a sub-buffer misaligned for ``dev`` (§4.7.2.1, T382)."""
+        """``errc.invalid`` for a sub-buffer misaligned for ``dev`` (§4.7.2.1)."""
         base = self._sub_base
         align = dev._native.mem_base_addr_align // 8
         if base and base % align:

@@ -232,7 +232,7 @@ class buffer(PropertyHolder):
         prop_list: Any = None,
     ) -> accessor:
         """``accessor(self, h, mode, ...)`` (§4.7.2.1)."""
-        from .accessor import accessor
+        from .accessor import accessor  # a buffer makes accessors of itself (§4.7.2.1, §4.7.6)
 
         return accessor(self, h, mode, access_range, access_offset, prop_list)
 
@@ -241,7 +241,7 @@ class buffer(PropertyHolder):
         access_offset: Any = None, prop_list: Any = None,
     ) -> host_accessor:
         """``host_accessor(self, mode, ...)``: blocks until the data is on the host (§4.7.2.1)."""
-        from .accessor import host_accessor
+        from .accessor import host_accessor  # as get_access
 
         return host_accessor(self, as_mode(mode), access_range, access_offset, prop_list)
 

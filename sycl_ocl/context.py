@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from . import _discovery
 from ._async_errors import AsyncErrors
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import backend_info, translate
@@ -141,8 +142,6 @@ class context(NativeWrapper, PropertyHolder):
 
 
 def _wrap_device(native: cl.Device) -> device:
-    from . import _discovery
-
     for dev in _discovery.all_devices():
         if dev._native == native:
             return dev

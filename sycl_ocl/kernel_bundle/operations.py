@@ -10,7 +10,7 @@ from ..device import device
 from ..exception import errc, exception
 from ..property._base import make_property_list
 from . import _progress
-from ._images import executable_image, linked_image, object_image
+from ._images import executable_image, linked_image, object_image, with_libraries
 from .bundle import kernel_bundle
 from .compat import image_compatible
 from .device_image import device_image
@@ -138,7 +138,8 @@ def _link_groups(ctx: context, objects: list[device_image], devices: list[device
         if mine:
             groups.setdefault(mine, []).append(dev)
     return [
-        linked_image(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs))
+        linked_image(ctx, with_libraries(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs)),
+                     tuple(devs))
         for objs, devs in groups.items()
     ]
 

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
+from .usm_actions import SvmCopy, SvmFill, SvmMigrate
+
 if TYPE_CHECKING:
     from ..accessor import accessor
     from ..kernel_bundle.kernel import kernel
@@ -120,4 +122,4 @@ class HostTask:
     fn: Callable[[], Any]
 
 
-DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier
+DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier | SvmCopy | SvmFill | SvmMigrate

@@ -43,8 +43,9 @@ $(STAMP): $(BIN)/python pyproject.toml $(shell find sycl_ocl kernels_cl -type f 
 
 install: opencl $(STAMP)
 
+# BENCH_ARGS: e.g. --device NVIDIA --json bench/results/h100.json (bench/README.md).
 bench: install
-	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 # CONFORMANCE_DEVICE: regex over "platform / device" (default: every device).
 conformance: install

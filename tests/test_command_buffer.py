@@ -24,6 +24,12 @@ SRC = """
 __kernel void halve_add(__global float* a, float s) { size_t i = get_global_id(0); a[i] = a[i] * 0.5f + s; }
 __kernel void add(__global float* a, __global const float* b) { size_t i = get_global_id(0); a[i] += b[i]; }
 __kernel void __attribute__((reqd_work_group_size(4, 1, 1))) fixed(__global float* a) { a[0] = 1; }
+__kernel void reverse_groups(__global float* a, __local float* tmp) {
+    size_t l = get_local_id(0), n = get_local_size(0), base = get_group_id(0) * n;
+    tmp[l] = a[base + l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    a[base + l] = tmp[n - 1 - l];
+}
 """
 N = 64
 OUT_OF_ORDER = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
@@ -124,6 +130,15 @@ def test_copy_fill_and_barrier(program: cl.Program, queue: cl.CommandQueue) -> N
     run = commands.enqueue()
     expected = np.concatenate([np.full(N // 2, 3, np.float32), np.arange(N // 2, dtype=np.float32)])
     np.testing.assert_array_equal(_read(queue, a, [run]), expected + np.arange(N, dtype=np.float32))
+
+
+def test_local_memory_argument(program: cl.Program, queue: cl.CommandQueue) -> None:
+    start = np.arange(N, dtype=np.float32)
+    buf, commands = _buffer(queue.context, start), cbuf.CommandBuffer(queue)
+    commands.record_kernel(cl.Kernel(program, "reverse_groups"), (buf, cl.LocalMemory(16 * 4)), (N,), (16,))
+    commands.finalize()
+    expected = start.reshape(-1, 16)[:, ::-1].ravel()
+    np.testing.assert_array_equal(_read(queue, buf, [commands.enqueue()]), expected)
 
 
 def test_enqueue_waits_on_a_user_event(program: cl.Program, queue: cl.CommandQueue) -> None:

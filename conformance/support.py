@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
+import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -112,3 +116,16 @@ def run_1d(q: sycl.queue, kernel: Any, data: np.ndarray, *args: Any, bundle: Any
 
         q.submit(cgf).wait_and_throw()
     return out
+
+
+def child(code: str, timeout: float = 300) -> Any:
+    """Run ``code`` in a fresh interpreter on the device under test; return the JSON it prints last.
+
+    For scenarios that depend on the application's whole kernel set (a fresh process starts with
+    none) or register kernels that must not reach the category's other tests.
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, f"the child process failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    return json.loads(done.stdout.strip().splitlines()[-1])

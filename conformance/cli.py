@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import re
 import subprocess
 import sys
@@ -19,6 +20,13 @@ from .report import NOT_APPLICABLE, Report, Row, category_status, write
 from .runner import ROOT, Limits, run_category
 
 HERE = Path(__file__).resolve().parent
+# Settings that change what a run tests, recorded in its report.
+_ENVIRONMENT = (
+    "POCL_DEVICES",
+    "OCL_ICD_VENDORS",
+    "SYCL_OCL_CONFORMANCE_MAX_ALLOC_MB",
+    "SYCL_OCL_DISABLE_CACHE",
+)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -26,22 +34,52 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m conformance",
         description="SYCL 2020 conformance of OpenCL drivers through sycl_ocl, category by category.",
     )
-    p.add_argument("--device", default="", metavar="REGEX",
-                   help="regular expression searched in 'platform / device' (default: every device)")
+    p.add_argument(
+        "--device",
+        default="",
+        metavar="REGEX",
+        help="regular expression searched in 'platform / device' (default: every device)",
+    )
     p.add_argument("--list-devices", action="store_true", help="list the devices, '>' marks the selected")
-    p.add_argument("--category", action="append", default=[], metavar="NAME",
-                   help="run only these categories (repeat, or separate with commas)")
-    p.add_argument("--exclude-file", type=Path, metavar="FILE",
-                   help="categories to skip, one per line ('#' starts a comment)")
+    p.add_argument(
+        "--category",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only these categories (repeat, or separate with commas)",
+    )
+    p.add_argument(
+        "--exclude-file",
+        type=Path,
+        metavar="FILE",
+        help="categories to skip, one per line ('#' starts a comment)",
+    )
     p.add_argument("--report-dir", type=Path, default=Path("reports"), metavar="DIR")
-    p.add_argument("--info-dump", type=Path, metavar="FILE",
-                   help="write the selected devices' identity (the CTS's --info-dump keys and more) as JSON")
-    p.add_argument("--timeout", type=float, default=900.0, metavar="SECONDS",
-                   help="time limit of one category (default 900)")
-    p.add_argument("--scenario-timeout", type=float, default=180.0, metavar="SECONDS",
-                   help="time limit of one test (default 180)")
-    p.add_argument("--coverage", action="store_true",
-                   help="print which tests check each scenario id of SCENARIOS.md, and which ids none does")
+    p.add_argument(
+        "--info-dump",
+        type=Path,
+        metavar="FILE",
+        help="write the selected devices' identity (the CTS's --info-dump keys and more) as JSON",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=900.0,
+        metavar="SECONDS",
+        help="time limit of one category (default 900)",
+    )
+    p.add_argument(
+        "--scenario-timeout",
+        type=float,
+        default=180.0,
+        metavar="SECONDS",
+        help="time limit of one test (default 180)",
+    )
+    p.add_argument(
+        "--coverage",
+        action="store_true",
+        help="print which tests check each scenario id of SCENARIOS.md, and which ids none does",
+    )
     p.add_argument("--commit-hash", default=None, help="sycl_ocl's commit (default: from git)")
     p.add_argument("--categories-dir", type=Path, default=HERE / "categories", help=argparse.SUPPRESS)
     return p
@@ -72,9 +110,12 @@ def main(argv: list[str] | None = None) -> int:
         stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", dev["label"]).strip("_")
         paths = write(report, args.report_dir, stem)
         s = report.summary()
-        print(f"  {s['passed']} passed, {s['failed']} failed, {s['crashed']} crashed, {s['timed out']} timed "
-              f"out, {s['xfailed']} xfailed, {s['skipped']} skipped; {s['scenario_ids']} scenario ids; "
-              f"reports: {', '.join(map(str, paths))}", flush=True)
+        print(
+            f"  {s['passed']} passed, {s['failed']} failed, {s['crashed']} crashed, {s['timed out']} timed "
+            f"out, {s['xfailed']} xfailed, {s['skipped']} skipped; {s['scenario_ids']} scenario ids; "
+            f"reports: {', '.join(map(str, paths))}",
+            flush=True,
+        )
         ok &= report.ok()
     return 0 if ok else 1
 
@@ -89,11 +130,20 @@ def run_device(dev: dict[str, Any], names: list[str], args: argparse.Namespace) 
     for name in names:
         progress.start(name)
         start = time.monotonic()
-        rows = run_category(name, args.categories_dir / f"test_{name}.py", dev["label"], limits, progress.event)
+        rows = run_category(
+            name, args.categories_dir / f"test_{name}.py", dev["label"], limits, progress.event
+        )
         rows += [
-            Row(category=name, test="(not applicable)", ids=[s.id], title=s.text, status="skipped",
-                reason=NOT_APPLICABLE + str(s.not_applicable))
-            for s in not_applicable if s.category == name
+            Row(
+                category=name,
+                test="(not applicable)",
+                ids=[s.id],
+                title=s.text,
+                status="skipped",
+                reason=NOT_APPLICABLE + str(s.not_applicable),
+            )
+            for s in not_applicable
+            if s.category == name
         ]
         seconds = time.monotonic() - start
         report.add_category(name, rows, seconds)
@@ -107,7 +157,10 @@ def _devices() -> list[dict[str, Any]]:
     try:
         out = subprocess.run(
             [sys.executable, "-m", "conformance.device_info"],
-            capture_output=True, text=True, timeout=300, cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
         )
     except subprocess.TimeoutExpired:
         raise SystemExit("listing the OpenCL devices took more than 300 s") from None
@@ -120,8 +173,11 @@ def _devices() -> list[dict[str, Any]]:
 def _list(devices: list[dict[str, Any]], chosen: list[dict[str, Any]]) -> None:
     print(f"{len(devices)} device(s):")
     for d in devices:
-        extra = f" ({d['devices_with_this_label']} with this label; the first is tested)" \
-            if d["devices_with_this_label"] > 1 else ""
+        extra = (
+            f" ({d['devices_with_this_label']} with this label; the first is tested)"
+            if d["devices_with_this_label"] > 1
+            else ""
+        )
         print(f"{'>' if d in chosen else ' '} {d['device_type']:12s} {d['label']}{extra}")
 
 
@@ -145,8 +201,9 @@ def _now() -> str:
 
 def _git(*args: str) -> str:
     try:
-        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True,
-                              check=True).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+        ).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         return ""
 
@@ -164,4 +221,5 @@ def _run_info(args: argparse.Namespace, names: list[str]) -> dict[str, Any]:
         "category_timeout_s": args.timeout,
         "scenario_timeout_s": args.scenario_timeout,
         "categories": names,
+        "environment": {k: os.environ[k] for k in _ENVIRONMENT if k in os.environ},
     }

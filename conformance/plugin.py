@@ -80,8 +80,11 @@ def _describe(item: pytest.Item) -> dict[str, Any]:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    label = sycl.device().get_platform().get_info(sycl.info.platform.name).strip() + " / " + \
-        sycl.device().get_info(sycl.info.device.name).strip()
+    label = (
+        sycl.device().get_platform().get_info(sycl.info.platform.name).strip()
+        + " / "
+        + sycl.device().get_info(sycl.info.device.name).strip()
+    )
     _emit(event="collected", device=label, tests=[_describe(i) for i in session.items])
 
 

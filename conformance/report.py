@@ -162,10 +162,15 @@ def html_page(report: Report) -> str:
         "<h2>Device</h2>",
         _table((k, v) for k, v in report.device.items() if k not in ("extensions", "aspects")),
         "<h2>Aspects and extensions</h2>",
-        _table([("aspects", " ".join(report.device.get("aspects", []))),
-                ("extensions", " ".join(report.device.get("extensions", [])))]),
+        _table(
+            [
+                ("aspects", " ".join(report.device.get("aspects", []))),
+                ("extensions", " ".join(report.device.get("extensions", []))),
+            ]
+        ),
         "<h2>Categories</h2><table><tr><th>category</th><th>status</th>"
-        + "".join(f"<th>{st}</th>" for st in reversed(STATUSES)) + "<th>seconds</th></tr>",
+        + "".join(f"<th>{st}</th>" for st in reversed(STATUSES))
+        + "<th>seconds</th></tr>",
     ]
     for name, c in report.categories.items():
         counts = "".join(f"<td>{c[st]}</td>" for st in reversed(STATUSES))
@@ -201,8 +206,10 @@ def _table(items: Any) -> str:
 
 def _rows_table(rows: list[Row]) -> str:
     esc = html.escape
-    out = ["<table><tr><th>category</th><th>ids</th><th>test</th><th>status</th><th>errc</th>"
-           "<th>seconds</th><th>what</th></tr>"]
+    out = [
+        "<table><tr><th>category</th><th>ids</th><th>test</th><th>status</th><th>errc</th>"
+        "<th>seconds</th><th>what</th></tr>"
+    ]
     for r in rows:
         what = esc(r.title)
         if r.reason:

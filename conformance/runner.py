@@ -75,8 +75,11 @@ def run_category(
             rows[child.running] = _row(
                 name,
                 tests[child.running],
-                {"status": status, "message": child.killed or _death(child.returncode),
-                 "details": child.output},
+                {
+                    "status": status,
+                    "message": child.killed or _death(child.returncode),
+                    "details": child.output,
+                },
             )
         if child.tests is None or (not tests and child.returncode not in (0, 5)):
             status = "crashed" if child.returncode < 0 else "failed"
@@ -87,7 +90,9 @@ def run_category(
         if child.running is None or child.killed == _OUT_OF_TIME:
             reason = child.killed or _death(child.returncode)
             for nodeid in pending:
-                rows[nodeid] = _row(name, tests[nodeid], {"status": "skipped", "reason": f"not run: {reason}"})
+                rows[nodeid] = _row(
+                    name, tests[nodeid], {"status": "skipped", "reason": f"not run: {reason}"}
+                )
             break
         # The child crashed or hung in a test, which now has its row: run the rest in a new one.
     return [rows[n] for n in tests]
@@ -118,20 +123,46 @@ def _row(category: str, test: Event, result: Event) -> Row:
 
 
 def _category_row(category: str, status: str, message: str, child: Child) -> Row:
-    return Row(category=category, test=f"{category} (process)", ids=[], title=message,
-               status=status, message=message, details=child.output)
+    return Row(
+        category=category,
+        test=f"{category} (process)",
+        ids=[],
+        title=message,
+        status=status,
+        message=message,
+        details=child.output,
+    )
 
 
 def _command(path: Path, deselect: list[str]) -> list[str]:
     return [
-        sys.executable, "-m", "pytest", "-q", "-p", "conformance.plugin", "-p", "no:cacheprovider",
-        "-c", os.devnull, "--rootdir", str(path.parent), "--confcutdir", str(path.parent),
-        "-o", "addopts=", str(path), *(f"--deselect={n}" for n in deselect),
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "conformance.plugin",
+        "-p",
+        "no:cacheprovider",
+        "-c",
+        os.devnull,
+        "--rootdir",
+        str(path.parent),
+        "--confcutdir",
+        str(path.parent),
+        "-o",
+        "addopts=",
+        str(path),
+        *(f"--deselect={n}" for n in deselect),
     ]
 
 
 def _run_child(
-    path: Path, label: str, deselect: list[str], budget: float, scenario_s: float,
+    path: Path,
+    label: str,
+    deselect: list[str],
+    budget: float,
+    scenario_s: float,
     on_event: Callable[[Event], None],
 ) -> Child:
     child = Child()
@@ -145,7 +176,11 @@ def _run_child(
         }
         with output.open("w") as sink:
             proc = subprocess.Popen(
-                _command(path, deselect), stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
+                _command(path, deselect),
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=ROOT,
                 start_new_session=True,
             )
             events = _Follower(stream)
@@ -211,4 +246,3 @@ class _Follower(Iterator[Event]):
         end = data.rfind(b"\n") + 1
         self.offset += end
         self.pending += [json.loads(line) for line in data[:end].splitlines() if line.strip()]
-

@@ -120,8 +120,11 @@ def test_AC_13_no_init_property(queue: sycl.queue) -> None:
 def test_AC_15_placeholder_require(queue: sycl.queue, form: str) -> None:
     """Placeholder accessors (whole, ranged, ranged with offset) work after require()."""
     data = np.zeros(8, np.int32)
-    rng, off = {"whole": (None, None), "range": (sycl.range(4), None),
-                "range_offset": (sycl.range(4), sycl.id(3))}[form]
+    rng, off = {
+        "whole": (None, None),
+        "range": (sycl.range(4), None),
+        "range_offset": (sycl.range(4), sycl.id(3)),
+    }[form]
     with sycl.buffer(data) as buf:
         acc = sycl.accessor(buf, mode=sycl.read_write, access_range=rng, access_offset=off)
         assert acc.is_placeholder()
@@ -134,19 +137,32 @@ def test_AC_15_placeholder_require(queue: sycl.queue, form: str) -> None:
 def test_AC_16_linearization(queue: sycl.queue) -> None:
     """Row-major indexing relative to the offset: host, device (ranged 2-D) and local accessors."""
     buf = sycl.buffer(np.arange(24, dtype=np.int32).reshape(4, 6))
-    with sycl.host_accessor(buf, sycl.read_only, access_range=sycl.range(2, 3), access_offset=sycl.id(1, 2)) as acc:
+    with sycl.host_accessor(
+        buf, sycl.read_only, access_range=sycl.range(2, 3), access_offset=sycl.id(1, 2)
+    ) as acc:
         assert acc[0, 0] == 8 and acc[1, 2] == 16 and np.asarray(acc).shape == (2, 3)
-    queue.submit(lambda h: h.parallel_for(
-        sycl.range(2, 3), PITCHED, sycl.accessor(buf, h, sycl.read_write, sycl.range(2, 3), sycl.id(1, 2)), 6))
+    queue.submit(
+        lambda h: h.parallel_for(
+            sycl.range(2, 3),
+            PITCHED,
+            sycl.accessor(buf, h, sycl.read_write, sycl.range(2, 3), sycl.id(1, 2)),
+            6,
+        )
+    )
     with sycl.host_accessor(buf, sycl.read_only) as acc:
         window = np.asarray(acc)[1:3, 2:5]
         assert window.tolist() == [[100, 101, 102], [110, 111, 112]]
         assert np.asarray(acc)[0].tolist() == list(range(6))
     out = np.zeros((3, 4), np.int32)
     with sycl.buffer(out) as obuf:
-        queue.submit(lambda h: h.parallel_for(
-            sycl.nd_range(sycl.range(3, 4), sycl.range(3, 4)), LOCAL_2D, sycl.accessor(obuf, h, sycl.write_only),
-            sycl.local_accessor(np.int32, sycl.range(3, 4), h))).wait()
+        queue.submit(
+            lambda h: h.parallel_for(
+                sycl.nd_range(sycl.range(3, 4), sycl.range(3, 4)),
+                LOCAL_2D,
+                sycl.accessor(obuf, h, sycl.write_only),
+                sycl.local_accessor(np.int32, sycl.range(3, 4), h),
+            )
+        ).wait()
     assert out.tolist() == [[(2 - r) * 100 + c for c in range(4)] for r in range(3)]
 
 
@@ -183,8 +199,11 @@ def test_AC_18_host_accessor_forms() -> None:
         assert list(np.asarray(acc)) == [0, 1, 2]
     with sycl.host_accessor(buf, sycl.read_only, access_range=sycl.range(2), access_offset=sycl.id(5)) as acc:
         assert list(np.asarray(acc)) == [5, 6] and acc.get_offset() == sycl.id(5)
-    for tag, mode in ((sycl.read_only, sycl.access_mode.read), (sycl.write_only, sycl.access_mode.write),
-                      (sycl.read_write, sycl.access_mode.read_write)):
+    for tag, mode in (
+        (sycl.read_only, sycl.access_mode.read),
+        (sycl.write_only, sycl.access_mode.write),
+        (sycl.read_write, sycl.access_mode.read_write),
+    ):
         with sycl.host_accessor(buf, tag) as acc:
             assert acc.mode is mode
     with sycl.host_accessor(buf) as acc:
@@ -195,11 +214,16 @@ def test_AC_19_local_accessor(queue: sycl.queue) -> None:
     """Work-items of a group write local memory, barrier, and read a neighbour's value."""
     out = np.zeros(16, np.int32)
     with sycl.buffer(out) as buf:
+
         def cgf(h: sycl.handler) -> None:
             local = sycl.local_accessor(np.int32, sycl.range(4), h)
             assert local.size() == 4 and local.byte_size() == 16 and local.get_range() == sycl.range(4)
-            h.parallel_for(sycl.nd_range(sycl.range(16), sycl.range(4)), NEIGHBOUR,
-                           sycl.accessor(buf, h, sycl.write_only), local)
+            h.parallel_for(
+                sycl.nd_range(sycl.range(16), sycl.range(4)),
+                NEIGHBOUR,
+                sycl.accessor(buf, h, sycl.write_only),
+                local,
+            )
 
         queue.submit(cgf).wait()
     assert list(out) == [g - (g % 4) + ((g % 4) + 1) % 4 for g in range(16)]
@@ -237,16 +261,24 @@ def test_AC_22_legacy_modes_and_targets(queue: sycl.queue) -> None:
     with sycl.buffer(data) as buf, sycl.buffer(out) as obuf:
         discard = sycl.accessor(buf, mode=sycl.access_mode.discard_write)
         assert discard.mode in (sycl.access_mode.write, sycl.access_mode.discard_write)
-        queue.submit(lambda h: h.parallel_for(
-            sycl.range(4), INC, sycl.accessor(buf, h, sycl.access_mode.atomic)))
-        queue.submit(lambda h: h.single_task(
-            CONST_SUM, sycl.accessor(buf, h, sycl.access_mode.read, target=sycl.target.constant_buffer),
-            sycl.accessor(obuf, h, sycl.access_mode.discard_read_write), 4)).wait()
+        queue.submit(
+            lambda h: h.parallel_for(sycl.range(4), INC, sycl.accessor(buf, h, sycl.access_mode.atomic))
+        )
+        queue.submit(
+            lambda h: h.single_task(
+                CONST_SUM,
+                sycl.accessor(buf, h, sycl.access_mode.read, target=sycl.target.constant_buffer),
+                sycl.accessor(obuf, h, sycl.access_mode.discard_read_write),
+                4,
+            )
+        ).wait()
     assert out[0] == 1 + 2 + 3 + 4
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 item 16 (h10): a local_accessor outside an nd_range "
-                   "launch is not yet refused")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 10 item 16 (h10): a local_accessor outside an nd_range launch is not yet refused",
+)
 def test_AC_11_local_accessor_needs_nd_range(queue: sycl.queue) -> None:
     """A local_accessor given to single_task or to a parallel_for over a plain range: errc.kernel_argument."""
     out = sycl.buffer(sycl.range(16), np.int32)

@@ -11,7 +11,9 @@ import sycl_ocl as sycl
 from conformance.support import GATE_TIMEOUT_S, Gate, needs, raises, status
 
 DONE = sycl.info.event_command_status.complete
-(INC,) = sycl.register_kernel_source("__kernel void cts_event_inc(__global int *d) { d[get_global_id(0)] += 1; }")
+(INC,) = sycl.register_kernel_source(
+    "__kernel void cts_event_inc(__global int *d) { d[get_global_id(0)] += 1; }"
+)
 
 
 def _fail(message: str):  # type: ignore[no-untyped-def]
@@ -145,7 +147,9 @@ def test_EV_12_profiling_order(device: sycl.device) -> None:
         ev = q.submit(lambda h: h.parallel_for(sycl.range(64), INC, sycl.accessor(buf, h)))
         ev.wait()
     p = sycl.info.event_profiling
-    submit, start, end = (ev.get_profiling_info(d) for d in (p.command_submit, p.command_start, p.command_end))
+    submit, start, end = (
+        ev.get_profiling_info(d) for d in (p.command_submit, p.command_start, p.command_end)
+    )
     assert all(isinstance(t, int) for t in (submit, start, end))
     assert submit <= start <= end
 

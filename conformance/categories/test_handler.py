@@ -21,7 +21,9 @@ ADD, INDEX, OFFSET_ID, FILL = sycl.register_kernel_source(
     __kernel void cts_handler_offset_id(__global int *out) {
         out[get_global_id(0) - get_global_offset(0)] = (int)get_global_id(0);
     }
-    __kernel void cts_handler_fill(__global int *out, int v, int n) { for (int i = 0; i < n; ++i) out[i] = v; }
+    __kernel void cts_handler_fill(__global int *out, int v, int n) {
+        for (int i = 0; i < n; ++i) out[i] = v;
+    }
     """
 )
 NON_UNIFORM_SOURCE = "__kernel void cts_non_uniform(__global int *out) { out[get_global_id(0)] = 1; }"
@@ -66,7 +68,9 @@ def test_HA_04_copy_fill_update_host(queue: sycl.queue, shape: tuple[int, ...]) 
     win = (*((max(shape[0] // 2, 1), *shape[1:-1]) if len(shape) > 1 else ()), shape[-1] - 1)
     off = (0,) * (len(shape) - 1) + (1,)
     part = np.zeros(win, np.int32)
-    queue.submit(lambda h: h.copy(sycl.accessor(a, h, sycl.read_only, sycl.range(*win), sycl.id(*off)), part)).wait()
+    queue.submit(
+        lambda h: h.copy(sycl.accessor(a, h, sycl.read_only, sycl.range(*win), sycl.id(*off)), part)
+    ).wait()
     assert (part == src[tuple(slice(o, o + w) for o, w in zip(off, win, strict=True))]).all()
     queue.submit(lambda h: h.fill(sycl.accessor(b, h, sycl.write_only, sycl.range(*win), sycl.id(*off)), 5))
     queue.submit(lambda h: h.copy(sycl.accessor(b, h, sycl.read_only), out)).wait()
@@ -94,8 +98,10 @@ def test_HA_06_invocation_forms(queue: sycl.queue) -> None:
     """single_task, parallel_for over 1-3 D ranges and nd_ranges, and with an offset."""
     assert (_run_index(queue, "single", (5,)) == 1).all()
     for shape in ((8,), (4, 6), (2, 3, 4)):
-        for rng in (sycl.range(*shape),
-                    sycl.nd_range(sycl.range(*shape), sycl.range(*(2 if s % 2 == 0 else 1 for s in shape)))):
+        for rng in (
+            sycl.range(*shape),
+            sycl.nd_range(sycl.range(*shape), sycl.range(*(2 if s % 2 == 0 else 1 for s in shape))),
+        ):
             out = _run_index(queue, rng, shape)
             assert (out.ravel() == np.arange(1, out.size + 1)).all(), rng
     assert (_run_index(queue, 6, (6,)).ravel() == np.arange(1, 7)).all()  # a plain int is a 1-D range
@@ -105,10 +111,14 @@ def test_HA_06_invocation_forms(queue: sycl.queue) -> None:
 
 def test_HA_07_kernel_object_forms(queue: sycl.queue) -> None:
     """The invocation forms with a kernel object from an executable bundle."""
-    bundle = sycl.get_kernel_bundle(sycl.bundle_state.executable, queue.get_context(), kernel_ids=[INDEX, FILL])
+    bundle = sycl.get_kernel_bundle(
+        sycl.bundle_state.executable, queue.get_context(), kernel_ids=[INDEX, FILL]
+    )
     index, fill = bundle.get_kernel(INDEX), bundle.get_kernel(FILL)
     assert (_run_index(queue, sycl.range(4, 6), (4, 6), index).ravel() == np.arange(1, 25)).all()
-    assert (_run_index(queue, sycl.nd_range(sycl.range(8), sycl.range(4)), (8,), index) == np.arange(1, 9)).all()
+    assert (
+        _run_index(queue, sycl.nd_range(sycl.range(8), sycl.range(4)), (8,), index) == np.arange(1, 9)
+    ).all()
     out = np.zeros(3, np.int32)
     with sycl.buffer(out) as buf:
         queue.submit(lambda h: (h.set_args(sycl.accessor(buf, h), 4, 3), h.single_task(fill)))
@@ -118,13 +128,21 @@ def test_HA_07_kernel_object_forms(queue: sycl.queue) -> None:
 def test_HA_10_nd_range_limits(queue: sycl.queue) -> None:
     """A local range that does not divide the global one, or beyond max_work_group_size: errc.nd_range."""
     with raises(sycl.errc.nd_range):
-        queue.submit(lambda h: h.parallel_for(sycl.nd_range(sycl.range(10), sycl.range(4)), INDEX,
-                                              sycl.accessor(sycl.buffer(sycl.range(10), np.int32), h)))
+        queue.submit(
+            lambda h: h.parallel_for(
+                sycl.nd_range(sycl.range(10), sycl.range(4)),
+                INDEX,
+                sycl.accessor(sycl.buffer(sycl.range(10), np.int32), h),
+            )
+        )
     too_big = queue.get_device().get_info(sycl.info.device.max_work_group_size) * 2
     buf = sycl.buffer(sycl.range(too_big), np.int32)
     with raises(sycl.errc.nd_range):
-        queue.submit(lambda h: h.parallel_for(sycl.nd_range(sycl.range(too_big), sycl.range(too_big)), INDEX,
-                                              sycl.accessor(buf, h)))
+        queue.submit(
+            lambda h: h.parallel_for(
+                sycl.nd_range(sycl.range(too_big), sycl.range(too_big)), INDEX, sycl.accessor(buf, h)
+            )
+        )
         queue.wait_and_throw()
 
 

@@ -18,7 +18,7 @@ import pyopencl as cl
 import pytest
 
 import sycl_ocl as sycl
-from conformance.support import child, known_defect, needs, needs_state, raises
+from conformance.support import child, known_defect, needs_state, raises
 
 S = sycl.bundle_state
 E, I, O = S.executable, S.input, S.object  # noqa: E741 (the spec's names)
@@ -30,7 +30,9 @@ ADD_ONE, SCALE = sycl.register_kernel_source(
     __kernel void cts_scale(__global int *data, int factor) { data[get_global_id(0)] *= factor; }
     """
 )
-(SPEC_KERNEL,) = sycl.register_kernel_source("__kernel void cts_spec(__global int *out) { out[0] = CTS_SPEC; }")
+(SPEC_KERNEL,) = sycl.register_kernel_source(
+    "__kernel void cts_spec(__global int *out) { out[0] = CTS_SPEC; }"
+)
 CTS_SPEC = sycl.specialization_id("CTS_SPEC", np.int32, 10)
 OTHER_SPEC = sycl.specialization_id("CTS_OTHER_SPEC", np.int32, 5)
 BODY = "(__global int *d) { d[get_global_id(0)] = 1; }"
@@ -68,7 +70,9 @@ USES = {A.fp64: USES_FP64, A.fp16: USES_FP16, A.atomic64: USES_ATOMIC64}
 # unit must build on its own): they enter bundles through interop.
 CALLER = """
 int cts_helper(int x);
-__kernel void cts_use_helper(__global int *data) { data[get_global_id(0)] = cts_helper(data[get_global_id(0)]); }
+__kernel void cts_use_helper(__global int *data) {
+    data[get_global_id(0)] = cts_helper(data[get_global_id(0)]);
+}
 """
 DEFINER = "int cts_helper(int x) { return 3 * x + 1; }"
 (OPTION_A,) = sycl.register_kernel_source(
@@ -183,8 +187,11 @@ def test_KB_12_13_kernel_ids() -> None:
     assert ADD_ONE != SCALE and isinstance(SCALE.get_name(), str)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 item 10 (h10): the shipped kernel library is still "
-                   "listed among the application's kernel ids")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 10 item 10 (h10): the shipped kernel library is still "
+    "listed among the application's kernel ids",
+)
 def test_KB_14_kernel_ids_are_the_applications() -> None:
     """get_kernel_ids() in fresh processes with no, one and several registered kernels."""
     found = child(
@@ -232,17 +239,25 @@ def test_KB_20_built_in_kernel_bundle(device: sycl.device) -> None:
     try:
         kb = sycl.get_kernel_bundle(E, ctx, [device], ids)
     except sycl.exception as error:
-        if error.code() is sycl.errc.build and "Portable" in device.get_platform().get_info(sycl.info.platform.name):
-            pytest.xfail("driver defect: PoCL advertises built-in kernels its package cannot build "
-                         "(common_builtin_kernels.cl is missing); see conformance/RESULTS.md")
+        if error.code() is sycl.errc.build and "Portable" in device.get_platform().get_info(
+            sycl.info.platform.name
+        ):
+            pytest.xfail(
+                "driver defect: PoCL advertises built-in kernels its package cannot build "
+                "(common_builtin_kernels.cl is missing); see conformance/RESULTS.md"
+            )
         raise
     assert kb.state is E and all(kb.has_kernel(k) and kb.has_kernel(k, device) for k in ids)
     assert all(isinstance(kb.get_kernel(k), sycl.kernel) for k in ids)
     assert sycl.has_kernel_bundle(E, ctx, [device], ids)
 
 
-def _forms(ctx: sycl.context, devs: list[sycl.device], ids: list[sycl.kernel_id],
-           seen: list[tuple[sycl.kernel_id, bool]]) -> dict[str, Callable[[sycl.bundle_state], Any]]:
+def _forms(
+    ctx: sycl.context,
+    devs: list[sycl.device],
+    ids: list[sycl.kernel_id],
+    seen: list[tuple[sycl.kernel_id, bool]],
+) -> dict[str, Callable[[sycl.bundle_state], Any]]:
     """The six non-template get_kernel_bundle forms (the selector records has_kernel per id)."""
 
     def selector(img: sycl.device_image) -> bool:
@@ -297,8 +312,12 @@ def test_KB_22_compatible_kernels_run(queue: sycl.queue) -> None:
         kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[kid])
         data = np.array([start], dtype)
         with sycl.buffer(data) as buf:
-            queue.submit(lambda h, kb=kb, kid=kid, buf=buf: (
-                h.use_kernel_bundle(kb), h.parallel_for(sycl.range(1), kid, sycl.accessor(buf, h))))
+            queue.submit(
+                lambda h, kb=kb, kid=kid, buf=buf: (
+                    h.use_kernel_bundle(kb),
+                    h.parallel_for(sycl.range(1), kid, sycl.accessor(buf, h)),
+                )
+            )
         assert data[0] == expected, asp
         ran += 1
     if not ran:
@@ -311,8 +330,10 @@ def test_KB_23_input_and_object_forms(device: sycl.device, state: sycl.bundle_st
     needs_state(device, state)
     ctx, devs = _all_devices_context(device)
     forms = list(_forms(ctx, devs, [ADD_ONE, SCALE], []).values())
-    forms += [lambda st: sycl.get_kernel_bundle(st, ctx, kernel_ids=[ADD_ONE]),
-              lambda st: sycl.get_kernel_bundle(st, ctx, devs, [ADD_ONE])]
+    forms += [
+        lambda st: sycl.get_kernel_bundle(st, ctx, kernel_ids=[ADD_ONE]),
+        lambda st: sycl.get_kernel_bundle(st, ctx, devs, [ADD_ONE]),
+    ]
     for get in forms:
         kb = get(state)
         assert kb.state is state and kb.has_kernel(ADD_ONE) and kb.get_context() == ctx
@@ -338,7 +359,8 @@ def test_KB_24_has_kernel_bundle_per_aspect() -> None:
                 answers = [sycl.has_kernel_bundle(st, ctx, kernel_ids=[k]),
                            sycl.has_kernel_bundle(st, ctx, [dev], [k])]
                 out.append([k.get_name(), st.name, compatible, answers])
-        whole = [sycl.has_kernel_bundle(st, ctx) for st in S] + [sycl.has_kernel_bundle(st, ctx, [dev]) for st in S]
+        whole = [sycl.has_kernel_bundle(st, ctx) for st in S]
+        whole += [sycl.has_kernel_bundle(st, ctx, [dev]) for st in S]
         print(json.dumps({"kernels": out, "whole": whole}))
         """
     )
@@ -390,8 +412,11 @@ def test_KB_33_required_work_group_size(device: sycl.device) -> None:
         assert sycl.is_compatible([kid], device) == (size <= item_limit and size <= group_limit), size
 
 
-@pytest.mark.xfail(strict=True, reason="sycl_ocl gap: the OpenCL C attribute intel_reqd_sub_group_size "
-                   "is not read, so required sub-group sizes never make a kernel incompatible; reported")
+@pytest.mark.xfail(
+    strict=True,
+    reason="sycl_ocl gap: the OpenCL C attribute intel_reqd_sub_group_size "
+    "is not read, so required sub-group sizes never make a kernel incompatible; reported",
+)
 @pytest.mark.scenarios("OKF-06")
 def test_KB_34_required_sub_group_size() -> None:
     """A required sub-group size is compatible exactly when it is in sub_group_sizes."""
@@ -420,7 +445,8 @@ def test_KB_35_several_ids(device: sycl.device) -> None:
     builtin = device.get_info(sycl.info.device.built_in_kernel_ids)
     assert sycl.is_compatible([*builtin, huge], device) == sycl.is_compatible([huge], device)
     assert not sycl.is_compatible([ADD_ONE, *DECLARES.values()], device) or all(
-        device.has(a) for a in DECLARES)
+        device.has(a) for a in DECLARES
+    )
 
 
 def test_KB_36_join_and_run(queue: sycl.queue) -> None:
@@ -434,8 +460,10 @@ def test_KB_36_join_and_run(queue: sycl.queue) -> None:
     assert _run(queue, SCALE, [1, 2], 3, bundle=joined) == [3, 6]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 item 13 (h10): join([]) raises errc.invalid instead of "
-                   "returning an empty bundle")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 10 item 13 (h10): join([]) raises errc.invalid instead of returning an empty bundle",
+)
 def test_KB_39_join_of_nothing_is_empty() -> None:
     """join([]) is an empty bundle."""
     assert sycl.join([]).empty()
@@ -460,9 +488,13 @@ def test_KB_46_compile_property_lists(device: sycl.device) -> None:
     needs_state(device, O)
     ctx = sycl.context(device)
     inp = sycl.get_kernel_bundle(I, ctx, kernel_ids=[ADD_ONE])
-    for obj in (sycl.compile(inp), sycl.compile(inp, prop_list=sycl.property_list()),
-                sycl.compile(inp, [device]), sycl.compile(inp, [device], sycl.property_list()),
-                sycl.compile(inp, [device], [])):
+    for obj in (
+        sycl.compile(inp),
+        sycl.compile(inp, prop_list=sycl.property_list()),
+        sycl.compile(inp, [device]),
+        sycl.compile(inp, [device], sycl.property_list()),
+        sycl.compile(inp, [device], []),
+    ):
         assert obj.state is O and obj.has_kernel(ADD_ONE)
 
 
@@ -477,7 +509,11 @@ def _object_pair(ctx: sycl.context, how: str) -> list[sycl.kernel_bundle]:
     def as_object(src: str) -> sycl.kernel_bundle:
         return sycl.make_kernel_bundle(cl.Program(native, src).compile("", devs), ctx, O)
 
-    makers = {"compiled": (as_input, as_input), "objects": (as_object, as_object), "mixed": (as_input, as_object)}
+    makers = {
+        "compiled": (as_input, as_input),
+        "objects": (as_object, as_object),
+        "mixed": (as_input, as_object),
+    }
     first, second = makers[how]
     out = [first(CALLER), second(DEFINER)]
     return [sycl.compile(b) if b.state is I else b for b in out]
@@ -489,9 +525,15 @@ def test_KB_47_link_forms(queue: sycl.queue, how: str) -> None:
     needs_state(queue.get_device(), O)
     ctx, dev = queue.get_context(), queue.get_device()
     objects = _object_pair(ctx, how)
-    for linked in (sycl.link(objects, [dev]), sycl.link(objects), sycl.link(sycl.join(objects), [dev]),
-                   sycl.link(sycl.join(objects)), sycl.link(objects, [dev, dev])):
-        assert linked.state is E and linked.get_context() == ctx and linked.get_devices() == [dev]
+    every = ctx.get_devices()
+    for linked, devices in (
+        (sycl.link(objects, [dev]), [dev]),
+        (sycl.link(objects), every),
+        (sycl.link(sycl.join(objects), [dev]), [dev]),
+        (sycl.link(sycl.join(objects)), every),
+        (sycl.link(objects, [dev, dev]), [dev]),
+    ):
+        assert linked.state is E and linked.get_context() == ctx and linked.get_devices() == devices
         use_helper = next(k for k in linked.get_kernel_ids() if k.get_name() == "cts_use_helper")
         assert _run(queue, linked.get_kernel(use_helper), [1, 2, 3]) == [4, 7, 10]
 
@@ -503,10 +545,16 @@ def test_KB_51_55_link_and_build_property_lists(device: sycl.device) -> None:
     inp = sycl.get_kernel_bundle(I, ctx, kernel_ids=[ADD_ONE])
     obj = sycl.compile(inp)
     empty = sycl.property_list()
-    for exe in (sycl.link(obj, prop_list=empty), sycl.link([obj], prop_list=empty),
-                sycl.link(obj, [device], empty), sycl.link([obj], [device], empty),
-                sycl.build(inp, prop_list=empty), sycl.build(inp, [device], empty),
-                sycl.build(inp, [device]), sycl.build(inp, prop_list=[])):
+    for exe in (
+        sycl.link(obj, prop_list=empty),
+        sycl.link([obj], prop_list=empty),
+        sycl.link(obj, [device], empty),
+        sycl.link([obj], [device], empty),
+        sycl.build(inp, prop_list=empty),
+        sycl.build(inp, [device], empty),
+        sycl.build(inp, [device]),
+        sycl.build(inp, prop_list=[]),
+    ):
         assert exe.state is E and exe.has_kernel(ADD_ONE)
 
 
@@ -516,8 +564,10 @@ def test_KB_52_build_equals_link_of_compile(device: sycl.device) -> None:
     ctx, devs = _all_devices_context(device)
     inputs = [sycl.get_kernel_bundle(I, ctx, kernel_ids=[k]) for k in (ADD_ONE, SCALE)]
     x = sycl.join(inputs)
-    for built, linked in ((sycl.build(x), sycl.link(sycl.compile(x))),
-                          (sycl.build(x, devs[:1]), sycl.link(sycl.compile(x, devs[:1]), devs[:1]))):
+    for built, linked in (
+        (sycl.build(x), sycl.link(sycl.compile(x))),
+        (sycl.build(x, devs[:1]), sycl.link(sycl.compile(x, devs[:1]), devs[:1])),
+    ):
         assert set(built.get_kernel_ids()) == set(linked.get_kernel_ids()) == {ADD_ONE, SCALE}
         assert built.get_context() == linked.get_context() == ctx
         assert built.get_devices() == linked.get_devices()
@@ -531,8 +581,12 @@ def test_KB_56_use_kernel_bundle_with_spec_constant(queue: sycl.queue) -> None:
     exe = sycl.build(inp)
     out = np.zeros(1, np.int32)
     with sycl.buffer(out) as buf:
-        queue.submit(lambda h: (h.use_kernel_bundle(exe),
-                                h.single_task(SPEC_KERNEL, sycl.accessor(buf, h, sycl.write_only)))).wait()
+        queue.submit(
+            lambda h: (
+                h.use_kernel_bundle(exe),
+                h.single_task(SPEC_KERNEL, sycl.accessor(buf, h, sycl.write_only)),
+            )
+        ).wait()
     assert out[0] == 20 and isinstance(exe.get_specialization_constant(CTS_SPEC), np.int32)
 
 
@@ -599,8 +653,20 @@ def test_KB_71_compile_and_link_errors_with_logs(request: pytest.FixtureRequest,
 
     PyOpenCL returns no program from a failed clLinkProgram, so no link log can be shown.
     """
-    known_defect(request, device, "Oclgrind", "Oclgrind 21.10 links a call to an undefined function "
-                 "without an error (conformance/results/oclgrind/repro_link_unresolved.py)")
+    known_defect(
+        request,
+        device,
+        "Oclgrind",
+        "Oclgrind 21.10 links a call to an undefined function "
+        "without an error (conformance/results/oclgrind-21.10/repro_link_unresolved.py)",
+    )
+    known_defect(
+        request,
+        device,
+        r"Intel\(R\) OpenCL",
+        "Intel's CPU runtime 2026.2 dies (SIGSEGV) at exit after a failed clLinkProgram "
+        "(conformance/results/intel-cpu-2026.2/repro_link_failure_crash.py)",
+    )
     found = child(
         """
         import json, sycl_ocl as sycl
@@ -609,7 +675,8 @@ def test_KB_71_compile_and_link_errors_with_logs(request: pytest.FixtureRequest,
         broken = sycl.register_kernel_source(
             "__kernel void kb71_broken(__global int *d) { d[0] = kb71_undeclared_name; }")
         try:
-            sycl.get_kernel_bundle(sycl.bundle_state.executable, ctx, kernel_ids=broken); out["compile"] = None
+            sycl.get_kernel_bundle(sycl.bundle_state.executable, ctx, kernel_ids=broken)
+            out["compile"] = None
         except sycl.exception as e:
             out["compile"] = [e.code().name, "kb71_undeclared_name" in e.what()]
         bad_option = sycl.register_kernel_source(
@@ -621,7 +688,8 @@ def test_KB_71_compile_and_link_errors_with_logs(request: pytest.FixtureRequest,
             out["option"] = e.code().name
         if dev.has(sycl.aspect.online_linker):
             caller = sycl.register_kernel_source(
-                "int kb71_missing(int x); __kernel void kb71_caller(__global int *d) { d[0] = kb71_missing(1); }")
+                "int kb71_missing(int x);"
+                "__kernel void kb71_caller(__global int *d) { d[0] = kb71_missing(1); }")
             obj = sycl.get_kernel_bundle(sycl.bundle_state.object, ctx, kernel_ids=caller)
             try:
                 sycl.link(obj); out["link"] = None

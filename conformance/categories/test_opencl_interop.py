@@ -61,8 +61,11 @@ def test_OI_02_native_objects_are_valid(queue: sycl.queue) -> None:
     native_ctx = cl.Context([sycl.get_native(queue.get_device())])
     q = sycl.make_queue(cl.CommandQueue(native_ctx), sycl.make_context(native_ctx))
     q.submit(lambda h: h.host_task(lambda: None)).wait_and_throw()
-    k = sycl.get_kernel_bundle(sycl.bundle_state.executable, ctx, kernel_ids=["cts_oi_image_write"]) \
-        if queue.get_device().has(sycl.aspect.image) else None
+    k = (
+        sycl.get_kernel_bundle(sycl.bundle_state.executable, ctx, kernel_ids=["cts_oi_image_write"])
+        if queue.get_device().has(sycl.aspect.image)
+        else None
+    )
     if k is not None:
         native = sycl.get_native(k.get_kernel("cts_oi_image_write"))
         assert isinstance(native, cl.Kernel) and native.function_name == "cts_oi_image_write"
@@ -89,8 +92,12 @@ def test_OI_03_raw_program_kernels(queue: sycl.queue) -> None:
         queue.submit(single_cgf).wait_and_throw()
         with sycl.host_accessor(buf, sycl.read_only) as acc:
             assert acc[0] == 1 + 2 + 3 + 4
-        queue.submit(lambda h: (h.set_args(sycl.accessor(buf, h), np.int32(10)),
-                                h.parallel_for(sycl.nd_range(sycl.range(8), sycl.range(4)), nd)))
+        queue.submit(
+            lambda h: (
+                h.set_args(sycl.accessor(buf, h), np.int32(10)),
+                h.parallel_for(sycl.nd_range(sycl.range(8), sycl.range(4)), nd),
+            )
+        )
     assert list(out) == [10, 11, 12, 13] * 2
 
 
@@ -99,12 +106,24 @@ def test_OI_10_images(queue: sycl.queue) -> None:
     needs(queue.get_device(), sycl.aspect.image)
     width, height = 8, 4
     fmt = cl.ImageFormat(cl.channel_order.RGBA, cl.channel_type.FLOAT)
-    image = cl.Image(sycl.get_native(queue.get_context()), cl.mem_flags.READ_WRITE, fmt, shape=(width, height))
+    image = cl.Image(
+        sycl.get_native(queue.get_context()), cl.mem_flags.READ_WRITE, fmt, shape=(width, height)
+    )
     out = np.zeros((height, width), np.float32)
     in_order = sycl.queue(queue.get_context(), queue.get_device(), prop_list=[sycl.property.queue.in_order()])
     with sycl.buffer(out) as buf:
         wrote = in_order.parallel_for(sycl.range(height, width), IMAGE_WRITE, image)
-        in_order.submit(lambda h: (h.depends_on(wrote), h.parallel_for(
-            sycl.range(height, width), IMAGE_READ, image, sycl.accessor(buf, h, sycl.write_only), width)))
+        in_order.submit(
+            lambda h: (
+                h.depends_on(wrote),
+                h.parallel_for(
+                    sycl.range(height, width),
+                    IMAGE_READ,
+                    image,
+                    sycl.accessor(buf, h, sycl.write_only),
+                    width,
+                ),
+            )
+        )
     y, x = np.mgrid[0:height, 0:width]
     assert (out == x + 10 * y + 100 * (x + y)).all()

@@ -19,16 +19,30 @@ A = sycl.aspect
 BODY = "(__global int *d) { d[get_global_id(0)] += 1; }"
 USES = {
     A.fp64: sycl.register_kernel_source(
-        "__kernel void cts_okf_uses_fp64(__global int *d) { double x = d[0]; d[0] = (int)(x * 2.0); }")[0],
+        "__kernel void cts_okf_uses_fp64(__global int *d) { double x = d[0]; d[0] = (int)(x * 2.0); }"
+    )[0],
     A.fp16: sycl.register_kernel_source(
         "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
-        "__kernel void cts_okf_uses_fp16(__global int *d) { half x = (half)d[0]; d[0] = (int)(x * (half)2); }")[0],
+        "__kernel void cts_okf_uses_fp16(__global int *d) { half x = (half)d[0]; d[0] = (int)(x * (half)2); }"
+    )[0],
     A.atomic64: sycl.register_kernel_source(
         "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable\n"
-        "__kernel void cts_okf_uses_atomic64(__global long *d) { atom_add(d, 2L); }")[0],
+        "__kernel void cts_okf_uses_atomic64(__global long *d) { atom_add(d, 2L); }"
+    )[0],
 }
-DECLARED = (A.gpu, A.accelerator, A.custom, A.fp16, A.fp64, A.atomic64, A.image, A.queue_profiling,
-            A.usm_device_allocations, A.usm_host_allocations, A.usm_shared_allocations)
+DECLARED = (
+    A.gpu,
+    A.accelerator,
+    A.custom,
+    A.fp16,
+    A.fp64,
+    A.atomic64,
+    A.image,
+    A.queue_profiling,
+    A.usm_device_allocations,
+    A.usm_host_allocations,
+    A.usm_shared_allocations,
+)
 DECLARES = {
     asp: sycl.register_kernel_source(f"__kernel void cts_okf_declares_{asp.name}{BODY}", device_has=[asp])[0]
     for asp in DECLARED
@@ -76,10 +90,14 @@ INT64, FP64 = sycl.register_kernel_source(
 )
 
 
-def _submit(q: sycl.queue, kernel: sycl.kernel_id, dtype: type = np.int32, nd: sycl.nd_range | None = None) -> None:
+def _submit(
+    q: sycl.queue, kernel: sycl.kernel_id, dtype: type = np.int32, nd: sycl.nd_range | None = None
+) -> None:
     data = np.zeros(nd.get_global_range().size() if nd else 4, dtype)
     with sycl.buffer(data) as buf:
-        q.submit(lambda h: h.parallel_for(nd or sycl.range(data.size), kernel, sycl.accessor(buf, h))).wait_and_throw()
+        q.submit(
+            lambda h: h.parallel_for(nd or sycl.range(data.size), kernel, sycl.accessor(buf, h))
+        ).wait_and_throw()
 
 
 def test_OKF_01_uses_a_missing_feature(queue: sycl.queue) -> None:
@@ -94,7 +112,8 @@ def test_OKF_01_uses_a_missing_feature(queue: sycl.queue) -> None:
             with raises(sycl.errc.kernel_not_supported):
                 _submit(queue, kid, dtype)
             with raises(sycl.errc.kernel_not_supported):
-                queue.submit(lambda h, kid=kid: h.single_task(kid, sycl.accessor(sycl.buffer(sycl.range(1), dtype), h)))
+                one = sycl.buffer(sycl.range(1), dtype)
+                queue.submit(lambda h, kid=kid, one=one: h.single_task(kid, sycl.accessor(one, h)))
     if not missing:
         pytest.skip("the device has fp64, fp16 and atomic64 (checked: those kernels run)")
 
@@ -113,8 +132,10 @@ def test_OKF_02_declares_without_using(queue: sycl.queue) -> None:
 def test_OKF_03_uses_one_declares_another(queue: sycl.queue) -> None:
     """A kernel using X and declaring Y runs only where the device has both."""
     dev = queue.get_device()
-    for kid, aspects, dtype in ((FP64_DECLARES_GPU, (A.fp64, A.gpu), np.int32),
-                                (ATOMIC64_DECLARES_FP16, (A.atomic64, A.fp16), np.int64)):
+    for kid, aspects, dtype in (
+        (FP64_DECLARES_GPU, (A.fp64, A.gpu), np.int32),
+        (ATOMIC64_DECLARES_FP16, (A.atomic64, A.fp16), np.int64),
+    ):
         if all(dev.has(a) for a in aspects):
             _submit(queue, kid, dtype)
         else:
@@ -123,7 +144,7 @@ def test_OKF_03_uses_one_declares_another(queue: sycl.queue) -> None:
 
 
 def test_OKF_04_required_work_group_size(queue: sycl.queue) -> None:
-    """A required size beyond the device's limits: kernel_not_supported; else it runs; another local size: nd_range."""
+    """A required size beyond the device: kernel_not_supported; else it runs; another local size: nd_range."""
     dev = queue.get_device()
     max_group = dev.get_info(sycl.info.device.max_work_group_size)
     for shape, kid in REQD.items():
@@ -131,8 +152,11 @@ def test_OKF_04_required_work_group_size(queue: sycl.queue) -> None:
         local = tuple(reversed(shape[:dims]))  # SYCL order
         limits = dev.get_info(sycl.info.device.max_work_item_sizes[dims])
         fits = math.prod(local) <= max_group and all(s <= m for s, m in zip(local, limits, strict=True))
-        nd = sycl.nd_range(sycl.range(*(2 * s for s in local)), sycl.range(*local)) if fits else \
-            sycl.nd_range(sycl.range(*([1] * dims)), sycl.range(*([1] * dims)))
+        nd = (
+            sycl.nd_range(sycl.range(*(2 * s for s in local)), sycl.range(*local))
+            if fits
+            else sycl.nd_range(sycl.range(*([1] * dims)), sycl.range(*([1] * dims)))
+        )
         if fits:
             _submit(queue, kid, nd=nd)
             wrong = sycl.nd_range(sycl.range(*(2 * s for s in local)), sycl.range(*([2] + [1] * (dims - 1))))
@@ -149,7 +173,8 @@ def test_OKF_07_no_speculative_compilation() -> None:
         """
         import json, numpy as np, sycl_ocl as sycl
         dev = sycl.device()
-        lacking = next(a for a in (sycl.aspect.gpu, sycl.aspect.accelerator, sycl.aspect.custom) if not dev.has(a))
+        kinds = (sycl.aspect.gpu, sycl.aspect.accelerator, sycl.aspect.custom)
+        lacking = next(a for a in kinds if not dev.has(a))
         (bad,) = sycl.register_kernel_source(
             "#error this unit must never be compiled on this device\\n"
             "__kernel void okf7_never(__global int *d) { d[0] = 1; }", device_has=[lacking])
@@ -174,8 +199,15 @@ def test_OKF_10_int64_arithmetic(queue: sycl.queue) -> None:
     b[:4] = [-7, 3, -(2**33), 5]
     out = np.zeros(6 * 64, np.int64)
     with sycl.buffer(a) as ab, sycl.buffer(b) as bb, sycl.buffer(out) as ob:
-        queue.submit(lambda h: h.parallel_for(sycl.range(64), INT64, sycl.accessor(ab, h, sycl.read_only),
-                                              sycl.accessor(bb, h, sycl.read_only), sycl.accessor(ob, h)))
+        queue.submit(
+            lambda h: h.parallel_for(
+                sycl.range(64),
+                INT64,
+                sycl.accessor(ab, h, sycl.read_only),
+                sycl.accessor(bb, h, sycl.read_only),
+                sycl.accessor(ob, h),
+            )
+        )
 
     def wrap(v: int) -> int:
         return (v + 2**63) % 2**64 - 2**63
@@ -183,7 +215,7 @@ def test_OKF_10_int64_arithmetic(queue: sycl.queue) -> None:
     for i, (x, y) in enumerate(zip(a.tolist(), b.tolist(), strict=True)):
         q = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # C division truncates
         expected = [wrap(x * y), q, x - q * y, x >> 7, wrap(x << 9), ((x % 2**64) >> 61) + (x < y)]
-        assert out[6 * i: 6 * i + 6].tolist() == expected, (x, y)
+        assert out[6 * i : 6 * i + 6].tolist() == expected, (x, y)
 
 
 def test_OKF_11_fp64_arithmetic(queue: sycl.queue) -> None:
@@ -194,10 +226,17 @@ def test_OKF_11_fp64_arithmetic(queue: sycl.queue) -> None:
     a[0], b[0], c[0] = 1.0 + 2**-52, 1.0 - 2**-53, -1.0  # fma keeps what a*b+c would round away
     out = np.zeros(5 * 64)
     with sycl.buffer(a) as ab, sycl.buffer(b) as bb, sycl.buffer(c) as cb, sycl.buffer(out) as ob:
-        queue.submit(lambda h: h.parallel_for(
-            sycl.range(64), FP64, sycl.accessor(ab, h, sycl.read_only), sycl.accessor(bb, h, sycl.read_only),
-            sycl.accessor(cb, h, sycl.read_only), sycl.accessor(ob, h)))
+        queue.submit(
+            lambda h: h.parallel_for(
+                sycl.range(64),
+                FP64,
+                sycl.accessor(ab, h, sycl.read_only),
+                sycl.accessor(bb, h, sycl.read_only),
+                sycl.accessor(cb, h, sycl.read_only),
+                sycl.accessor(ob, h),
+            )
+        )
     for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist(), strict=True)):
         exact_fma = float(Fraction(x) * Fraction(y) + Fraction(z))
         expected = [x + y, x * y, x / y, math.sqrt(abs(x)), exact_fma]
-        assert out[5 * i: 5 * i + 5].tolist() == expected, (i, x, y, z)
+        assert out[5 * i : 5 * i + 5].tolist() == expected, (i, x, y, z)

@@ -26,7 +26,8 @@ def test_PL_02_has_extension_info_get_platforms(device: sycl.device) -> None:
     assert all(isinstance(plat.has(a), bool) for a in sycl.aspect)
     assert not plat.has_extension("cl_nonexistent_extension")
     everywhere = [
-        e for e in plat.get_info(sycl.info.platform.extensions)
+        e
+        for e in plat.get_info(sycl.info.platform.extensions)
         if all(d.has_extension(e) for d in plat.get_devices())
     ]
     assert all(plat.has_extension(e) for e in everywhere)

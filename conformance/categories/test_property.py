@@ -18,7 +18,9 @@ def test_PR_01_is_property_of(device: sycl.device) -> None:
         assert not sycl.is_property_of(cls, sycl.buffer)
     for cls in (p.buffer.use_host_ptr, p.buffer.use_mutex, p.buffer.context_bound):
         assert sycl.is_property_of(cls, sycl.buffer) and not sycl.is_property_of(cls, sycl.queue)
-    assert sycl.is_property_of(p.no_init, sycl.accessor) and sycl.is_property_of(p.no_init, sycl.host_accessor)
+    assert sycl.is_property_of(p.no_init, sycl.accessor) and sycl.is_property_of(
+        p.no_init, sycl.host_accessor
+    )
     assert not sycl.is_property(int) and not sycl.is_property(p.queue.in_order())
     with raises(sycl.errc.invalid):
         sycl.queue(device, prop_list=[p.buffer.use_host_ptr()])

@@ -75,12 +75,27 @@ def _three_groups(queues: list[sycl.queue]) -> np.ndarray:
             h.host_task(gate.task(lambda: np.copyto(np.asarray(acc), np.arange(16, dtype=np.int32))))
 
         queues[0].submit(init)
-        queues[0].submit(lambda h: h.parallel_for(
-            sycl.range(16), DOUBLE, sycl.accessor(a, h, sycl.read_only), sycl.accessor(b, h, sycl.write_only)))
-        queues[1 % len(queues)].submit(lambda h: h.parallel_for(
-            sycl.range(16), ADD_FROM, sycl.accessor(a, h), sycl.accessor(b, h, sycl.read_only)))
-        queues[2 % len(queues)].submit(lambda h: h.parallel_for(
-            sycl.range(16), DOUBLE, sycl.accessor(a, h, sycl.read_only), sycl.accessor(b, h, sycl.write_only)))
+        queues[0].submit(
+            lambda h: h.parallel_for(
+                sycl.range(16),
+                DOUBLE,
+                sycl.accessor(a, h, sycl.read_only),
+                sycl.accessor(b, h, sycl.write_only),
+            )
+        )
+        queues[1 % len(queues)].submit(
+            lambda h: h.parallel_for(
+                sycl.range(16), ADD_FROM, sycl.accessor(a, h), sycl.accessor(b, h, sycl.read_only)
+            )
+        )
+        queues[2 % len(queues)].submit(
+            lambda h: h.parallel_for(
+                sycl.range(16),
+                DOUBLE,
+                sycl.accessor(a, h, sycl.read_only),
+                sycl.accessor(b, h, sycl.write_only),
+            )
+        )
         gate.open()
     return b_host
 
@@ -100,14 +115,21 @@ def test_SCH_02_three_queues_devices_contexts(device: sycl.device) -> None:
 
 
 @pytest.mark.scenarios("AC-14")
-@pytest.mark.xfail(strict=True, reason="issue 10 item 17 (h11): ranged accessors on disjoint windows "
-                   "of one buffer are not yet ordered (§3.8.1)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 10 item 17 (h11): ranged accessors on disjoint windows "
+    "of one buffer are not yet ordered (§3.8.1)",
+)
 def test_SCH_05_ranged_accessors_depend_on_the_whole_buffer(queue: sycl.queue) -> None:
     """A command on a disjoint window of a buffer waits for an earlier command on another window."""
     buf = sycl.buffer(np.zeros(8, np.int32))
     gate = Gate()
-    gate.submit(queue, lambda h: sycl.accessor(buf, h, sycl.write_only, sycl.range(4), sycl.id(0),
-                                               target=sycl.target.host_task))
+    gate.submit(
+        queue,
+        lambda h: sycl.accessor(
+            buf, h, sycl.write_only, sycl.range(4), sycl.id(0), target=sycl.target.host_task
+        ),
+    )
     second_ran = threading.Event()
 
     def cgf(h: sycl.handler) -> None:
@@ -133,9 +155,15 @@ def test_SCH_10_barrier_and_local_memory(queue: sycl.queue) -> None:
         src = np.arange(n, dtype=np.int32)
         out = np.zeros(n, np.int32)
         with sycl.buffer(src) as a, sycl.buffer(out) as b:
-            queue.submit(lambda h, local=local, n=n: h.parallel_for(
-                sycl.nd_range(sycl.range(n), sycl.range(local)), REVERSE, sycl.accessor(a, h, sycl.read_only),
-                sycl.accessor(b, h, sycl.write_only), sycl.local_accessor(np.int32, sycl.range(local), h)))
+            queue.submit(
+                lambda h, local=local, n=n: h.parallel_for(
+                    sycl.nd_range(sycl.range(n), sycl.range(local)),
+                    REVERSE,
+                    sycl.accessor(a, h, sycl.read_only),
+                    sycl.accessor(b, h, sycl.write_only),
+                    sycl.local_accessor(np.int32, sycl.range(local), h),
+                )
+            )
         expected = src.reshape(3, local)[:, ::-1].ravel()
         assert (out == expected).all(), local
 
@@ -147,9 +175,15 @@ def test_SCH_11_atomics_32(queue: sycl.queue) -> None:
     g = np.array([0, 0, 1 << 30, -1, 0], np.int32)
     per_group = np.zeros(16, np.int32)
     with sycl.buffer(g) as gb, sycl.buffer(per_group) as pb:
-        queue.submit(lambda h: h.parallel_for(
-            sycl.nd_range(sycl.range(n), sycl.range(local)), ATOMICS32, sycl.accessor(gb, h),
-            sycl.accessor(pb, h, sycl.write_only), sycl.local_accessor(np.int32, sycl.range(1), h)))
+        queue.submit(
+            lambda h: h.parallel_for(
+                sycl.nd_range(sycl.range(n), sycl.range(local)),
+                ATOMICS32,
+                sycl.accessor(gb, h),
+                sycl.accessor(pb, h, sycl.write_only),
+                sycl.local_accessor(np.int32, sycl.range(1), h),
+            )
+        )
     assert list(g) == [n, n, 0, n - 1, n * (n - 1) // 2]
     assert list(per_group) == [2 * local] * 16
 
@@ -162,8 +196,14 @@ def test_SCH_12_atomics_64(queue: sycl.queue) -> None:
     g = np.zeros(2, np.int64)
     per_group = np.zeros(8, np.int64)
     with sycl.buffer(g) as gb, sycl.buffer(per_group) as pb:
-        queue.submit(lambda h: h.parallel_for(
-            sycl.nd_range(sycl.range(n), sycl.range(local)), ATOMICS64, sycl.accessor(gb, h),
-            sycl.accessor(pb, h, sycl.write_only), sycl.local_accessor(np.int64, sycl.range(1), h)))
+        queue.submit(
+            lambda h: h.parallel_for(
+                sycl.nd_range(sycl.range(n), sycl.range(local)),
+                ATOMICS64,
+                sycl.accessor(gb, h),
+                sycl.accessor(pb, h, sycl.write_only),
+                sycl.local_accessor(np.int64, sycl.range(1), h),
+            )
+        )
     assert int(g[0]) == n * (1 << 33) + n * (n - 1) // 2 and int(g[1]) == n
     assert [int(v) for v in per_group] == [local << 40] * 8

@@ -57,7 +57,10 @@ def _read(q: sycl.queue, configure: Callable[[sycl.handler], Any] | None = None)
 
 def test_SC_01_identity() -> None:
     """Specialization ids are distinct objects even with one name; they keep name, type, default."""
-    a, b = sycl.specialization_id("CTS_SC_TWIN", np.int32, 1), sycl.specialization_id("CTS_SC_TWIN", np.int32, 1)
+    a, b = (
+        sycl.specialization_id("CTS_SC_TWIN", np.int32, 1),
+        sycl.specialization_id("CTS_SC_TWIN", np.int32, 1),
+    )
     assert a is not b and a != b
     assert (a.name, a.dtype, a.default) == ("CTS_SC_TWIN", np.dtype(np.int32), 1)
     with raises(sycl.errc.invalid):
@@ -100,8 +103,14 @@ def _bundle_value(q: sycl.queue, exe: sycl.kernel_bundle) -> int:
     out = np.zeros(5, np.int64)
     floats = np.zeros(1, np.float32)
     with sycl.buffer(out) as ob, sycl.buffer(floats) as fb:
-        q.submit(lambda h: (h.use_kernel_bundle(exe), h.single_task(
-            READ, sycl.accessor(ob, h, sycl.write_only), sycl.accessor(fb, h, sycl.write_only)))).wait_and_throw()
+        q.submit(
+            lambda h: (
+                h.use_kernel_bundle(exe),
+                h.single_task(
+                    READ, sycl.accessor(ob, h, sycl.write_only), sycl.accessor(fb, h, sycl.write_only)
+                ),
+            )
+        ).wait_and_throw()
     assert out[0] == out[1] and out[4] == out[0] + 1000
     return int(out[0])
 
@@ -146,8 +155,14 @@ def test_SC_12_several_constants_through_a_bundle(queue: sycl.queue) -> None:
     ints = np.zeros(5, np.int64)
     floats = np.zeros(1, np.float32)
     with sycl.buffer(ints) as ib, sycl.buffer(floats) as fb:
-        queue.submit(lambda h: (h.use_kernel_bundle(exe), h.single_task(
-            READ, sycl.accessor(ib, h, sycl.write_only), sycl.accessor(fb, h, sycl.write_only))))
+        queue.submit(
+            lambda h: (
+                h.use_kernel_bundle(exe),
+                h.single_task(
+                    READ, sycl.accessor(ib, h, sycl.write_only), sycl.accessor(fb, h, sycl.write_only)
+                ),
+            )
+        )
     assert ints.tolist() == [10, 10, 7, 0, 1010] and floats[0] == 2.5
 
 
@@ -156,9 +171,12 @@ def test_SC_13_values_are_not_shared_between_submissions(queue: sycl.queue) -> N
     out = np.zeros(3, np.int64)
     with sycl.buffer(out) as buf:
         for slot, value in enumerate((4, 5, 6)):
-            queue.submit(lambda h, slot=slot, value=value: (
-                h.set_specialization_constant(SC_OTHER, value),
-                h.single_task(READ_OTHER, sycl.accessor(buf, h), slot)))
+            queue.submit(
+                lambda h, slot=slot, value=value: (
+                    h.set_specialization_constant(SC_OTHER, value),
+                    h.single_task(READ_OTHER, sycl.accessor(buf, h), slot),
+                )
+            )
     assert out.tolist() == [4, 5, 6]
 
 
@@ -181,13 +199,20 @@ def test_SC_04_fp64_constant(queue: sycl.queue) -> None:
     needs(queue.get_device(), sycl.aspect.fp64)
     out = np.zeros(1, np.float64)
     with sycl.buffer(out) as buf:
-        queue.submit(lambda h: (h.set_specialization_constant(SC_DOUBLE, 1 / 3),
-                                h.single_task(READ_DOUBLE, sycl.accessor(buf, h, sycl.write_only))))
+        queue.submit(
+            lambda h: (
+                h.set_specialization_constant(SC_DOUBLE, 1 / 3),
+                h.single_task(READ_DOUBLE, sycl.accessor(buf, h, sycl.write_only)),
+            )
+        )
     assert out[0] == 2 / 3
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 item 9 (h10): library units (a source with helper "
-                   "functions and no kernel) cannot be registered yet")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 10 item 9 (h10): library units (a source with helper "
+    "functions and no kernel) cannot be registered yet",
+)
 def test_SC_15_constant_read_in_a_library_unit() -> None:
     """A constant read in a library unit linked into the kernel's program has the command group's value."""
     found = child(
@@ -208,8 +233,11 @@ def test_SC_15_constant_read_in_a_library_unit() -> None:
     assert found == 42
 
 
-@pytest.mark.xfail(strict=True, reason="issue 10 item 14 (h10): mixing handler constants and "
-                   "use_kernel_bundle is refused only at the launch, not at the call")
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 10 item 14 (h10): mixing handler constants and "
+    "use_kernel_bundle is refused only at the launch, not at the call",
+)
 @pytest.mark.scenarios("KB-57")
 def test_SC_10_handler_constants_with_a_bundle_are_invalid(queue: sycl.queue) -> None:
     """set/get_specialization_constant after use_kernel_bundle, and the reverse, raise errc.invalid."""

@@ -4,14 +4,14 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint suite opencl install bench conformance clean
+.PHONY: demo test lint suite unit opencl install bench conformance clean
 
 demo: install
 	$(BIN)/python -m sycl_ocl ls
 	$(BIN)/python examples/quickstart.py
 
 # Everything CI runs (.ci/run is `make test`): each step is a target of its own.
-test: install lint suite conformance-ci
+test: install lint unit suite docs conformance-ci
 
 lint: install
 	$(BIN)/ruff check sycl_ocl tests examples bench conformance
@@ -19,6 +19,15 @@ lint: install
 
 suite: install
 	cd tests && ../$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) .
+
+# The documentation (Sphinx) into build/docs; warnings are errors.
+.PHONY: docs
+docs: install
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs build/docs
+
+# The device-free tests (the scheduler's pure logic, imports) with no OpenCL platform installed.
+unit: install
+	cd tests && OCL_ICD_VENDORS=$$(mktemp -d) ../$(BIN)/python -m pytest -p no:cacheprovider --confcutdir=unit unit
 
 opencl:
 	bash tools/install_opencl.sh

@@ -23,7 +23,12 @@ from sycl_ocl.info._descriptor import descriptor, descriptors_of
 DEFAULT_VENDORS_DIR = "/etc/OpenCL/vendors"
 INSTALL_HINT = (
     "Install an OpenCL driver, for example PoCL (CPU): `apt-get install pocl-opencl-icd`, "
-    "or run `make demo` in the sycl_ocl repository, which installs PoCL and lists the devices."
+    "or run `make demo` in the sycl_ocl repository, which installs PoCL and lists the devices. "
+    "GPU drivers: intel-opencl-icd, mesa-opencl-icd, or the vendor's (NVIDIA's ships with its driver)."
+)
+ICD_HOW = (
+    "The OpenCL ICD loader finds drivers through *.icd files, each holding the path of one "
+    "driver library: in {default}, or in the folder (or the one file) that OCL_ICD_VENDORS names."
 )
 
 
@@ -35,6 +40,20 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     stream = out if out is not None else sys.stdout
     try:
+        status = list_devices(stream, args.verbose)
+        stream.flush()
+    except BrokenPipeError:
+        # The reader stopped early (`sycl-ocl-ls --verbose | head`). Python would report the
+        # failed flush of stdout again at exit, so what is left goes to /dev/null.
+        if stream is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    return status
+
+
+def list_devices(stream: TextIO, verbose: bool) -> int:
+    """Write the device lines (and with ``verbose`` the details); returns the exit status."""
+    try:
         platforms = sycl.platform.get_platforms()
     except sycl.exception as error:  # the ICD loader itself failed
         stream.write(f"Listing the OpenCL platforms failed: {error}\n" + explain_no_platform())
@@ -44,7 +63,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return 1
     for index, dev in enumerate(sycl.device.get_devices()):
         stream.write(device_line(dev, index) + "\n")
-    if args.verbose:
+    if verbose:
         for plat in platforms:
             stream.write(platform_details(plat))
     return 0
@@ -108,6 +127,9 @@ def explain_no_platform() -> str:
         lines.append(f"No ICD file (*.icd) in {where} ({origin}): no OpenCL driver is registered.")
     for icd in icds:
         lines.append(_check_icd(icd))
+    lines.append(ICD_HOW.format(default=DEFAULT_VENDORS_DIR))
+    if source:
+        lines.append(f"OCL_ICD_VENDORS is set to {source}: unset it to use {DEFAULT_VENDORS_DIR}.")
     lines.append(INSTALL_HINT)
     return "\n".join(lines) + "\n"
 

@@ -19,35 +19,35 @@ from .exception import exception, exception_list
 
 log = logging.getLogger("sycl_ocl")  # the one logger of the package
 
-_sinks: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
+_stores: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
 
 
 class AsyncErrors:
     """The undelivered asynchronous errors of one queue or context."""
 
-    __slots__ = ("__weakref__", "_errors", "_lock", "fallback", "handler")
+    __slots__ = ("__weakref__", "_lock", "_pending", "fallback", "handler")
 
     def __init__(
         self, handler: Callable[[exception_list], Any] | None, fallback: AsyncErrors | None = None
     ) -> None:
         self.handler = handler
         self.fallback = fallback
-        self._errors: list[BaseException] = []
+        self._pending: list[BaseException] = []
         self._lock = threading.Lock()
-        _sinks.add(self)
+        _stores.add(self)
 
     def report(self, error: BaseException) -> None:
         """Store an error for the next delivery."""
         with self._lock:
-            self._errors.append(error)
+            self._pending.append(error)
 
     def pending(self) -> bool:
         """Whether undelivered errors are waiting."""
-        return bool(self._errors)
+        return bool(self._pending)
 
     def _take(self) -> list[BaseException]:
         with self._lock:
-            errors, self._errors = self._errors, []
+            errors, self._pending = self._pending, []
         return errors
 
     def deliver(self) -> None:
@@ -76,6 +76,6 @@ def _runtime() -> Any:
 
 @atexit.register
 def _log_undelivered() -> None:
-    for sink in list(_sinks):
-        for error in sink._take():
+    for store in list(_stores):
+        for error in store._take():
             log.error("sycl_ocl: asynchronous error never delivered: %s", error)

@@ -28,7 +28,7 @@ _platforms: list[platform] | None = None
 
 
 def _enumerate() -> list[platform]:
-    from .platform import platform
+    from .platform import platform  # discovery makes the platforms that list devices through it
 
     try:
         natives = cl.get_platforms()

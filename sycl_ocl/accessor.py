@@ -34,7 +34,7 @@ from .scheduler import holds
 
 if TYPE_CHECKING:
     from .handler import handler
-    from .scheduler.memory import Root
+    from .scheduler.memory_object import MemoryObject
     from .scheduler.op import Op
 
 
@@ -88,7 +88,7 @@ class _Window(PropertyHolder):
             reads, writes = mode.reads, mode.writes
         shape = buf._shape
         self._props = props
-        self._root: Root = buf._root
+        self._root: MemoryObject = buf._root
         self._base = buf._base
         self._shape = shape
         self._dtype = buf._dtype
@@ -226,7 +226,7 @@ class accessor(_Window):
         return self._target
 
     def _check_alignment(self, dev: Any) -> None:
-        """``errc.invalid`` for a sub-buffer misaligned for ``dev`` (§4.7.2.1, T382)."""
+        """``errc.invalid`` for a sub-buffer misaligned for ``dev`` (§4.7.2.1)."""
         base = self._sub_base
         align = dev._native.mem_base_addr_align // 8
         if base and base % align:

@@ -1,6 +1,6 @@
 """``sycl::buffer`` (SYCL 2020 §4.7.2) and its OpenCL interop.
 
-A ``buffer`` is a user handle over a memory object (``scheduler.memory.Root``). Every handle
+A ``buffer`` is a user handle over a memory object (``scheduler.memory_object.MemoryObject``). Every handle
 (the buffer, its ``reinterpret`` views and sub-buffers) counts; when the last one goes (the
 ``with`` block ends, or the last reference is dropped), the destruction rules of §4.7.2.3
 run: wait for the work on it, then write back when there is host memory to write to.
@@ -22,7 +22,7 @@ from .property import buffer as buffer_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .range import as_id, as_range, range
 from .scheduler import lifetime
-from .scheduler.memory import Alloc, Root, TransferCounters, facts
+from .scheduler.memory_object import Allocation, MemoryObject, TransferCounters, context_record
 from .scheduler.state import LOCK
 
 if TYPE_CHECKING:
@@ -34,13 +34,14 @@ if TYPE_CHECKING:
 class buffer(PropertyHolder):
     """A memory object shared by the host and the devices (§4.7.2).
 
-    Forms:
-        ``buffer(host_array, prop_list=None)``: dimensions and dtype from the array; a writeable
-            array is written back at destruction, a read-only one is not.
-        ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
-        ``buffer(range, dtype)``: no host memory.
-        ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
-        ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
+    The forms of the constructor:
+
+    - ``buffer(host_array, prop_list=None)``: dimensions and dtype from the array; a
+      writeable array is written back at destruction, a read-only one is not.
+    - ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
+    - ``buffer(range, dtype)``: no host memory.
+    - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
+    - ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
     """
 
     __slots__ = (
@@ -105,10 +106,10 @@ class buffer(PropertyHolder):
         if not writable and not isinstance(data, np.ndarray) and not _is_buffer_like(data):
             self._root.blocking = False  # an iterator copy: never written back, no blocking
 
-    def _new_root(self, host: np.ndarray | None, user: Any) -> Root:
+    def _new_root(self, host: np.ndarray | None, user: Any) -> MemoryObject:
         nbytes = self._nbytes
         use_host_ptr = self._props.has_property(buffer_props.use_host_ptr)
-        root = Root(nbytes, host.reshape(-1) if host is not None else None, user, use_host_ptr)
+        root = MemoryObject(nbytes, host.reshape(-1) if host is not None else None, user, use_host_ptr)
         root.dtype = self._dtype
         if self._props.has_property(buffer_props.context_bound):
             root.bound = self._props.get_property(buffer_props.context_bound).get_context()
@@ -231,7 +232,7 @@ class buffer(PropertyHolder):
         prop_list: Any = None,
     ) -> accessor:
         """``accessor(self, h, mode, ...)`` (§4.7.2.1)."""
-        from .accessor import accessor
+        from .accessor import accessor  # a buffer makes accessors of itself (§4.7.2.1, §4.7.6)
 
         return accessor(self, h, mode, access_range, access_offset, prop_list)
 
@@ -240,7 +241,7 @@ class buffer(PropertyHolder):
         access_offset: Any = None, prop_list: Any = None,
     ) -> host_accessor:
         """``host_accessor(self, mode, ...)``: blocks until the data is on the host (§4.7.2.1)."""
-        from .accessor import host_accessor
+        from .accessor import host_accessor  # as get_access
 
         return host_accessor(self, as_mode(mode), access_range, access_offset, prop_list)
 
@@ -297,10 +298,19 @@ class buffer(PropertyHolder):
                 f"reinterpret to {new_range} of {new_dtype} is {new_range.size() * new_dtype.itemsize} "
                 f"bytes; the buffer has {nbytes}",
             )
+        return self._another_handle(new_range, new_dtype)
+
+    def __copy__(self) -> buffer:
+        """A second handle to the same buffer (C++'s copy, §4.7.2.3): the buffer is destroyed
+        when its last handle goes."""
+        return self._another_handle(self._range, self._dtype)
+
+    def _another_handle(self, rng: range, dtype: np.dtype[Any]) -> buffer:
+        """A handle to the same data seen as ``rng`` of ``dtype`` (a copy or a reinterpretation)."""
         self._check_alive()
         view = object.__new__(buffer)
         view._props = self._props
-        view._extent(new_range, new_dtype)
+        view._extent(rng, dtype)
         view._root = self._root
         view._base = self._base
         view._sub = self._sub
@@ -345,7 +355,7 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
     buf = buffer(range(mem.size // dt.itemsize), dt)
     root = buf._root
     with LOCK:
-        root.allocs[ctx._handle] = Alloc(mem, facts(ctx), False)
+        root.allocs[ctx._handle] = Allocation(mem, context_record(ctx), False)
         root.valid[ctx._handle] = [(0, root.size, None)]
     return buf
 

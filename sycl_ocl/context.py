@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from . import _discovery
 from ._async_errors import AsyncErrors
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import backend_info, translate
@@ -36,7 +37,7 @@ class context(NativeWrapper, PropertyHolder):
         prop_list: context properties (SYCL 2020 defines none).
     """
 
-    __slots__ = ("_devices", "_errors", "_props", "_runtime_state")
+    __slots__ = ("_async_errors", "_devices", "_props", "_runtime_state")
 
     def __init__(
         self,
@@ -69,9 +70,9 @@ class context(NativeWrapper, PropertyHolder):
     ) -> None:
         self._bind(native)
         self._devices = devs
-        self._errors = AsyncErrors(async_handler)
+        self._async_errors = AsyncErrors(async_handler)
         self._props = props
-        self._runtime_state: Any = None  # the scheduler's ContextFacts, made on first use
+        self._runtime_state: Any = None  # the scheduler's ContextRecord, made on first use
 
     @classmethod
     def _from_native(cls, native: cl.Context) -> context:
@@ -117,9 +118,22 @@ class context(NativeWrapper, PropertyHolder):
         """OpenCL information by its ``pyopencl.context_info`` name, e.g. ``"NUM_DEVICES"`` (§4.6.3.1)."""
         return backend_info(self._native, cl.context_info, desc, "context")
 
+    def _has_device(self, dev: device) -> bool:
+        """Whether ``dev`` is a device of the context or a sub-device of one (§4.6.5.1, §4.11.7)."""
+        members = {d._handle for d in self._devices}
+        native: cl.Device | None = dev._native
+        while native is not None:
+            if native.int_ptr in members:
+                return True
+            try:
+                native = native.parent_device
+            except cl.Error:  # a driver without OpenCL 1.2 sub-devices: a root device
+                return False
+        return False
+
     def _check_device(self, dev: device) -> None:
         """``errc.invalid`` unless ``dev`` is a device of the context or a sub-device of one (§4.6.5.1)."""
-        if not any(d == dev or _descends_from(dev, d) for d in self._devices):
+        if not self._has_device(dev):
             raise exception(
                 errc.invalid,
                 f"{dev!r} is not one of the devices of this context "
@@ -131,18 +145,7 @@ class context(NativeWrapper, PropertyHolder):
         return f"<sycl.context on {', '.join(map(repr, self._devices))}>"
 
 
-def _descends_from(dev: device, ancestor: device) -> bool:
-    parent = dev._cl_info("PARENT_DEVICE")
-    while parent is not None:
-        if parent == ancestor._native:
-            return True
-        parent = parent.parent_device
-    return False
-
-
 def _wrap_device(native: cl.Device) -> device:
-    from . import _discovery
-
     for dev in _discovery.all_devices():
         if dev._native == native:
             return dev

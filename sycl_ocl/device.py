@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
-from . import _discovery
+from . import (
+    _discovery,
+    info,  # its descriptor namespaces load on first use (see info/__init__.py)
+)
 from ._handles import NativeWrapper, remember
 from ._native import backend_info, translate
 from .aspect import aspect, device_aspects
@@ -35,7 +38,10 @@ class device(NativeWrapper):
     _raw: dict[str, Any]
 
     def __new__(cls, selector: Callable[[device], Any] | None = None) -> device:
-        from .selector import default_selector_v, select_device
+        from .selector import (  # device(selector) and selectors of devices (§4.6.1)
+            default_selector_v,
+            select_device,
+        )
 
         return select_device(selector if selector is not None else default_selector_v)
 
@@ -61,7 +67,7 @@ class device(NativeWrapper):
     def get_platform(self) -> platform:
         """The platform the device belongs to (§4.6.4.1)."""
         if self._platform is None:
-            from .platform import platform
+            from .platform import platform  # platform and device name each other (§4.6.2, §4.6.4)
 
             self._platform = next(
                 (p for p in _discovery.all_platforms() if p._native == self._native.platform),
@@ -98,9 +104,7 @@ class device(NativeWrapper):
 
     def has_extension(self, extension: str) -> bool:
         """Whether the device supports an OpenCL extension (§4.6.4.1, deprecated)."""
-        from .info import device as info
-
-        return extension in self.get_info(info.extensions)
+        return extension in self.get_info(info.device.extensions)
 
     def get_info(self, desc: Any) -> Any:
         """The value of a ``sycl.info.device`` descriptor (§4.6.4.2)."""
@@ -121,13 +125,11 @@ class device(NativeWrapper):
         Raises ``errc.feature_not_supported`` when the device cannot partition that way and
         ``errc.invalid`` when the counts exceed the device's compute units or sub-device limit.
         """
-        from .info import device as info
-
-        if prop not in self.get_info(info.partition_properties):
+        if prop not in self.get_info(info.device.partition_properties):
             raise exception(
                 errc.feature_not_supported,
                 f"{self!r} cannot be partitioned with {prop}; it supports "
-                f"{self.get_info(info.partition_properties)} "
+                f"{self.get_info(info.device.partition_properties)} "
                 "(see get_info(sycl.info.device.partition_properties))",
             )
         spec = _partition_spec(prop, arg, self)
@@ -186,9 +188,7 @@ def _partition_spec(prop: enums.partition_property, arg: Any, dev: device) -> li
 
 
 def _compute_units(dev: device) -> int:
-    from .info import device as info
-
-    return int(dev.get_info(info.max_compute_units))
+    return int(dev.get_info(info.device.max_compute_units))
 
 
 def _equal_count(arg: Any, dev: device) -> int:
@@ -203,11 +203,9 @@ def _equal_count(arg: Any, dev: device) -> int:
 
 
 def _counts(arg: Any, dev: device) -> list[int]:
-    from .info import device as info
-
     counts = [_as_int(c, "partition_by_counts") for c in _as_sequence(arg)]
     nonzero = [c for c in counts if c]  # OpenCL ends the list at the first 0
-    limit = int(dev.get_info(info.partition_max_sub_devices))
+    limit = int(dev.get_info(info.device.partition_max_sub_devices))
     if any(c < 0 for c in counts) or not nonzero:
         raise exception(errc.invalid, f"partition_by_counts needs counts >= 0, not all 0; got {arg!r}")
     if len(nonzero) > limit:
@@ -223,14 +221,12 @@ def _counts(arg: Any, dev: device) -> list[int]:
 
 
 def _affinity_domain(arg: Any, dev: device) -> enums.partition_affinity_domain:
-    from .info import device as info
-
     if not isinstance(arg, enums.partition_affinity_domain):
         raise exception(
             errc.invalid,
             f"partition_by_affinity_domain takes a sycl.info.partition_affinity_domain, got {arg!r}",
         )
-    offered = dev.get_info(info.partition_affinity_domains)
+    offered = dev.get_info(info.device.partition_affinity_domains)
     if arg not in offered:
         raise exception(
             errc.feature_not_supported,

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 class Command(Protocol):
     """What an event needs from the command it refers to."""
 
+    async_errors: AsyncErrors | None  # where the command's asynchronous errors are stored
+
     def cl_event(self) -> cl.Event | None:
         """The OpenCL event, or ``None`` while the command is not enqueued (or has none)."""
 
@@ -42,9 +44,6 @@ class Command(Protocol):
 
     def dependencies(self) -> list[Command]:
         """The commands this one waits on directly."""
-
-    def errors(self) -> AsyncErrors | None:
-        """Where the command's asynchronous errors are stored."""
 
     def submit_time(self) -> int | None:
         """Host submission time in ns, if recorded."""
@@ -75,6 +74,7 @@ class NativeCommand:
     """A command known only by its OpenCL event (interop, or an already enqueued command)."""
 
     __slots__ = ("__weakref__", "_event", "_profiled")
+    async_errors: AsyncErrors | None = None  # errors of a native command are raised at once
     _by_handle: weakref.WeakValueDictionary[int, NativeCommand] = weakref.WeakValueDictionary()
     _lock = threading.Lock()
 
@@ -120,9 +120,6 @@ class NativeCommand:
 
     def dependencies(self) -> list[Command]:
         return []
-
-    def errors(self) -> AsyncErrors | None:
-        return None
 
     def submit_time(self) -> int | None:
         return None
@@ -217,6 +214,6 @@ class event:
 
 
 def _deliver(events: Iterable[event]) -> None:
-    sinks = {id(s): s for ev in events if (s := ev._cmd.errors()) is not None}
-    for sink in sinks.values():
-        sink.deliver()
+    stores = {id(s): s for ev in events if (s := ev._cmd.async_errors) is not None}
+    for store in stores.values():
+        store.deliver()

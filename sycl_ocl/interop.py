@@ -10,7 +10,9 @@ from typing import Any
 
 import pyopencl as cl
 
+from .accessor import accessor
 from .backend import backend
+from .buffer import buffer
 from .context import AsyncHandler, _wrap_device, context
 from .device import device
 from .event import NativeCommand, event
@@ -31,6 +33,8 @@ def get_native(obj: Any, backend: backend = backend.opencl) -> Any:
         raise exception(
             errc.backend_mismatch, f"sycl_ocl objects belong to sycl.backend.opencl, not {backend!r}"
         )
+    if isinstance(obj, buffer):
+        return _buffer_memory(obj)
     native = getattr(obj, "_get_native", None)
     if native is not None:
         return native()
@@ -39,6 +43,19 @@ def get_native(obj: Any, backend: backend = backend.opencl) -> Any:
     if hasattr(obj, "_native"):
         return obj._native
     raise exception(errc.backend_mismatch, f"{obj!r} has no OpenCL object to return")
+
+
+def _buffer_memory(buf: buffer) -> list[cl.Buffer]:
+    """The ``pyopencl.Buffer`` of every context the buffer lives in.
+
+    A buffer not used yet lives nowhere: it is first made current, read-write, in its
+    ``context_bound`` context or else the default context (the one ``sycl.queue()`` uses), so
+    the memory holds the buffer's data and what native code writes there is seen afterwards.
+    """
+    if not buf._get_native() and buf.byte_size():
+        ctx = buf._root.bound or context._default_for(device().get_platform())
+        queue(ctx, ctx.get_devices()[0]).submit(lambda h: h.require(accessor(buf, h))).wait()
+    return buf._get_native()
 
 
 def _expect(native: Any, cls: type, what: str) -> None:
@@ -64,7 +81,7 @@ def make_context(native: cl.Context, async_handler: AsyncHandler | None = None) 
     _expect(native, cl.Context, "make_context")
     ctx = context._from_native(native)
     if async_handler is not None:
-        ctx._errors.handler = async_handler
+        ctx._async_errors.handler = async_handler
     return ctx
 
 
@@ -74,7 +91,7 @@ def make_queue(native: cl.CommandQueue, ctx: context, async_handler: AsyncHandle
     _expect(ctx, context, "make_queue's second argument")
     q = queue._from_native(native, ctx)
     if async_handler is not None:
-        q._errors.handler = async_handler
+        q._async_errors.handler = async_handler
     return q
 
 

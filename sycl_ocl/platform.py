@@ -12,13 +12,13 @@ from . import _discovery
 from ._handles import NativeWrapper, remember
 from ._native import backend_info, translate
 from .backend import backend
+from .device import device
 from .exception import errc, exception
 from .info import enums
 from .info._descriptor import cached_query, check_namespace
 
 if TYPE_CHECKING:
     from .aspect import aspect
-    from .device import device
 
 _lock = threading.Lock()  # guards the one-time enumeration of each platform's devices
 
@@ -35,8 +35,6 @@ class platform(NativeWrapper):
     _info: dict[str, Any]
 
     def __new__(cls, selector: Callable[[Any], int] | None = None) -> platform:
-        from .device import device
-
         return device(selector).get_platform() if selector is not None else device().get_platform()
 
     @classmethod
@@ -70,8 +68,6 @@ class platform(NativeWrapper):
 
     def _root_devices(self) -> list[device]:
         """The platform's root devices, enumerated once (under a lock, so wrappers are unique)."""
-        from .device import device
-
         with _lock:
             if self._roots is None:
                 try:

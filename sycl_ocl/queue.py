@@ -10,6 +10,7 @@ import pyopencl as cl
 from ._async_errors import AsyncErrors
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import translate
+from .accessor import accessor
 from .aspect import aspect
 from .backend import backend
 from .context import AsyncHandler, context
@@ -19,6 +20,7 @@ from .handler import handler
 from .info._descriptor import check_namespace
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
+from .selector import default_selector_v, select_device
 
 if TYPE_CHECKING:
     from .event import event
@@ -36,7 +38,7 @@ class queue(NativeWrapper, PropertyHolder):
     the scheduler, which orders commands by their data dependencies only.
     """
 
-    __slots__ = ("_context", "_device", "_errors", "_in_order", "_lane", "_profiling", "_props")
+    __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_lane", "_profiling", "_props")
 
     def __init__(
         self,
@@ -45,8 +47,6 @@ class queue(NativeWrapper, PropertyHolder):
         async_handler: AsyncHandler | None = None,
         prop_list: property_list | Iterable[Any] | None = None,
     ) -> None:
-        from .selector import select_device
-
         props = make_property_list(prop_list, "queue")
         if isinstance(first, context):
             ctx = first
@@ -90,7 +90,7 @@ class queue(NativeWrapper, PropertyHolder):
         self._props = props
         self._in_order = props.has_property(queue_props.in_order)
         self._profiling = bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE)
-        self._errors = AsyncErrors(async_handler, fallback=ctx._errors)
+        self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
         self._lane = lane_for(self)
 
     @classmethod
@@ -144,36 +144,92 @@ class queue(NativeWrapper, PropertyHolder):
 
     def throw_asynchronous(self) -> None:
         """Deliver stored asynchronous errors to the async handler (§4.6.5.1)."""
-        self._errors.deliver()
+        self._async_errors.deliver()
 
     # --- shortcuts (§4.6.5.2) --------------------------------------------------------
 
     def single_task(self, kernel: Any, *args: Any, depends_on: Any = None) -> event:
-        """``submit`` of one ``single_task`` (§4.6.5.2)."""
-        def cgf(h: handler) -> None:
-            _depend(h, depends_on)
-            h.single_task(kernel, *args)
+        """``submit`` of one ``handler.single_task`` (§4.6.5.2).
 
-        return self.submit(cgf)
+        Arguments reach the kernel as :meth:`sycl.handler.parallel_for` describes; an
+        accessor needs a handler, so kernels launched this way take scalars, USM pointers
+        or ``pyopencl`` buffers. ``depends_on`` is an event or a list of events to wait for.
+        """
+        return self._one(depends_on, handler.single_task, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
-        """``submit`` of one ``parallel_for`` (§4.6.5.2)."""
-        def cgf(h: handler) -> None:
-            _depend(h, depends_on)
-            h.parallel_for(rng, kernel, *args)
+        """``submit`` of one ``handler.parallel_for`` (§4.6.5.2).
 
-        return self.submit(cgf)
+        ``rng``, ``kernel`` and ``args`` are as for :meth:`sycl.handler.parallel_for`
+        (``get_global_id(0)`` walks the last SYCL dimension); an accessor needs a handler, so
+        kernels launched this way take scalars, USM pointers or ``pyopencl`` buffers.
+        ``depends_on`` is an event or a list of events to wait for.
+        """
+        return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
+
+    def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:
+        """``submit`` of one ``memcpy`` between USM pointers and numpy arrays (§4.6.5.2)."""
+        return self._one(depends_on, handler.memcpy, dest, src, num_bytes)
+
+    def copy(self, src: Any, dest: Any, count: Any = None, depends_on: Any = None) -> event:
+        """``submit`` of one ``copy``: ``count`` elements between USM pointers and numpy
+        arrays, or (no count) between an accessor and an array or two accessors, which
+        are required first (§4.6.5.2)."""
+        return self._one(depends_on, _copy_required, src, dest, count)
+
+    def memset(self, ptr: Any, value: int, num_bytes: int, depends_on: Any = None) -> event:
+        """``submit`` of one ``memset`` (§4.6.5.2)."""
+        return self._one(depends_on, handler.memset, ptr, value, num_bytes)
+
+    def fill(self, ptr: Any, pattern: Any, count: Any = None, depends_on: Any = None) -> event:
+        """``submit`` of one ``fill``: ``count`` copies of ``pattern`` from a USM pointer, or
+        (no count) every element of an accessor, which is required first (§4.6.5.2)."""
+        return self._one(depends_on, _fill_required, ptr, pattern, count)
+
+    def prefetch(self, ptr: Any, num_bytes: int, depends_on: Any = None) -> event:
+        """``submit`` of one ``prefetch`` (§4.6.5.2)."""
+        return self._one(depends_on, handler.prefetch, ptr, num_bytes)
+
+    def mem_advise(self, ptr: Any, num_bytes: int, advice: int, depends_on: Any = None) -> event:
+        """``submit`` of one ``mem_advise`` (§4.6.5.2)."""
+        return self._one(depends_on, handler.mem_advise, ptr, num_bytes, advice)
+
+    def update_host(self, acc: Any) -> event:
+        """``submit`` of one ``update_host``, the accessor required first (§4.6.5.2)."""
+        return self._one(None, _update_host_required, acc)
+
+    def _one(self, depends_on: Any, member: Callable[..., None], *args: Any) -> event:
+        """Submit a command group of one handler member call (the shortcuts)."""
+        h = handler(self)
+        if depends_on is not None:
+            h.depends_on(depends_on)
+        member(h, *args)
+        return h._submit()
 
     def __repr__(self) -> str:
         return f"<sycl.queue on {self._device!r}>"
 
 
-def _depend(h: handler, depends_on: Any) -> None:
-    if depends_on is not None:
-        h.depends_on(depends_on)
+def _require(h: handler, *args: Any) -> None:
+    for arg in args:
+        if isinstance(arg, accessor):
+            h.require(arg)
+
+
+def _copy_required(h: handler, src: Any, dest: Any, count: Any) -> None:
+    _require(h, src, dest)
+    h.copy(src, dest, count)
+
+
+def _fill_required(h: handler, dest: Any, value: Any, count: Any) -> None:
+    _require(h, dest)
+    h.fill(dest, value, count)
+
+
+def _update_host_required(h: handler, acc: Any) -> None:
+    _require(h, acc)
+    h.update_host(acc)
 
 
 def _first_supported(ctx: context) -> device:
-    from .selector import default_selector_v
-
     return max(ctx._devices, key=lambda d: default_selector_v(d))

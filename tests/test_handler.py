@@ -3,6 +3,7 @@ explicit copies, fill, update_host, depends_on and host tasks, on every device u
 
 from __future__ import annotations
 
+import textwrap
 import threading
 
 import numpy as np
@@ -188,3 +189,13 @@ def test_host_task_sees_current_data_and_its_writes_reach_the_device(queue: sycl
         queue.submit(lambda h: h.single_task("th_one", sycl.accessor(b, h), 100))
     assert (seen[0] == 4).all()
     assert list(a) == [100] + [5] * 7
+
+
+def test_parallel_for_help_says_how_arguments_reach_the_kernel_and_its_example_runs() -> None:
+    doc = sycl.handler.parallel_for.__doc__ or ""
+    for topic in ("__global T*", "__local T*", "numpy scalar", "declared type", "get_global_id(0)"):
+        assert topic in doc
+    example = textwrap.dedent(doc.split("Example::", 1)[1])
+    data = np.arange(8, dtype=np.float32)
+    exec(example, {"sycl": sycl, "q": sycl.queue(), "data": data})  # registers once: no device loop
+    np.testing.assert_array_equal(data, np.arange(8, dtype=np.float32) * 2)

@@ -14,6 +14,7 @@ import pytest
 from kernel_support import platform_devices
 
 import sycl_ocl as sycl
+from sycl_ocl import library
 from sycl_ocl.kernel_bundle import build_cache_stats
 
 E = sycl.bundle_state.executable
@@ -98,6 +99,7 @@ def test_get_kernel_ids_are_application_kernels_only(device: sycl.device) -> Non
     assert len(set(ids)) == len(ids)
     builtins = set(device.get_info(sycl.info.device.built_in_kernel_ids))
     assert not builtins & set(ids)
+    assert not set(library.get_kernel_ids()) & set(ids)  # the shipped kernels are not the application's
 
 
 def test_registering_a_name_twice_is_invalid() -> None:
@@ -106,10 +108,24 @@ def test_registering_a_name_twice_is_invalid() -> None:
     assert info.value.code() is sycl.errc.invalid and "kb_add" in str(info.value)
 
 
-def test_registering_a_unit_without_kernels_is_invalid() -> None:
-    with pytest.raises(sycl.exception) as info:
-        sycl.register_kernel_source("int kb_helper_only(int x) { return x; }")
-    assert info.value.code() is sycl.errc.invalid
+def test_registering_the_same_unit_again_gives_the_same_ids() -> None:
+    """A notebook cell run twice: the same text with the same options is the same unit; the
+    same kernel names in another text, or with other options, are still taken."""
+    source = "__kernel void kb_rerun(__global int *a) { a[0] = N; }"
+    first = sycl.register_kernel_source(source, options=["-DN=1"])
+    assert sycl.register_kernel_source(source, options=["-DN=1"]) == first
+    assert sycl.get_kernel_ids().count(first[0]) == 1
+    for other_text, options in ((source + "\n", ["-DN=1"]), (source, ["-DN=2"])):
+        with pytest.raises(sycl.exception) as info:
+            sycl.register_kernel_source(other_text, options=options)
+        assert info.value.code() is sycl.errc.invalid and "kb_rerun" in str(info.value)
+
+
+def test_registering_a_unit_without_kernels_or_functions_is_invalid() -> None:
+    for source in ("static int kb_private(int x) { return x; }", "typedef int kb_nothing;"):
+        with pytest.raises(sycl.exception) as info:
+            sycl.register_kernel_source(source)
+        assert info.value.code() is sycl.errc.invalid
 
 
 def test_register_kernel_file(tmp_path: object) -> None:
@@ -153,7 +169,8 @@ def test_executable_bundle_of_a_context(queue: sycl.queue) -> None:
     assert kb.state is E and kb.get_backend() is sycl.backend.opencl
     assert kb.get_context() == ctx and kb.get_devices() == ctx.get_devices() == [dev]
     names = _ids(kb)
-    assert {"kb_add", "kb_mul", "kb_ext", "fill_float32"} <= names
+    assert {"kb_add", "kb_mul", "kb_ext"} <= names
+    assert not set(kb.get_kernel_ids()) & set(library.get_kernel_ids())  # nor built with them
     assert "kb_never" not in names and "kb_huge" not in names  # T437
     assert len(kb.get_kernel_ids()) >= 4
     for kid in kb.get_kernel_ids():
@@ -308,8 +325,8 @@ def test_is_compatible(device: sycl.device) -> None:
     assert not sycl.is_compatible([NEVER[0]], device)
     assert not sycl.is_compatible([ADD_MUL[0], NEVER[0]], device)
     assert not sycl.is_compatible([HUGE_WG[0]], device)
-    assert sycl.is_compatible(["transpose_float32"], device)  # reqd 16x16 fits every device here
-    fp64 = sycl.get_kernel_id("fill_float64")
+    assert sycl.is_compatible([library.get_kernel_id("transpose_float32")], device)  # reqd 16x16 fits
+    fp64 = library.get_kernel_id("fill_float64")
     assert sycl.is_compatible([fp64], device) == device.has(sycl.aspect.fp64)
 
 
@@ -408,7 +425,20 @@ def test_join_rejects_mixed_contexts_devices_and_states(pocl_pair: list[sycl.dev
     on_first = sycl.get_kernel_bundle(E, ctx, [pocl_pair[0]], [EXT[0]])
     foreign = sycl.get_kernel_bundle(E, other_ctx, kernel_ids=[EXT[0]])
     inputs = sycl.get_kernel_bundle(I, ctx, kernel_ids=[EXT[0]])
-    for bad in ([on_both, foreign], [on_both, on_first], [on_both, inputs], []):
+    for bad in ([on_both, foreign], [on_both, on_first], [on_both, inputs]):
         with pytest.raises(sycl.exception) as info:
             sycl.join(bad)
         assert info.value.code() is sycl.errc.invalid
+    with pytest.raises(sycl.exception) as info:
+        sycl.join([on_both], I)  # join<input>(executable bundles)
+    assert info.value.code() is sycl.errc.invalid
+
+
+@pytest.mark.parametrize("state", [None, I, O, E])
+def test_join_of_no_bundle_is_an_empty_bundle(state: sycl.bundle_state | None) -> None:
+    """KB-39 (CTS sycl_join_zero_kernel_bundles): join<State>({}) is empty, in that state."""
+    joined = sycl.join([], state) if state is not None else sycl.join([])
+    assert joined.empty() and len(joined) == 0 and joined.get_kernel_ids() == []
+    assert joined.state is (state or E)
+    assert joined.get_context() == sycl.queue().get_context()
+    assert joined.get_devices() == joined.get_context().get_devices()

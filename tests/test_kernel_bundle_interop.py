@@ -9,6 +9,7 @@ import pyopencl as cl
 import pytest
 
 import sycl_ocl as sycl
+from sycl_ocl import library
 
 E, O = sycl.bundle_state.executable, sycl.bundle_state.object  # noqa: E741 (the spec's names)
 
@@ -59,20 +60,34 @@ def test_kernel_from_a_pyopencl_kernel(queue: sycl.queue) -> None:
     assert k.get_kernel_bundle().has_kernel(next(iter(k.get_kernel_bundle().get_kernel_ids())))
 
 
+def test_an_unbuilt_program_wraps_without_a_warning(queue: sycl.queue) -> None:
+    """PyOpenCL warns when a from-source program is queried before it is built; wrapping one
+    must not make sycl_ocl's own queries trigger that warning."""
+    ctx = queue.get_context()
+    prg = cl.Program(ctx._native, SOURCE)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        built = sycl.build(sycl.make_kernel_bundle(prg, ctx, sycl.bundle_state.input))
+    add = next(k for k in built.get_kernel_ids() if k.get_name() == "ki_add")
+    assert _run(queue, built.get_kernel(add), np.int32(2)) == [2, 3, 4, 5]
+
+
 def test_object_program_links_with_a_registered_bundle(queue: sycl.queue) -> None:
     ctx = queue.get_context()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PyOpenCL warns about an unbuilt program's attributes
         prg = cl.Program(ctx._native, SOURCE).compile([])
     obj = sycl.make_kernel_bundle(prg, ctx, O)
-    linked = sycl.link([obj, sycl.get_kernel_bundle(O, ctx, kernel_ids=["fill_int32"])])
-    assert linked.has_kernel("fill_int32")
+    fill = library.get_kernel_id("fill_int32")
+    linked = sycl.link([obj, sycl.get_kernel_bundle(O, ctx, kernel_ids=[fill])])
+    assert linked.has_kernel(fill)
     add = next(k for k in linked.get_kernel_ids() if k.get_name() == "ki_add")
     assert _run(queue, linked.get_kernel(add), np.int32(1)) == [1, 2, 3, 4]
 
 
 def test_native_bundle_is_a_list_of_programs(queue: sycl.queue) -> None:
-    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=["fill_int32", "copy_int32"])
+    ids = [library.get_kernel_id(n) for n in ("fill_int32", "copy_int32")]
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=ids)
     natives = sycl.get_native(kb)
     assert len(natives) == len(kb) == 2 and all(isinstance(p, cl.Program) for p in natives)
 

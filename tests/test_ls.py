@@ -76,6 +76,8 @@ def test_no_platform_says_why_and_how_to_install(tmp_path: Path) -> None:
     assert f"No ICD file (*.icd) in {tmp_path} (OCL_ICD_VENDORS)" in result.stdout
     assert "apt-get install pocl-opencl-icd" in result.stdout
     assert "make demo" in result.stdout
+    assert "*.icd files, each holding the path of one driver library" in result.stdout
+    assert f"OCL_ICD_VENDORS is set to {tmp_path}: unset it to use /etc/OpenCL/vendors" in result.stdout
 
 
 def test_a_driver_that_fails_to_load_is_named(tmp_path: Path) -> None:
@@ -83,3 +85,19 @@ def test_a_driver_that_fails_to_load_is_named(tmp_path: Path) -> None:
     result = _ls_subprocess(tmp_path)
     assert result.returncode == 1, result.stderr
     assert "the driver /nonexistent/libbroken-opencl.so fails to load" in result.stdout
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """``sycl-ocl-ls --verbose | head``: the closed pipe ends the listing quietly."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sycl_ocl", "ls", "--verbose"],
+        cwd=Path(__file__).parent,  # the installed package
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the first line
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 1
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err

@@ -160,6 +160,32 @@ def test_handler_constants_with_a_bundle_are_invalid(queue: sycl.queue) -> None:
     assert info.value.code() is sycl.errc.invalid
 
 
+def test_handler_constants_and_a_bundle_exclude_each_other_at_the_call(queue: sycl.queue) -> None:
+    """KB-57, SC-10: set/get_specialization_constant after use_kernel_bundle, and
+    use_kernel_bundle after a set, raise errc.invalid at the call, even with no kernel."""
+    exe = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=READ)
+    codes = []
+
+    def bundle_first(h: sycl.handler) -> None:
+        h.use_kernel_bundle(exe)
+        for call in (lambda: h.set_specialization_constant(SC_INT, 3),
+                     lambda: h.get_specialization_constant(SC_INT)):
+            with pytest.raises(sycl.exception) as info:
+                call()
+            codes.append(info.value.code())
+
+    def constant_first(h: sycl.handler) -> None:
+        h.set_specialization_constant(SC_INT, 3)
+        with pytest.raises(sycl.exception) as info:
+            h.use_kernel_bundle(exe)
+        codes.append(info.value.code())
+        assert h.get_specialization_constant(SC_INT) == 3
+
+    queue.submit(bundle_first).wait()
+    queue.submit(constant_first).wait()
+    assert codes == [sycl.errc.invalid] * 3
+
+
 def test_constant_read_in_another_linked_unit_in_a_child() -> None:
     """SC-15: a kernel calls a function of another unit that reads the constant; compile both
     with the bundle's value, then link (in a child: the caller cannot build alone)."""

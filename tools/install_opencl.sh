@@ -9,7 +9,10 @@ set -euo pipefail
 need_apt=()
 dpkg -s pocl-opencl-icd >/dev/null 2>&1 || need_apt+=(pocl-opencl-icd)
 [ -e /usr/lib/oclgrind/liboclgrind-rt-icd.so ] || need_apt+=(oclgrind)
-[ -e /usr/share/pocl/common_builtin_kernels.cl ] || [ -e /usr/src/pocl.tar.xz ] || need_apt+=(pocl-source)
+if [ ! -e /usr/share/pocl/common_builtin_kernels.cl ]; then
+  [ -e /usr/src/pocl.tar.xz ] || need_apt+=(pocl-source)
+  command -v xz >/dev/null || need_apt+=(xz-utils)  # to unpack pocl.tar.xz
+fi
 if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
   py=$(python3 -c 'import sys; print(f"python3.{sys.version_info.minor}")')
   need_apt+=(python3-venv "${py}-venv")

@@ -1,6 +1,16 @@
-"""``sycl::info``: the information descriptors and enumerations (SYCL 2020 §4.6)."""
+"""``sycl::info``: the information descriptors and enumerations (SYCL 2020 §4.6).
 
-from . import context, device, event, event_profiling, kernel, kernel_device_specific, platform, queue
+The enumerations load with the package. A descriptor namespace (``sycl.info.device``, ...)
+loads on first use: it refers to the class whose information it describes, and that class
+imports the enumerations from here, so loading every namespace here would import those
+classes half-made.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .enums import (
     device_type,
     event_command_status,
@@ -10,6 +20,13 @@ from .enums import (
     local_mem_type,
     partition_affinity_domain,
     partition_property,
+)
+
+if TYPE_CHECKING:
+    from . import context, device, event, event_profiling, kernel, kernel_device_specific, platform, queue
+
+_NAMESPACES = frozenset(
+    {"context", "device", "event", "event_profiling", "kernel", "kernel_device_specific", "platform", "queue"}
 )
 
 __all__ = [
@@ -30,3 +47,13 @@ __all__ = [
     "platform",
     "queue",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NAMESPACES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from ..aspect import aspect as _aspect
+from ..context import _wrap_device
 from ..device import device as _dev
 from ..exception import errc, exception
 from ..memory_model import memory_order, memory_scope
@@ -34,7 +35,7 @@ from .enums import global_mem_cache_type as _global_mem_cache_type
 from .enums import local_mem_type as _local_mem_type
 
 if TYPE_CHECKING:
-    from ..kernel_bundle.kernel_id import kernel_id  # the kernel_bundle package imports info
+    from ..kernel_bundle.kernel_id import kernel_id
 
 
 def _desc(name: str, return_type: Any, query: Callable[[_dev], Any]) -> descriptor:
@@ -312,8 +313,6 @@ def _parent_device(d: _dev) -> _dev:
             f"{d!r} is a root device and has no parent; parent_device is only defined for "
             "sub-devices made by create_sub_devices",
         )
-    from ..context import _wrap_device
-
     return _wrap_device(parent)
 
 
@@ -381,7 +380,8 @@ partition_type_affinity_domain = _desc(
 
 
 def _built_in_kernel_ids(d: _dev) -> list[Any]:
-    from ..kernel_bundle.builtin import built_in_kernel_ids  # the kernel_bundle package imports info
+    # Device information names kernel ids, and kernel bundles query devices (§4.6.4.2, §4.11).
+    from ..kernel_bundle.builtin import built_in_kernel_ids
 
     return built_in_kernel_ids(d)
 

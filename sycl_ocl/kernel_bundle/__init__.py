@@ -1,21 +1,25 @@
-"""Kernel bundles (SYCL 2020 §4.11) on OpenCL programs.
+"""Kernel bundles (SYCL 2020 §4.11) on OpenCL programs, and the kernels they hold (§4.11.13).
 
-Modules: ``registry`` (application kernels), ``library`` (``kernels_cl/``), ``kernel_id``,
-``state``, ``compat``, ``device_image``, ``bundle``, ``query`` (ids, compatibility, getting
-bundles), ``operations`` (join, compile, link, build), ``devices`` (device list checks),
-``builtin`` (device built-in kernels), ``spec_constants``, ``resolve`` (the submit path),
-``interop``, ``cache`` (statistics), and the build machinery ``_preprocess`` /
-``_signature`` (reading sources), ``_program``, ``_images``, ``_memo`` (in memory) and
-``_disk`` (on disk).
+Modules:
+    ``kernel_id``, ``state``, ``kernel``, ``device_image``, ``bundle``: the spec's classes.
+    ``registry``: registered units (the application's kernels and library units).
+    ``query``: ids, compatibility, getting bundles; ``operations``: join, compile, link, build.
+    ``compat``: kernel/device compatibility; ``device_lists``: device list checks.
+    ``builtin``: device built-in kernels; ``spec_constants``;
+    ``pyopencl_programs``: bundles and kernels of PyOpenCL programs (interop).
+    ``resolve``: the kernel of a launch (the submit path).
+    ``cache``: the build caches (in memory and on disk) and their statistics.
+    The build machinery: ``_preprocess`` / ``_signature`` (reading sources), ``_program``
+    (OpenCL program operations), ``_images`` (images in each state).
 """
 
 from .bundle import kernel_bundle
 from .cache import build_cache_stats
 from .device_image import device_image
-from .interop import make_kernel, make_kernel_bundle
+from .kernel import kernel
 from .kernel_id import kernel_id
-from .library import register_library
 from .operations import build, compile, join, link
+from .pyopencl_programs import make_kernel, make_kernel_bundle
 from .query import get_kernel_bundle, get_kernel_id, get_kernel_ids, has_kernel_bundle, is_compatible
 from .registry import register_kernel_file, register_kernel_source
 from .resolve import resolve_kernel
@@ -34,6 +38,7 @@ __all__ = [
     "has_kernel_bundle",
     "is_compatible",
     "join",
+    "kernel",
     "kernel_bundle",
     "kernel_id",
     "link",
@@ -44,5 +49,3 @@ __all__ = [
     "resolve_kernel",
     "specialization_id",
 ]
-
-register_library()

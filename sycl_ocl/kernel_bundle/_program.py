@@ -15,6 +15,7 @@ from pyopencl import _cl
 
 from .._native import translate
 from ..exception import errc, exception
+from . import _progress
 
 if TYPE_CHECKING:
     from ..context import context
@@ -34,18 +35,23 @@ def from_source(ctx: context, source: str) -> cl.Program:
         raise translate(error, "creating a program from OpenCL C source", ctx) from error
 
 
-def from_binaries(ctx: context, devices: Sequence[device], binaries: Sequence[bytes]) -> cl.Program:
-    """A program created from per-device binaries (the disk cache's reload path)."""
-    try:
-        return cl.Program(ctx._native, [d._native for d in devices], list(binaries))
-    except cl.Error as error:
-        raise translate(error, "creating a program from cached binaries", ctx) from error
+def materialize(prg: cl.Program) -> cl.Program:
+    """``prg`` with its ``cl_program`` created.
+
+    A ``pyopencl.Program(ctx, source)`` creates it only when built or first queried, and a query
+    first warns that this defeats PyOpenCL's build cache. sycl_ocl compiles such a program itself
+    (with its own cache), so it creates the ``cl_program`` now, as ``from_source`` does.
+    """
+    if getattr(prg, "_prg", True) is None:  # PyOpenCL's not-yet-created program
+        prg._prg = _cl._Program(prg._context, prg._source)
+    return prg
 
 
 def build(
     prg: cl.Program, ctx: context, devices: Sequence[device], options: Sequence[str], what: str
 ) -> cl.Program:
     """``clBuildProgram`` (compile + link) for ``devices``."""
+    _progress.building(what)
     try:
         # cache_dir=False: sycl_ocl's own cache decides (PyOpenCL's would hide builds from it).
         prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
@@ -58,6 +64,7 @@ def compile_program(
     prg: cl.Program, ctx: context, devices: Sequence[device], options: Sequence[str], what: str
 ) -> cl.Program:
     """``clCompileProgram`` for ``devices``: the object state."""
+    _progress.building(what)
     try:
         prg.compile(list(options), [d._native for d in devices])
     except cl.Error as error:

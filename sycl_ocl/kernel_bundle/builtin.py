@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pyopencl as cl
 
 from .._native import translate
-from . import _memo, _program
+from . import _program, cache
 from .device_image import device_image
 from .kernel_id import kernel_id
 from .state import bundle_state
@@ -49,4 +49,4 @@ def builtin_image(ctx: context, dev: device, ids: Sequence[kernel_id]) -> device
         ordered = tuple(k for k in built_in_kernel_ids(dev) if k.get_name() in names)
         return device_image._make(bundle_state.executable, (dev,), prg, (), ordered, {}, key)
 
-    return _memo.cached(ctx, key, make)
+    return cache.cached(ctx, key, make)

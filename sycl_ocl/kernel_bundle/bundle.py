@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Any
 from ..backend import backend
 from ..exception import errc, exception
 from .device_image import device_image
+from .kernel import kernel
 from .kernel_id import kernel_id
+from .registry import APPLICATION
+from .spec_constants import live_constants, specialization_id
 from .state import bundle_state
 
 if TYPE_CHECKING:
@@ -17,9 +20,6 @@ if TYPE_CHECKING:
 
     from ..context import context
     from ..device import device
-    from ..kernel import kernel
-    from ..queue import queue
-    from .spec_constants import specialization_id
 
 
 class kernel_bundle:
@@ -132,10 +132,8 @@ class kernel_bundle:
 
     def contains_specialization_constants(self) -> bool:
         """Whether an image mentions a specialization constant."""
-        from .spec_constants import live_constants
-
         return any(
-            img._spec_values or any(live_constants(src.identifiers) for src in img._sources)
+            img._spec_values or any(live_constants(unit.identifiers) for unit in img._units())
             for img in self._images
         ) or any(self.has_specialization_constant(s) for s in self._spec_values)
 
@@ -175,28 +173,27 @@ class kernel_bundle:
 
     # --- launches -----------------------------------------------------------------------------
 
-    def _kernel_for_launch(self, spec: Any, q: queue) -> kernel:
-        """The kernel a command group using this bundle runs (§4.9.4.4); cached per device."""
-        key = (spec, q._device._handle)
+    def _kernel_for_launch(self, spec: Any, ctx: context, dev: device) -> kernel:
+        """The kernel a command group using this bundle runs on ``dev`` of ``ctx`` (§4.9.4.4);
+        cached per device."""
+        key = (spec, dev._handle)
         found = self._resolved.get(key)
         if found is not None:
             return found
-        found = self._resolved[key] = self._find_for_launch(spec, q)
+        found = self._resolved[key] = self._find_for_launch(spec, ctx, dev)
         return found
 
-    def _find_for_launch(self, spec: Any, q: queue) -> kernel:
-        from ..kernel import kernel
-
+    def _find_for_launch(self, spec: Any, ctx: context, dev: device) -> kernel:
         if self.state is not bundle_state.executable:
             raise exception(
                 errc.invalid,
                 f"use_kernel_bundle needs an executable bundle, this one is {self.state.name}",
             )
-        if self._context != q._context:
+        if self._context != ctx:
             raise exception(errc.invalid, "the kernel bundle's context is not the queue's context")
-        if q._device not in self._devices:
+        if dev not in self._devices:
             raise exception(
-                errc.invalid, f"the kernel bundle has no image for the queue's device {q._device!r}"
+                errc.invalid, f"the kernel bundle has no image for the queue's device {dev!r}"
             )
         if isinstance(spec, kernel):
             if not any(spec._image is img for img in self._images):
@@ -209,11 +206,11 @@ class kernel_bundle:
         named = (k for k in self.get_kernel_ids() if k.get_name() == spec) if isinstance(spec, str) else ()
         kid = next(iter(named), None) or _as_kernel_id(spec)
         for img in self._images:
-            if img.has_kernel(kid, q._device):
+            if img.has_kernel(kid, dev):
                 return img._kernel(kid)
         raise exception(
             errc.kernel_not_supported,
-            f"the bundle given to use_kernel_bundle has no kernel {kid.get_name()!r} for {q._device!r}",
+            f"the bundle given to use_kernel_bundle has no kernel {kid.get_name()!r} for {dev!r}",
         )
 
     def _get_native(self) -> list[cl.Program]:
@@ -233,7 +230,5 @@ def _as_kernel_id(kid: kernel_id | str) -> kernel_id:
     if isinstance(kid, kernel_id):
         return kid
     if isinstance(kid, str):
-        from .registry import lookup
-
-        return lookup(kid)
+        return APPLICATION.lookup(kid)
     raise exception(errc.invalid, f"expected a sycl.kernel_id or a kernel name, got {kid!r}")

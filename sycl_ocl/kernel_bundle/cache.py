@@ -1,11 +1,44 @@
-"""Build cache statistics and control (SYCL 2020 §4.11; sycl_ocl extension).
+"""The build caches and their statistics (SYCL 2020 §4.11; the statistics are a sycl_ocl extension).
+
+In memory: one table per context, one build per key. Keys name everything a build depends on
+(stage, images, devices, options, specialization constant values). The first thread to ask
+for a key builds it while later ones wait; a failure is replayed to every waiter. A context's
+table goes when its wrapper is collected.
+
+On disk: executable programs kept across processes. An entry holds ``CL_PROGRAM_BINARIES``
+per device, keyed by a hash of the source, the options, and each device's platform and
+driver identity and version (plus the sycl_ocl and PyOpenCL versions), with the full key
+text stored beside it to detect collisions. Entries are written atomically (temporary file,
+then rename). A reload that fails in any way falls back to a build from source.
+``SYCL_OCL_CACHE_DIR`` chooses the directory (default ``$XDG_CACHE_HOME/sycl_ocl`` or
+``~/.cache/sycl_ocl``); ``SYCL_OCL_DISABLE_CACHE=1`` turns the disk cache off. The first
+write of a process trims the directory to ``SYCL_OCL_CACHE_MAX_MB`` (default 1024), least
+recently used entries first (a reload refreshes an entry's time).
 
 ``build_cache_stats()`` returns counters that make "a warm start compiles nothing" testable.
 """
 
 from __future__ import annotations
 
-from . import _disk, _memo
+import functools
+import hashlib
+import json
+import os
+import struct
+import tempfile
+import threading
+import weakref
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import pyopencl as cl
+
+from . import _program
+
+if TYPE_CHECKING:
+    from ..context import context
+    from ..device import device
 
 
 def build_cache_stats() -> dict[str, int]:
@@ -17,12 +50,271 @@ def build_cache_stats() -> dict[str, int]:
     ``disk_rejected`` (entries that could not be used).
     """
     return {
-        "memory_builds": _memo.counters["builds"],
-        "memory_hits": _memo.counters["hits"],
-        **{f"disk_{name}": value for name, value in _disk.counters.items()},
+        "memory_builds": memory_counters["builds"],
+        "memory_hits": memory_counters["hits"],
+        **{f"disk_{name}": value for name, value in disk_counters.items()},
     }
 
 
-def clear_memory_cache() -> None:
-    """Forget the programs built in this process (the disk cache stays)."""
-    _memo.clear()
+# --- in memory ---------------------------------------------------------------------------
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_tables: dict[int, _Table] = {}
+memory_counters = {"builds": 0, "hits": 0}
+
+
+class _Slot:
+    __slots__ = ("done", "error", "value")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+
+class _Table:
+    """One context's builds (``slots``) and its launch lookups (``fast``: (spec, device) -> kernel)."""
+
+    __slots__ = ("fast", "lock", "slots")
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.slots: dict[Hashable, _Slot] = {}
+        self.fast: dict[Hashable, Any] = {}
+
+
+def table(ctx: context) -> _Table:
+    """The cache table of ``ctx``, created on first use and dropped with the context."""
+    tab = _tables.get(ctx._handle)
+    if tab is not None:
+        return tab
+    with _lock:
+        tab = _tables.get(ctx._handle)
+        if tab is None:
+            tab = _tables[ctx._handle] = _Table()
+            weakref.finalize(ctx, _tables.pop, ctx._handle, None)
+    return tab
+
+
+def cached(ctx: context, key: Hashable, make: Callable[[], T]) -> T:
+    """``make()``'s result for ``key`` in ``ctx``'s table, computed once."""
+    tab = table(ctx)
+    slot = tab.slots.get(key)
+    if slot is not None and slot.done.is_set() and slot.error is None:
+        memory_counters["hits"] += 1
+        return slot.value
+    with tab.lock:
+        slot = tab.slots.get(key)
+        owner = slot is None
+        if slot is None:
+            slot = tab.slots[key] = _Slot()
+    if not owner:
+        slot.done.wait()
+        if slot.error is not None:
+            raise slot.error
+        memory_counters["hits"] += 1
+        return slot.value
+    try:
+        slot.value = make()
+        memory_counters["builds"] += 1
+    except BaseException as error:
+        slot.error = error
+        with tab.lock:
+            tab.slots.pop(key, None)  # a later call retries (the source may be fixed)
+        raise
+    finally:
+        slot.done.set()
+    return slot.value
+
+
+# --- on disk -----------------------------------------------------------------------------
+
+_FORMAT = "sycl_ocl-binaries-1"
+# hits: reloaded; misses: built from source; stores: entries written; rejected: unusable entries.
+disk_counters = {"hits": 0, "misses": 0, "stores": 0, "rejected": 0}
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or None when the disk cache is disabled."""
+    if os.environ.get("SYCL_OCL_DISABLE_CACHE", "") not in ("", "0"):
+        return None
+    chosen = os.environ.get("SYCL_OCL_CACHE_DIR")
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "sycl_ocl"
+
+
+@functools.cache
+def _identity(native: cl.Device) -> tuple[str, ...]:
+    """The platform's and the device's identity and versions (what a binary depends on)."""
+    plat = native.platform
+    return (plat.vendor, plat.name, plat.version, native.vendor, native.name, native.version,
+            native.driver_version)
+
+
+def _key_text(devices: Sequence[device], source: str, options: Sequence[str]) -> str:
+    return json.dumps(
+        {
+            "format": _FORMAT,
+            "sycl_ocl": _VERSION,
+            "pyopencl": cl.VERSION_TEXT,
+            "devices": [_identity(d._native) for d in devices],
+            "options": list(options),
+            "source_sha256": hashlib.sha256(source.encode()).hexdigest(),
+        },
+        sort_keys=True,
+    )
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("sycl_ocl")
+    except Exception:  # running from a checkout that is not installed
+        return "checkout"
+
+
+_VERSION = _version()
+
+
+def load_or_make(
+    ctx: context,
+    devices: Sequence[device],
+    source: str,
+    options: Sequence[str],
+    make: Callable[[], cl.Program],
+) -> cl.Program:
+    """An executable program for ``devices``: reloaded if cached, else ``make()``'s (then stored).
+
+    ``source`` and ``options`` are what the program is made from: its key.
+    """
+    directory = cache_dir()
+    if directory is None:
+        disk_counters["misses"] += 1
+        return make()
+    key_text = _key_text(devices, source, options)
+    path = directory / (hashlib.sha256(key_text.encode()).hexdigest() + ".clbin")
+    prg = _load(ctx, devices, options, path, key_text)
+    if prg is not None:
+        disk_counters["hits"] += 1
+        _touch(path)
+        return prg
+    disk_counters["misses"] += 1
+    prg = make()
+    _store(path, key_text, prg)
+    return prg
+
+
+def _load(
+    ctx: context, devices: Sequence[device], options: Sequence[str], path: Path, key_text: str
+) -> cl.Program | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    binaries = _decode(data, key_text)
+    if binaries is None or len(binaries) != len(devices):
+        disk_counters["rejected"] += 1
+        return None
+    try:
+        prg = cl.Program(ctx._native, [d._native for d in devices], binaries)
+        prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
+        types = {prg.get_build_info(d._native, cl.program_build_info.BINARY_TYPE) for d in devices}
+    except cl.Error:
+        disk_counters["rejected"] += 1
+        return None
+    if types != {cl.program_binary_type.EXECUTABLE}:
+        disk_counters["rejected"] += 1
+        return None
+    return prg
+
+
+def _decode(data: bytes, key_text: str) -> list[bytes] | None:
+    """The binaries of an entry whose stored key is ``key_text`` (None if it is not)."""
+    try:
+        (key_len,) = struct.unpack_from("<Q", data, 0)
+        offset = 8 + key_len
+        if data[8:offset].decode() != key_text:
+            return None  # a hash collision or a corrupt entry
+        (count,) = struct.unpack_from("<Q", data, offset)
+        offset += 8
+        binaries = []
+        for _ in range(count):
+            (size,) = struct.unpack_from("<Q", data, offset)
+            binaries.append(data[offset + 8:offset + 8 + size])
+            offset += 8 + size
+        return binaries if offset == len(data) else None
+    except (struct.error, UnicodeDecodeError):
+        return None
+
+
+def _store(path: Path, key_text: str, prg: cl.Program) -> None:
+    """Write the entry atomically; a cache that cannot be written is silently skipped."""
+    try:
+        binaries = _program.binaries(prg)
+    except cl.Error:
+        return
+    if not all(binaries):
+        return
+    key = key_text.encode()
+    parts = [struct.pack("<Q", len(key)), key, struct.pack("<Q", len(binaries))]
+    for blob in binaries:
+        parts += [struct.pack("<Q", len(blob)), blob]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.parent not in _trimmed:
+            _trimmed.add(path.parent)
+            evict(path.parent, _limit_bytes())
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".clbin")
+    except OSError:
+        return
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(b"".join(parts))
+        os.replace(tmp, path)
+        disk_counters["stores"] += 1
+    except OSError:
+        Path(tmp).unlink(missing_ok=True)
+
+
+_DEFAULT_LIMIT_MB = 1024
+_trimmed: set[Path] = set()
+
+
+def _limit_bytes() -> int:
+    try:
+        return int(float(os.environ.get("SYCL_OCL_CACHE_MAX_MB", _DEFAULT_LIMIT_MB)) * 2**20)
+    except ValueError:
+        return _DEFAULT_LIMIT_MB * 2**20
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        return
+
+
+def evict(directory: Path, limit: int) -> int:
+    """Delete the least recently used entries until ``directory`` holds at most ``limit``
+    bytes of them; returns how many were deleted."""
+    entries = []
+    for entry in directory.glob("*.clbin"):
+        try:
+            info = entry.stat()
+        except OSError:
+            continue
+        entries.append((info.st_mtime, info.st_size, entry))
+    total = sum(size for _, size, _ in entries)
+    removed = 0
+    for _, size, entry in sorted(entries, key=lambda e: e[0]):
+        if total <= limit:
+            break
+        entry.unlink(missing_ok=True)
+        total -= size
+        removed += 1
+    return removed

@@ -5,31 +5,43 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ..context import context
 from ..device import device
 from ..exception import errc, exception
 from ..property._base import make_property_list
-from ._images import executable_image, linked_image, object_image
+from . import _progress
+from ._images import executable_image, linked_image, object_image, with_libraries
 from .bundle import kernel_bundle
 from .compat import image_compatible
 from .device_image import device_image
-from .devices import subset_of
+from .device_lists import subset_of
 from .state import bundle_state
 
 if TYPE_CHECKING:
-    from ..context import context
     from ..property._base import property_list
 
 
-def join(bundles: Iterable[kernel_bundle]) -> kernel_bundle:
+def join(bundles: Iterable[kernel_bundle], state: bundle_state | None = None) -> kernel_bundle:
     """One bundle with every image of ``bundles``, duplicates removed (§4.11.10).
 
+    Args:
+        bundles: bundles of one context, one device set and one state.
+        state: the state of the bundles (C++'s template argument ``join<State>``); optional,
+            except that it names the state of the empty bundle ``join([])`` returns (default
+            ``executable``), whose context is the default context of the default device.
+
     Raises:
-        sycl.exception: ``errc.invalid`` if the bundles differ in context, device set or state.
+        sycl.exception: ``errc.invalid`` if the bundles differ in context, device set or state,
+            or are not in ``state``.
     """
     items = list(bundles)
+    wanted = bundle_state(state) if state is not None else None
     if not items:
-        raise exception(errc.invalid, "join needs at least one kernel bundle")
+        ctx = context._default_for(device().get_platform())
+        return kernel_bundle._make(ctx, ctx.get_devices(), wanted or bundle_state.executable, [])
     first = items[0]
+    if wanted is not None and first.state is not wanted:
+        raise exception(errc.invalid, f"join: the bundles are {first.state.name}, not {wanted.name}")
     for b in items[1:]:
         if b._context != first._context:
             raise exception(errc.invalid, "join: the bundles belong to different contexts")
@@ -78,7 +90,7 @@ def _from_input(
     devices = subset_of(devs, input_bundle._devices, "input bundle")
     factory = object_image if state is bundle_state.object else executable_image
     images = []
-    for img in input_bundle._images:
+    for img in _progress.units(input_bundle._images):
         for src in img._sources:
             compatible = tuple(d for d in devices if d in img._devices and image_compatible(src, d))
             if compatible:
@@ -126,7 +138,8 @@ def _link_groups(ctx: context, objects: list[device_image], devices: list[device
         if mine:
             groups.setdefault(mine, []).append(dev)
     return [
-        linked_image(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs))
+        linked_image(ctx, with_libraries(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs)),
+                     tuple(devs))
         for objs, devs in groups.items()
     ]
 

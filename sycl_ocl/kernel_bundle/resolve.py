@@ -8,29 +8,31 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..exception import errc, exception
-from . import _memo, builtin
+from . import builtin, cache
 from ._images import executable_image
 from .compat import incompatibility, kernel_compatible
+from .kernel import kernel
 from .kernel_id import kernel_id
-from .registry import lookup
+from .registry import APPLICATION
 
 if TYPE_CHECKING:
-    from ..kernel import kernel
-    from ..queue import queue
+    from ..context import context
+    from ..device import device
     from .bundle import kernel_bundle
 
 
 def resolve_kernel(
     spec: str | kernel_id | kernel,
-    q: queue,
+    ctx: context,
+    dev: device,
     bundle: kernel_bundle | None,
     spec_constants: dict[Any, Any],
 ) -> kernel:
-    """The executable kernel that runs ``spec`` on ``q``'s device.
+    """The executable kernel that runs ``spec`` on ``dev`` of ``ctx`` (a command group's queue).
 
     Args:
         spec: an application kernel's name, a ``kernel_id`` or a ``kernel``.
-        q: the queue of the command group.
+        ctx, dev: the context and device of the command group's queue.
         bundle: the bundle given to ``handler.use_kernel_bundle``, if any.
         spec_constants: the command group's specialization constant values.
 
@@ -39,20 +41,14 @@ def resolve_kernel(
             ``errc.kernel_not_supported`` when the kernel cannot run on the device;
             ``errc.build`` when building it fails.
     """
-    if bundle is not None:
-        if spec_constants:
-            raise exception(
-                errc.invalid,
-                "specialization constants cannot be set on a command group that uses a kernel "
-                "bundle (§4.9.4.4); set them on the input bundle before building it",
-            )
-        return bundle._kernel_for_launch(spec, q)
-    tab = _memo.table(q._context)
-    key = (spec, q._device._handle, _frozen(spec_constants)) if spec_constants else (spec, q._device._handle)
+    if bundle is not None:  # the handler keeps spec_constants empty then (§4.9.4.5)
+        return bundle._kernel_for_launch(spec, ctx, dev)
+    tab = cache.table(ctx)
+    key = (spec, dev._handle, _frozen(spec_constants)) if spec_constants else (spec, dev._handle)
     found = tab.fast.get(key)
     if found is not None:
         return found
-    resolved = _resolve(spec, q, spec_constants)
+    resolved = _resolve(spec, ctx, dev, spec_constants)
     tab.fast[key] = resolved
     return resolved
 
@@ -62,20 +58,17 @@ def _frozen(spec_constants: dict[Any, Any]) -> frozenset[tuple[Any, Any]]:
     return frozenset((spec, spec.convert(value)) for spec, value in spec_constants.items())
 
 
-def _resolve(spec: Any, q: queue, spec_constants: dict[Any, Any]) -> kernel:
-    from ..kernel import kernel  # sycl_ocl.kernel imports this package
-
+def _resolve(spec: Any, ctx: context, dev: device, spec_constants: dict[Any, Any]) -> kernel:
     if isinstance(spec, kernel):
-        check_kernel(spec, q)
+        check_kernel(spec, ctx, dev)
         if not spec_constants or spec._image is None or not spec._image._sources:
             return spec
         spec = spec._name
     kid = spec if isinstance(spec, kernel_id) else _as_id(spec)
-    dev = q._device
     if not kernel_compatible(kid, dev):
         raise exception(errc.kernel_not_supported, incompatibility(kid, dev) + "; run it on another device")
     if kid._builtin_device is not None:
-        return builtin.builtin_image(q._context, dev, (kid,))._kernel(kid)
+        return builtin.builtin_image(ctx, dev, (kid,))._kernel(kid)
     src = kid._image
     if src is None:
         raise exception(
@@ -84,24 +77,24 @@ def _resolve(spec: Any, q: queue, spec_constants: dict[Any, Any]) -> kernel:
             "(use_kernel_bundle) or its sycl.kernel",
         )
     values = {s: s.convert(v) for s, v in spec_constants.items()}
-    return executable_image(q._context, src, (dev,), values)._kernel(kid)
+    return executable_image(ctx, src, (dev,), values)._kernel(kid)
 
 
 def _as_id(spec: Any) -> kernel_id:
     if isinstance(spec, str):
-        return lookup(spec)
+        return APPLICATION.lookup(spec)
     raise exception(
         errc.invalid,
         f"a kernel is given as its name, a sycl.kernel_id or a sycl.kernel, got {spec!r}",
     )
 
 
-def check_kernel(k: kernel, q: queue) -> None:
-    """``errc.invalid`` unless ``k`` belongs to ``q``'s context and was built for its device."""
-    if k._ctx_native.int_ptr != q._context._handle:
+def check_kernel(k: kernel, ctx: context, dev: device) -> None:
+    """``errc.invalid`` unless ``k`` belongs to ``ctx`` and was built for ``dev``."""
+    if k._ctx_native.int_ptr != ctx._handle:
         raise exception(
             errc.invalid,
             f"{k!r} belongs to another context than the queue's; get the kernel from a bundle "
             "of the queue's context",
         )
-    k._check_device(q._device)
+    k._check_device(dev)

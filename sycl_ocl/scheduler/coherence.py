@@ -9,18 +9,18 @@ from __future__ import annotations
 from typing import Any
 
 from .intervals import gaps, insert, overlapping, remove
-from .memory import HOST, HOST_READ, READ, WRITE, Alloc, Root
+from .memory_object import HOST, HOST_READ, READ, WRITE, Allocation, MemoryObject
 from .op import DONE, ISSUED, Op, depend
 
 FRONTIER_CAP = 16
 
 # A transfer: (root, alloc, lo, hi); its direction follows from the op (device op: host to
 # alloc; host op: alloc to host).
-Move = tuple[Root, Alloc, int, int]
+Move = tuple[MemoryObject, Allocation, int, int]
 
 
 def access(
-    root: Root, lo: int, hi: int, kind: int, needs_old: bool, alloc: Alloc | None, op: Op,
+    root: MemoryObject, lo: int, hi: int, kind: int, needs_old: bool, alloc: Allocation | None, op: Op,
     moves: list[Move],
 ) -> None:
     """Plan ``op``'s access to bytes ``[lo, hi)`` of ``root`` at ``alloc`` (None: the host).
@@ -60,7 +60,7 @@ def access(
         valid[loc] = insert(valid.get(loc, []), lo, hi, op)
 
 
-def _frontier(root: Root, lo: int, hi: int, kind: int, op: Op) -> None:
+def _frontier(root: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None:
     """Add edges to the conflicting accesses (overlap and a write, or a host hold)."""
     lane = op.lane
     kept: list[tuple[Any, int, int, int]] = []
@@ -88,7 +88,7 @@ def _frontier(root: Root, lo: int, hi: int, kind: int, op: Op) -> None:
     root.frontier = kept
 
 
-def _to_host(root: Root, lo: int, hi: int, op: Op, moves: list[Move]) -> None:
+def _to_host(root: MemoryObject, lo: int, hi: int, op: Op, moves: list[Move]) -> None:
     """Read back ``[lo, hi)`` from the contexts that hold it (done by the host op itself)."""
     valid = root.valid
     todo = [(lo, hi)]
@@ -107,7 +107,7 @@ def _to_host(root: Root, lo: int, hi: int, op: Op, moves: list[Move]) -> None:
         todo = left
 
 
-def _to_device(root: Root, lo: int, hi: int, alloc: Alloc, op: Op, moves: list[Move]) -> None:
+def _to_device(root: MemoryObject, lo: int, hi: int, alloc: Allocation, op: Op, moves: list[Move]) -> None:
     """Write ``[lo, hi)`` from the host copy, staging through the host from other contexts."""
     valid = root.valid
     host_pieces = valid.get(HOST, [])
@@ -122,12 +122,12 @@ def _to_device(root: Root, lo: int, hi: int, alloc: Alloc, op: Op, moves: list[M
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)
 
 
-def _stage(root: Root, ranges: list[tuple[int, int]], op: Op) -> None:
+def _stage(root: MemoryObject, ranges: list[tuple[int, int]], op: Op) -> None:
     """Read ``ranges`` back to the host copy on a host op of their own; the host pieces it
     makes valid name it as producer, so ``op`` depends on it."""
     from .hostops import stage, start
 
-    stager = stage(root, op.sink)
+    stager = stage(root, op.async_errors)
     for a, b in ranges:
         _to_host(root, a, b, stager, stager.moves)
     if stager.moves:

@@ -1,123 +1,116 @@
-"""The actions a command group hands the scheduler.
+"""Submitting a command group: plan its requirements, then issue it now or defer it.
 
-Device actions enqueue themselves on a lane (``enqueue(lane, wait_for, keep)``); host actions
-are a callable run on a host thread after the requirements are current on the host.
+Planning runs under the one scheduler lock, in submission order (D01). ``submit`` never
+blocks (D05): a command that cannot be enqueued yet waits in the DAG (see ``progress``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyopencl as cl
+from ..event import event
+from ..exception import errc, exception
+from .actions import DeviceAction, HostTask
+from .coherence import Move, access
+from .hostops import HostWork, start
+from .issue import issue
+from .lane import Lane
+from .memory_object import READ, WRITE, MemoryObject, context_record
+from .op import Op, depend
+from .progress import BLOCKED, defer, ensure_running, wait_list
+from .state import LOCK
 
 if TYPE_CHECKING:
     from ..accessor import accessor
-    from ..kernel import kernel
-    from .lane import Lane
+    from ..context import context
+    from ..queue import queue
+
+Saved = list[tuple[MemoryObject, dict[int, Any], list[Any], bool]]
 
 
-def _alloc(acc: accessor, lane: Lane) -> Any:
-    return acc._root.allocs[lane.ctx]
+def lane_for(q: queue) -> Lane:
+    """The lane of a queue."""
+    lane = Lane(q._native, q._context._handle, q._device, q._async_errors, q._in_order, q._profiling)
+    lane.serial = context_record(q._context).serial
+    ensure_running()  # here, outside the scheduler lock (see progress.spawn)
+    return lane
 
 
-@dataclass(slots=True)
-class KernelLaunch:
-    """Enqueue a kernel; sizes in OpenCL dimension order; ``accs``: (arg index, accessor)."""
-
-    kernel: kernel
-    global_size: tuple[int, ...]
-    local_size: tuple[int, ...] | None
-    offset: tuple[int, ...] | None
-    args: tuple[Any, ...]
-    accs: tuple[tuple[int, accessor], ...]
-
-    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        args = self.args
-        post: list[tuple[Any, cl.Buffer, int, int]] = []
-        if self.accs:
-            args = list(args)  # type: ignore[assignment]
-            for index, acc in self.accs:
-                alloc = acc._root.allocs[lane.ctx]
-                lo, hi = acc._lo, acc._hi
-                if alloc.buf is None or lo % alloc.ctx.align == 0:
-                    args[index] = alloc.window(lo, hi)  # type: ignore[index]
-                    continue
-                # A misaligned window cannot be a sub-buffer: run on a scratch copy of it.
-                tmp = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
-                keep.append(tmp)
-                if acc._reads:
-                    copied = cl.enqueue_copy(
-                        lane.cl_queue, tmp, alloc.buf, byte_count=hi - lo, src_offset=lo,
-                        wait_for=wait_for)
-                    keep.append(copied)
-                    wait_for = lane.after(copied)
-                if acc._writes:
-                    post.append((alloc, tmp, lo, hi))
-                args[index] = tmp  # type: ignore[index]
-        ev = self.kernel._enqueue(
-            lane.cl_queue, lane.device, self.global_size, self.local_size, self.offset,
-            tuple(args), wait_for,
-        )
-        for alloc, tmp, lo, hi in post:
-            keep.append(ev)
-            ev = cl.enqueue_copy(
-                lane.cl_queue, alloc.buf, tmp, byte_count=hi - lo, dst_offset=lo, wait_for=lane.after(ev))
-        return ev
+def submit(
+    q: queue, action: DeviceAction | HostTask, accessors: list[accessor], depends_on: list[event],
+) -> event:
+    """Schedule one command group; returns its event without blocking on device work."""
+    lane: Lane = q._lane
+    host = type(action) is HostTask
+    with LOCK:
+        op = Op(lane, lane.ctx, host, lane.async_errors)
+        deps = op.deps
+        for ev in depends_on:
+            deps.append(ev._cmd)
+        if lane.in_order and lane.last is not None:
+            depend(op, lane.last)
+        moves = op.moves
+        saved = _plan(accessors, q._context, op, moves, host) if accessors else None
+        if host:
+            op.work = HostWork(action.fn)  # type: ignore[union-attr]
+            lane.add(op)
+            start(op)
+        else:
+            op.work = action
+            events = wait_list(op)
+            if events is BLOCKED:
+                defer(op)
+            else:
+                try:
+                    issue(op, events)
+                except BaseException:
+                    _restore(saved)
+                    op.finish()
+                    raise
+            lane.add(op)
+    return event(op, q._context)
 
 
-@dataclass(slots=True)
-class DeviceCopy:
-    """Copy between two contiguous accessor windows in the queue's context."""
-
-    src: accessor
-    dst: accessor
-
-    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        src, dst = _alloc(self.src, lane), _alloc(self.dst, lane)
-        n = self.src._hi - self.src._lo
-        if n == 0 or src.buf is None:
-            return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
-        self.dst._root.counters.d2d_bytes += n
-        return cl.enqueue_copy(
-            lane.cl_queue, dst.buf, src.buf, byte_count=n, src_offset=self.src._lo,
-            dst_offset=self.dst._lo, wait_for=wait_for,
-        )
-
-
-@dataclass(slots=True)
-class DeviceFill:
-    """Fill a contiguous accessor window with one value."""
-
-    dst: accessor
-    pattern: np.ndarray
-
-    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        alloc = _alloc(self.dst, lane)
-        lo, hi = self.dst._lo, self.dst._hi
-        if hi == lo or alloc.buf is None:
-            return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
-        return cl.enqueue_fill_buffer(
-            lane.cl_queue, alloc.buf, self.pattern, lo, hi - lo, wait_for=wait_for
-        )
+def _plan(accs: list[accessor], ctx: context, op: Op, moves: list[Move], host: bool) -> Saved:
+    groups: dict[MemoryObject, list[accessor]] = {}
+    for acc in accs:
+        root = acc._root
+        if root.bound is not None and root.bound != ctx:
+            raise exception(
+                errc.invalid,
+                "the buffer has the context_bound property for another context; use it only "
+                "on queues of that context",
+            )
+        group = groups.get(root)
+        if group is None:
+            groups[root] = [acc]
+        else:
+            group.append(acc)
+    saved: Saved = []
+    for root, group in groups.items():
+        saved.append((root, dict(root.valid), root.frontier, root.written))
+        alloc = None if host else root.alloc(ctx)
+        reqs = [group[0]._req] if len(group) == 1 else combine(group)
+        for lo, hi, writes, needs_old in reqs:
+            access(root, lo, hi, WRITE if writes else READ, needs_old, alloc, op, moves)
+    return saved
 
 
-class Barrier:
-    """A command group without an action: its requirements still order and move data."""
-
-    __slots__ = ()
-
-    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
-
-
-@dataclass(frozen=True, slots=True)
-class HostTask:
-    """Run a Python callable on a host thread (host tasks and host-side copies)."""
-
-    fn: Callable[[], Any]
+def combine(group: list[accessor]) -> list[tuple[int, int, bool, bool]]:
+    """Merge one CG's accessors of one buffer: overlapping spans become one requirement (D03)."""
+    spans = sorted(acc._req for acc in group)
+    out: list[tuple[int, int, bool, bool]] = []
+    for lo, hi, writes, needs_old in spans:
+        if out and lo < out[-1][1]:
+            plo, phi, pw, pn = out[-1]
+            out[-1] = (plo, max(phi, hi), pw or writes, pn or needs_old)
+        else:
+            out.append((lo, hi, writes, needs_old))
+    return out
 
 
-DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier
+def _restore(saved: Saved | None) -> None:
+    for root, valid, frontier, written in saved or ():
+        root.valid = valid
+        root.frontier = frontier
+        root.written = written

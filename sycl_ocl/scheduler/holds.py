@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from .coherence import access
 from .hostops import host_op, prepare
-from .memory import HOST_READ, WRITE, Root
+from .memory_object import HOST_READ, WRITE, MemoryObject
 from .op import Op
 from .progress import drain, kick
 from .state import LOCK
 
 
-def acquire(root: Root, lo: int, hi: int, writes: bool, needs_old: bool) -> Op:
+def acquire(root: MemoryObject, lo: int, hi: int, writes: bool, needs_old: bool) -> Op:
     """Plan and wait for a host hold on bytes ``[lo, hi)``; returns the hold to release."""
     with LOCK:
         op = host_op(None, None)
@@ -30,7 +30,7 @@ def acquire(root: Root, lo: int, hi: int, writes: bool, needs_old: bool) -> Op:
     return op
 
 
-def release(root: Root, op: Op) -> None:
+def release(root: MemoryObject, op: Op) -> None:
     """End the hold and issue what waited for it."""
     with LOCK:
         root.holds.discard(op)

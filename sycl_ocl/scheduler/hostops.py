@@ -14,13 +14,13 @@ import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
-from .memory import HOST
+from .memory_object import HOST
 from .op import Op
 from .progress import drain, spawn
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
-    from .memory import Root
+    from .memory_object import MemoryObject
 
 
 class HostWork:
@@ -33,16 +33,16 @@ class HostWork:
         self.staging = staging
 
 
-def host_op(sink: AsyncErrors | None, body: Callable[[], Any] | None, lane: Any = None) -> Op:
+def host_op(async_errors: AsyncErrors | None, body: Callable[[], Any] | None, lane: Any = None) -> Op:
     """A new host op (not started)."""
-    op = Op(lane, HOST, True, sink)
+    op = Op(lane, HOST, True, async_errors)
     op.work = HostWork(body)
     return op
 
 
-def stage(root: Root, sink: AsyncErrors | None) -> Op:
+def stage(root: MemoryObject, async_errors: AsyncErrors | None) -> Op:
     """A host op reading data back to the host copy on its way to another context."""
-    op = Op(None, HOST, True, sink)
+    op = Op(None, HOST, True, async_errors)
     op.work = HostWork(None, staging=True)
     return op
 
@@ -82,7 +82,7 @@ def prepare(op: Op) -> None:
         read_back(root, alloc, lo, hi, staging)
 
 
-def read_back(root: Root, alloc: Any, lo: int, hi: int, staging: bool = False) -> None:
+def read_back(root: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool = False) -> None:
     """Blocking copy of bytes ``[lo, hi)`` from ``alloc`` into the root's host copy."""
     host = root.host_copy()
     serial = alloc.ctx.serial

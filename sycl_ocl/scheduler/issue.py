@@ -10,7 +10,7 @@ import pyopencl as cl
 from .._native import translate
 
 if TYPE_CHECKING:
-    from .command_group import DeviceAction
+    from .actions import DeviceAction
     from .lane import Lane
     from .op import Op
 

@@ -26,17 +26,17 @@ class Lane:
     commands ever submitted.
     """
 
-    __slots__ = ("__weakref__", "cl_queue", "ctx", "device", "errors", "in_order", "last",
+    __slots__ = ("__weakref__", "async_errors", "cl_queue", "ctx", "device", "in_order", "last",
                  "ops", "ordered", "profiling", "serial", "trim_at", "unflushed")
 
     def __init__(
-        self, cl_queue: cl.CommandQueue, ctx: int, device: device, errors: AsyncErrors,
+        self, cl_queue: cl.CommandQueue, ctx: int, device: device, async_errors: AsyncErrors,
         in_order: bool, profiling: bool,
     ) -> None:
         self.cl_queue = cl_queue
         self.ctx = ctx
         self.device = device
-        self.errors = errors
+        self.async_errors = async_errors
         self.in_order = in_order  # the SYCL property: each command follows the previous one
         # The OpenCL queue runs commands in enqueue order (every queue sycl_ocl creates does).
         self.ordered = not cl_queue.properties & cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
@@ -45,7 +45,7 @@ class Lane:
         self.ops: deque[Op] = deque()
         self.unflushed = False
         self.trim_at = TRIM_EVERY
-        self.serial: Any = None  # see ContextFacts.serial
+        self.serial: Any = None  # see ContextRecord.serial
 
     def add(self, op: Op) -> None:
         """Record a newly submitted op (under the scheduler lock).

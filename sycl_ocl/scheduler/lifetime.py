@@ -16,12 +16,12 @@ from .._async_errors import log
 from . import holds
 from .coherence import access
 from .hostops import host_op, prepare
-from .memory import READ, Root
+from .memory_object import READ, MemoryObject
 from .progress import spawn
 from .state import LOCK
 
 
-def destroy(root: Root) -> None:
+def destroy(root: MemoryObject) -> None:
     """Run the destruction semantics of the root's last user handle.
 
     On a thread of the scheduler (a host op's, the progress thread) or inside it, blocking
@@ -34,14 +34,14 @@ def destroy(root: Root) -> None:
     _guarded_run(root)
 
 
-def _guarded(root: Root) -> None:
+def _guarded(root: MemoryObject) -> None:
     try:
         _guarded_run(root)
     except Exception as error:  # a finalizer cannot raise: report it instead
         log.error("sycl_ocl: buffer destruction failed: %s", error)
 
 
-def _guarded_run(root: Root) -> None:
+def _guarded_run(root: MemoryObject) -> None:
     try:
         _destroy(root)
     finally:
@@ -50,7 +50,7 @@ def _guarded_run(root: Root) -> None:
             root.mutex = None
 
 
-def _destroy(root: Root) -> None:
+def _destroy(root: MemoryObject) -> None:
     with LOCK:
         unreleased = list(root.holds)
     # Host accessors still open here belong to garbage or outlive a ``with`` block of the
@@ -77,7 +77,7 @@ def _destroy(root: Root) -> None:
         _copy_out(root, target)
 
 
-def _target(root: Root) -> Any:
+def _target(root: MemoryObject) -> Any:
     if not root.write_back:
         return None
     target = root.target
@@ -86,7 +86,7 @@ def _target(root: Root) -> Any:
     return target if target is not None else root.user
 
 
-def _copy_out(root: Root, target: Any) -> None:
+def _copy_out(root: MemoryObject, target: Any) -> None:
     dst = np.asarray(target)
     src = root.host_copy().view(root.dtype)
     n = min(dst.size, src.size)

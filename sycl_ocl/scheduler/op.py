@@ -31,15 +31,15 @@ class Op:
     """A command: deferred, issued (or running on the host), or done."""
 
     __slots__ = (
-        "__weakref__", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane", "moves",
-        "prof", "sink", "state", "submitted", "work",
+        "__weakref__", "async_errors", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
+        "moves", "prof", "state", "submitted", "work",
     )
 
-    def __init__(self, lane: Lane | None, ctx: int, host: bool, sink: AsyncErrors | None) -> None:
+    def __init__(self, lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> None:
         self.lane = lane
         self.ctx = ctx
         self.host = host
-        self.sink = sink
+        self.async_errors = async_errors
         self.state = DEFERRED
         self.event: cl.Event | None = None
         self.deps: list[Command] = []
@@ -95,8 +95,8 @@ class Op:
 
     def fail(self, error: BaseException) -> None:
         """Complete with an error, reported once to the queue's (or context's) handler."""
-        if not self.failed and self.sink is not None:
-            self.sink.report(error)
+        if not self.failed and self.async_errors is not None:
+            self.async_errors.report(error)
         self.failed = True
         self.finish()
 
@@ -138,8 +138,6 @@ class Op:
     def dependencies(self) -> list[Command]:
         return list(dict.fromkeys(self.deps))  # one entry per command, in the order added
 
-    def errors(self) -> AsyncErrors | None:
-        return self.sink
 
     def submit_time(self) -> int | None:
         return self.submitted

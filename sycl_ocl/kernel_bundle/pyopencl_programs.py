@@ -13,19 +13,17 @@ import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
-from . import _memo
-from ._preprocess import strip_comments
-from ._signature import parse_kernels
+from . import _program, cache
 from .bundle import kernel_bundle
 from .device_image import device_image
+from .kernel import kernel
 from .kernel_id import kernel_id
-from .registry import _IDENTIFIER, ImageSource
+from .registry import read_unit
 from .state import bundle_state
 
 if TYPE_CHECKING:
     from ..context import context
     from ..device import device
-    from ..kernel import kernel
 
 _BINARY_TYPE = {
     bundle_state.input: cl.program_binary_type.NONE,
@@ -55,12 +53,12 @@ def make_kernel_bundle(
     if not isinstance(program, cl.Program):
         raise exception(errc.invalid, f"make_kernel_bundle takes a pyopencl.Program, got {program!r}")
     try:
-        if program.get_info(cl.program_info.CONTEXT) != ctx._native:
+        if _program.materialize(program).get_info(cl.program_info.CONTEXT) != ctx._native:
             raise exception(errc.invalid, "make_kernel_bundle: the program belongs to another context", ctx)
         devices = _devices_of(program, ctx)
         _check_binary_type(program, devices, state)
         key = ("interop", program.int_ptr, state)
-        image = _memo.cached(ctx, key, lambda: _image(program, devices, state))
+        image = cache.cached(ctx, key, lambda: _image(program, devices, state))
     except cl.Error as error:
         raise translate(error, "wrapping a pyopencl.Program", ctx) from error
     return kernel_bundle._make(ctx, image._devices, state, [image])
@@ -72,8 +70,6 @@ def make_kernel(native: cl.Kernel, ctx: context) -> kernel:
     Raises:
         sycl.exception: ``errc.invalid`` if it is not a ``pyopencl.Kernel`` of ``ctx``.
     """
-    from ..kernel import kernel
-
     if not isinstance(native, cl.Kernel):
         raise exception(errc.invalid, f"make_kernel takes a pyopencl.Kernel, got {native!r}")
     program: cl.Program = native.get_info(cl.kernel_info.PROGRAM)  # type: ignore[assignment]
@@ -114,9 +110,6 @@ def _image(program: cl.Program, devices: tuple[device, ...], state: bundle_state
         names = [n for n in str(program.get_info(cl.program_info.KERNEL_NAMES)).split(";") if n]
         ids = tuple(kernel_id._make(n, None) for n in names)
         return device_image._make(state, devices, program, (), ids, {}, ("interop", program.int_ptr))
-    src = ImageSource(
-        source, (), frozenset(), {d.name: d for d in parse_kernels(source, {})},
-        frozenset(_IDENTIFIER.findall(strip_comments(source))), "<pyopencl.Program>",
-    )
+    src = read_unit(source, (), frozenset(), "<pyopencl.Program>")
     src.ids = tuple(kernel_id._make(name, src) for name in src.kernels)
     return device_image._make(state, devices, program, (src,), src.ids, {}, ("interop", program.int_ptr))

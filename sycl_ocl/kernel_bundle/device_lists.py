@@ -12,19 +12,6 @@ if TYPE_CHECKING:
     from ..context import context
 
 
-def in_context(ctx: context, dev: device) -> bool:
-    native = dev._native
-    members = {d._native.int_ptr for d in ctx.get_devices()}
-    while native is not None:
-        if native.int_ptr in members:
-            return True
-        try:
-            native = native.parent_device
-        except Exception:  # a root device (or a driver without CL 1.2 sub-devices)
-            return False
-    return False
-
-
 def checked_devices(ctx: context, devs: Iterable[device] | device | None) -> list[device]:
     """``devs`` de-duplicated and checked against ``ctx`` (§4.11.7); defaults to ctx's devices."""
     if devs is None:
@@ -35,7 +22,7 @@ def checked_devices(ctx: context, devs: Iterable[device] | device | None) -> lis
             errc.invalid, "the device list is empty; pass at least one device of the context", ctx
         )
     for dev in listed:
-        if not isinstance(dev, device) or not in_context(ctx, dev):
+        if not isinstance(dev, device) or not ctx._has_device(dev):
             raise exception(
                 errc.invalid,
                 f"{dev!r} is not a device (or sub-device of a device) of the context; "

@@ -41,21 +41,21 @@ class TransferCounters:
         return TransferCounters(**{f.name: getattr(self, f.name) for f in fields(self)})
 
 
-class ContextFacts:
+class ContextRecord:
     """What the scheduler needs to know about one context, computed once.
 
     Kept on the context itself (never in a global table), holding only its OpenCL handles,
     so the context and its device memory go when the last user reference does.
     """
 
-    __slots__ = ("align", "device", "handle", "hum", "native", "queue", "serial")
+    __slots__ = ("align", "device", "handle", "host_unified", "native", "queue", "serial")
 
     def __init__(self, ctx: context) -> None:
         devs = [d._native for d in ctx._devices]
         self.native: cl.Context = ctx._native
         self.handle: int = ctx._handle
         self.device = devs[0]
-        self.hum = all(_host_unified(d) for d in devs)
+        self.host_unified = all(_host_unified(d) for d in devs)
         self.align = max(d.mem_base_addr_align for d in devs) // 8
         self.queue: cl.CommandQueue | None = None
         # Oclgrind is not thread safe (it runs commands on the thread that waits, and asserts
@@ -77,26 +77,26 @@ def _host_unified(dev: cl.Device) -> bool:
         return bool(dev.type & cl.device_type.CPU)
 
 
-_facts_lock = threading.Lock()
+_records_lock = threading.Lock()
 
 
-def facts(ctx: context) -> ContextFacts:
+def context_record(ctx: context) -> ContextRecord:
     """The facts of a context, computed on first use."""
-    found: ContextFacts | None = ctx._runtime_state
+    found: ContextRecord | None = ctx._runtime_state
     if found is None:
-        with _facts_lock:
+        with _records_lock:
             found = ctx._runtime_state
             if found is None:
-                found = ctx._runtime_state = ContextFacts(ctx)
+                found = ctx._runtime_state = ContextRecord(ctx)
     return found
 
 
-class Alloc:
+class Allocation:
     """A root's ``cl_mem`` in one context; ``linked`` when it is the host copy (USE_HOST_PTR)."""
 
     __slots__ = ("buf", "ctx", "linked", "loc", "size", "subs")
 
-    def __init__(self, buf: cl.Buffer | None, ctx: ContextFacts, linked: bool) -> None:
+    def __init__(self, buf: cl.Buffer | None, ctx: ContextRecord, linked: bool) -> None:
         self.buf = buf
         self.size = buf.size if buf is not None else 0  # a query each time otherwise
         self.ctx = ctx
@@ -118,7 +118,7 @@ class Alloc:
         return sub
 
 
-class Root:
+class MemoryObject:
     """The coherence record of one buffer and all its sub-buffers and reinterpretations."""
 
     __slots__ = (
@@ -134,7 +134,7 @@ class Root:
         self.use_host_ptr = use_host_ptr
         self.valid: dict[int, list[Piece]] = {HOST: [(0, size, None)]} if host is not None else {}
         self.frontier: list[tuple[Any, int, int, int]] = []
-        self.allocs: dict[int, Alloc] = {}
+        self.allocs: dict[int, Allocation] = {}
         self.counters = TransferCounters()
         self.handles = 0
         self.holds: set[Any] = set()  # unreleased host accessors' ops
@@ -152,13 +152,13 @@ class Root:
             self.host = np.empty(self.size, dtype=np.uint8)
         return self.host
 
-    def alloc(self, ctx: context) -> Alloc:
+    def alloc(self, ctx: context) -> Allocation:
         """The allocation in ``ctx``, created on first use (none for zero bytes)."""
         found = self.allocs.get(ctx._handle)
         if found is not None:
             return found
-        info = facts(ctx)
-        linked = self.use_host_ptr and info.hum and self.host is not None and self.size > 0
+        info = context_record(ctx)
+        linked = self.use_host_ptr and info.host_unified and self.host is not None and self.size > 0
         buf = None
         try:
             if linked:
@@ -168,5 +168,5 @@ class Root:
                 buf = cl.Buffer(ctx._native, cl.mem_flags.READ_WRITE, self.size)
         except cl.Error as error:
             raise translate(error, f"allocating {self.size} bytes", ctx) from error
-        found = self.allocs[ctx._handle] = Alloc(buf, info, linked)
+        found = self.allocs[ctx._handle] = Allocation(buf, info, linked)
         return found

@@ -275,10 +275,6 @@ def test_AC_22_legacy_modes_and_targets(queue: sycl.queue) -> None:
     assert out[0] == 1 + 2 + 3 + 4
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 16 (h10): a local_accessor outside an nd_range launch is not yet refused",
-)
 def test_AC_11_local_accessor_needs_nd_range(queue: sycl.queue) -> None:
     """A local_accessor given to single_task or to a parallel_for over a plain range: errc.kernel_argument."""
     out = sycl.buffer(sycl.range(16), np.int32)

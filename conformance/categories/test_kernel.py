@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import numpy as np
+import pyopencl.cltypes as cltypes
 import pytest
 
 import sycl_ocl as sycl
@@ -79,8 +80,8 @@ def test_KN_05_info(queue: sycl.queue) -> None:
 def test_KN_06_hint_attributes(queue: sycl.queue) -> None:
     """Kernels with vec_type_hint and work_group_size_hint compile and run."""
     data = np.arange(32, dtype=np.float32)
-    with sycl.buffer(data.reshape(8, 4)) as buf:
-        queue.submit(lambda h: h.parallel_for(sycl.range(8), HINTED, sycl.accessor(buf, h)))
+    with sycl.buffer(data) as buf, buf.reinterpret(cltypes.float4, sycl.range(8)) as vectors:
+        queue.submit(lambda h: h.parallel_for(sycl.range(8), HINTED, sycl.accessor(vectors, h)))
     assert (data == 2 * np.arange(32)).all()
 
 

@@ -187,11 +187,6 @@ def test_KB_12_13_kernel_ids() -> None:
     assert ADD_ONE != SCALE and isinstance(SCALE.get_name(), str)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 10 (h10): the shipped kernel library is still "
-    "listed among the application's kernel ids",
-)
 def test_KB_14_kernel_ids_are_the_applications() -> None:
     """get_kernel_ids() in fresh processes with no, one and several registered kernels."""
     found = child(

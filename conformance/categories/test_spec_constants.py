@@ -208,11 +208,6 @@ def test_SC_04_fp64_constant(queue: sycl.queue) -> None:
     assert out[0] == 2 / 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 9 (h10): library units (a source with helper "
-    "functions and no kernel) cannot be registered yet",
-)
 def test_SC_15_constant_read_in_a_library_unit() -> None:
     """A constant read in a library unit linked into the kernel's program has the command group's value."""
     found = child(
@@ -233,11 +228,6 @@ def test_SC_15_constant_read_in_a_library_unit() -> None:
     assert found == 42
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 14 (h10): mixing handler constants and "
-    "use_kernel_bundle is refused only at the launch, not at the call",
-)
 @pytest.mark.scenarios("KB-57")
 def test_SC_10_handler_constants_with_a_bundle_are_invalid(queue: sycl.queue) -> None:
     """set/get_specialization_constant after use_kernel_bundle, and the reverse, raise errc.invalid."""

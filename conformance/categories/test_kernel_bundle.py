@@ -455,10 +455,6 @@ def test_KB_36_join_and_run(queue: sycl.queue) -> None:
     assert _run(queue, SCALE, [1, 2], 3, bundle=joined) == [3, 6]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 13 (h10): join([]) raises errc.invalid instead of returning an empty bundle",
-)
 def test_KB_39_join_of_nothing_is_empty() -> None:
     """join([]) is an empty bundle."""
     assert sycl.join([]).empty()

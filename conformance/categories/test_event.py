@@ -79,7 +79,7 @@ def test_EV_07_wait_and_throw_delivers_once(device: sycl.device) -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="h11 (issue 11): dependents of a failed host task still run; today they fail "
+    reason="issue 10 item 18 (h11): dependents of a failed host task still run; today they fail "
     "with 'a command it depends on failed' instead of running",
 )
 def test_EV_09_errors_go_to_each_queue(device: sycl.device) -> None:

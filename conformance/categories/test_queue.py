@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import numpy as np
 import pyopencl as cl
@@ -118,18 +117,13 @@ def test_QU_10_kernel_shortcuts(queue: sycl.queue) -> None:
     assert list(out) == [10] * 8
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sycl_ocl gap: the queue has no copy/fill/update_host shortcuts for placeholder "
-    "accessors (§4.6.5.2, Table 29); reported, to be added beside the USM forms",
-)
 def test_QU_11_explicit_copy_shortcuts(queue: sycl.queue) -> None:
     """copy (host <-> accessor, accessor -> accessor), fill and update_host on the queue."""
     src = np.arange(8, dtype=np.int32)
     host = np.zeros(8, np.int32)
     a, b = sycl.buffer(sycl.range(8), np.int32), sycl.buffer(host)
     acc_a, acc_b = sycl.accessor(a, mode=sycl.read_write), sycl.accessor(b, mode=sycl.read_write)
-    q: Any = queue
+    q = queue
     q.copy(src, acc_a).wait()
     q.copy(acc_a, acc_b).wait()
     out = np.zeros(8, np.int32)

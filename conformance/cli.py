@@ -102,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.info_dump:
         dumps = [d["cts_info_dump"] for d in chosen]
+        args.info_dump.parent.mkdir(parents=True, exist_ok=True)
         args.info_dump.write_text(json.dumps(dumps[0] if len(dumps) == 1 else dumps, indent=1) + "\n")
     names = _categories(args.categories_dir, args.category, args.exclude_file)
     ok = True
@@ -210,7 +211,9 @@ def _git(*args: str) -> str:
 
 def _run_info(args: argparse.Namespace, names: list[str]) -> dict[str, Any]:
     commit = args.commit_hash or _git("rev-parse", "HEAD") or "unknown"
-    if not args.commit_hash and _git("status", "--porcelain", "--untracked-files=no"):
+    if not args.commit_hash and _git(
+        "status", "--porcelain", "--untracked-files=no", "--", ".", ":!*/results/*"
+    ):
         commit += " (with uncommitted changes)"
     return {
         "implementation": "sycl_ocl",

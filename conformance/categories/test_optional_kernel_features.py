@@ -189,6 +189,23 @@ def test_OKF_07_no_speculative_compilation() -> None:
     assert found == [True, False, 7]
 
 
+def _elementwise(
+    queue: sycl.queue, kernel: sycl.kernel_id, inputs: list[np.ndarray], out: np.ndarray
+) -> np.ndarray:
+    """Run ``kernel(inputs..., out)`` over the inputs' elements; returns ``out``."""
+    buffers = [sycl.buffer(a) for a in inputs]
+    with sycl.buffer(out) as ob:
+        queue.submit(
+            lambda h: h.parallel_for(
+                sycl.range(inputs[0].size),
+                kernel,
+                *(sycl.accessor(b, h, sycl.read_only) for b in buffers),
+                sycl.accessor(ob, h),
+            )
+        )
+    return out
+
+
 def test_OKF_10_int64_arithmetic(queue: sycl.queue) -> None:
     """64-bit multiply (wrapping), divide, remainder and shifts give C's exact results."""
     rng = np.random.default_rng(14)
@@ -197,17 +214,7 @@ def test_OKF_10_int64_arithmetic(queue: sycl.queue) -> None:
     b[b == 0] = 3
     a[:4] = [2**62, -(2**62), 12345678901234, -1]
     b[:4] = [-7, 3, -(2**33), 5]
-    out = np.zeros(6 * 64, np.int64)
-    with sycl.buffer(a) as ab, sycl.buffer(b) as bb, sycl.buffer(out) as ob:
-        queue.submit(
-            lambda h: h.parallel_for(
-                sycl.range(64),
-                INT64,
-                sycl.accessor(ab, h, sycl.read_only),
-                sycl.accessor(bb, h, sycl.read_only),
-                sycl.accessor(ob, h),
-            )
-        )
+    out = _elementwise(queue, INT64, [a, b], np.zeros(6 * 64, np.int64))
 
     def wrap(v: int) -> int:
         return (v + 2**63) % 2**64 - 2**63
@@ -224,18 +231,7 @@ def test_OKF_11_fp64_arithmetic(queue: sycl.queue) -> None:
     rng = np.random.default_rng(11)
     a, b, c = (rng.standard_normal(64) * 10.0 ** rng.integers(-30, 30, 64) for _ in range(3))
     a[0], b[0], c[0] = 1.0 + 2**-52, 1.0 - 2**-53, -1.0  # fma keeps what a*b+c would round away
-    out = np.zeros(5 * 64)
-    with sycl.buffer(a) as ab, sycl.buffer(b) as bb, sycl.buffer(c) as cb, sycl.buffer(out) as ob:
-        queue.submit(
-            lambda h: h.parallel_for(
-                sycl.range(64),
-                FP64,
-                sycl.accessor(ab, h, sycl.read_only),
-                sycl.accessor(bb, h, sycl.read_only),
-                sycl.accessor(cb, h, sycl.read_only),
-                sycl.accessor(ob, h),
-            )
-        )
+    out = _elementwise(queue, FP64, [a, b, c], np.zeros(5 * 64))
     for i, (x, y, z) in enumerate(zip(a.tolist(), b.tolist(), c.tolist(), strict=True)):
         exact_fma = float(Fraction(x) * Fraction(y) + Fraction(z))
         expected = [x + y, x * y, x / y, math.sqrt(abs(x)), exact_fma]

@@ -168,22 +168,29 @@ def test_SCH_10_barrier_and_local_memory(queue: sycl.queue) -> None:
         assert (out == expected).all(), local
 
 
-def test_SCH_11_atomics_32(queue: sycl.queue) -> None:
-    """32-bit atomics on global and local memory give exact totals under contention."""
+def _atomics(queue: sycl.queue, kernel: sycl.kernel_id, g: np.ndarray, groups: int) -> tuple[int, np.ndarray]:
+    """Run an atomics kernel over ``groups`` work-groups of up to 64; returns the group size and
+    the per-group local counts (``g`` is updated in place)."""
     local = min(64, queue.get_device().get_info(sycl.info.device.max_work_group_size))
-    n = 16 * local
-    g = np.array([0, 0, 1 << 30, -1, 0], np.int32)
-    per_group = np.zeros(16, np.int32)
+    per_group = np.zeros(groups, g.dtype)
     with sycl.buffer(g) as gb, sycl.buffer(per_group) as pb:
         queue.submit(
             lambda h: h.parallel_for(
-                sycl.nd_range(sycl.range(n), sycl.range(local)),
-                ATOMICS32,
+                sycl.nd_range(sycl.range(groups * local), sycl.range(local)),
+                kernel,
                 sycl.accessor(gb, h),
                 sycl.accessor(pb, h, sycl.write_only),
-                sycl.local_accessor(np.int32, sycl.range(1), h),
+                sycl.local_accessor(g.dtype, sycl.range(1), h),
             )
         )
+    return local, per_group
+
+
+def test_SCH_11_atomics_32(queue: sycl.queue) -> None:
+    """32-bit atomics on global and local memory give exact totals under contention."""
+    g = np.array([0, 0, 1 << 30, -1, 0], np.int32)
+    local, per_group = _atomics(queue, ATOMICS32, g, 16)
+    n = 16 * local
     assert list(g) == [n, n, 0, n - 1, n * (n - 1) // 2]
     assert list(per_group) == [2 * local] * 16
 
@@ -191,19 +198,8 @@ def test_SCH_11_atomics_32(queue: sycl.queue) -> None:
 def test_SCH_12_atomics_64(queue: sycl.queue) -> None:
     """64-bit atomics on global and local memory give exact totals (aspect.atomic64)."""
     needs(queue.get_device(), sycl.aspect.atomic64)
-    local = min(64, queue.get_device().get_info(sycl.info.device.max_work_group_size))
-    n = 8 * local
     g = np.zeros(2, np.int64)
-    per_group = np.zeros(8, np.int64)
-    with sycl.buffer(g) as gb, sycl.buffer(per_group) as pb:
-        queue.submit(
-            lambda h: h.parallel_for(
-                sycl.nd_range(sycl.range(n), sycl.range(local)),
-                ATOMICS64,
-                sycl.accessor(gb, h),
-                sycl.accessor(pb, h, sycl.write_only),
-                sycl.local_accessor(np.int64, sycl.range(1), h),
-            )
-        )
+    local, per_group = _atomics(queue, ATOMICS64, g, 8)
+    n = 8 * local
     assert int(g[0]) == n * (1 << 33) + n * (n - 1) // 2 and int(g[1]) == n
     assert [int(v) for v in per_group] == [local << 40] * 8

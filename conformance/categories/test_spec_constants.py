@@ -100,19 +100,9 @@ def test_SC_07_08_defaults(queue: sycl.queue) -> None:
 
 
 def _bundle_value(q: sycl.queue, exe: sycl.kernel_bundle) -> int:
-    out = np.zeros(5, np.int64)
-    floats = np.zeros(1, np.float32)
-    with sycl.buffer(out) as ob, sycl.buffer(floats) as fb:
-        q.submit(
-            lambda h: (
-                h.use_kernel_bundle(exe),
-                h.single_task(
-                    READ, sycl.accessor(ob, h, sycl.write_only), sycl.accessor(fb, h, sycl.write_only)
-                ),
-            )
-        ).wait_and_throw()
-    assert out[0] == out[1] and out[4] == out[0] + 1000
-    return int(out[0])
+    ints, _ = _read(q, lambda h: h.use_kernel_bundle(exe))
+    assert ints[0] == ints[1] and ints[4] == ints[0] + 1000
+    return ints[0]
 
 
 def test_SC_11_through_bundles(queue: sycl.queue) -> None:
@@ -152,18 +142,7 @@ def test_SC_12_several_constants_through_a_bundle(queue: sycl.queue) -> None:
     inp.set_specialization_constant(SC_WIDE, 7)
     inp.set_specialization_constant(SC_FLOAT, 2.5)
     exe = sycl.build(inp)
-    ints = np.zeros(5, np.int64)
-    floats = np.zeros(1, np.float32)
-    with sycl.buffer(ints) as ib, sycl.buffer(floats) as fb:
-        queue.submit(
-            lambda h: (
-                h.use_kernel_bundle(exe),
-                h.single_task(
-                    READ, sycl.accessor(ib, h, sycl.write_only), sycl.accessor(fb, h, sycl.write_only)
-                ),
-            )
-        )
-    assert ints.tolist() == [10, 10, 7, 0, 1010] and floats[0] == 2.5
+    assert _read(queue, lambda h: h.use_kernel_bundle(exe)) == ([10, 10, 7, 0, 1010], 2.5)
 
 
 def test_SC_13_values_are_not_shared_between_submissions(queue: sycl.queue) -> None:

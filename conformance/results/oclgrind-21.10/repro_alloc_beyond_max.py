@@ -20,6 +20,8 @@ try:
 except cl.Error as error:
     print(f"{platform.name}: refused {size} bytes as required: {error.code}")
     sys.exit(0)
-print(f"{platform.name}: created a {size}-byte buffer, beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE "
-      f"({device.max_mem_alloc_size}); expected CL_INVALID_BUFFER_SIZE")
+print(
+    f"{platform.name}: created a {size}-byte buffer, beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE "
+    f"({device.max_mem_alloc_size}); expected CL_INVALID_BUFFER_SIZE"
+)
 sys.exit(1)

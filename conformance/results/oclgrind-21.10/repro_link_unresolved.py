@@ -22,6 +22,8 @@ try:
 except cl.Error as error:
     print(f"{platform.name}: the link failed as required: {error.code}")
     sys.exit(0)
-print(f"{platform.name}: linked a program whose kernel calls an undefined function 'missing'; "
-      "expected CL_LINK_PROGRAM_FAILURE")
+print(
+    f"{platform.name}: linked a program whose kernel calls an undefined function 'missing'; "
+    "expected CL_LINK_PROGRAM_FAILURE"
+)
 sys.exit(1)

@@ -11,7 +11,7 @@ demo: install
 	$(BIN)/python examples/quickstart.py
 
 # Everything CI runs (.ci/run is `make test`): each step is a target of its own.
-test: install lint unit suite docs
+test: install lint unit suite docs conformance-ci
 
 lint: install
 	$(BIN)/ruff check sycl_ocl tests examples bench conformance
@@ -49,7 +49,13 @@ bench: install
 
 # CONFORMANCE_DEVICE: regex over "platform / device" (default: every device).
 conformance: install
-	$(BIN)/python conformance/run.py --device "$(CONFORMANCE_DEVICE)" --report-dir reports
+	$(BIN)/python -m conformance --device "$(CONFORMANCE_DEVICE)" --report-dir reports
+
+# The conformance suite on PoCL (two devices, for the multi-device scenarios) and Oclgrind.
+.PHONY: conformance-ci
+conformance-ci: install
+	POCL_DEVICES="pthread pthread" $(BIN)/python -m conformance --device 'Portable Computing Language' --report-dir build/conformance
+	$(BIN)/python -m conformance --device Oclgrind --report-dir build/conformance
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -363,8 +363,12 @@ def _nothing() -> None:
 
 
 def _overwrite(acc: accessor) -> None:
-    """The command writes the whole (contiguous) range: its old contents need not move."""
-    if acc._contiguous:
+    """The command writes the whole (contiguous) range: its old contents need not move.
+
+    Only for an accessor made with this handler: a placeholder is required again by later
+    command groups, which may read through it.
+    """
+    if acc._contiguous and not acc._placeholder:
         acc._req = (acc._lo, acc._hi, True, False)
 
 

@@ -59,7 +59,7 @@ class queue(NativeWrapper, PropertyHolder):
                     "queue(x, y) takes a context first; use queue(device) or queue(context, device)",
                 )
             dev = select_device(first) if first is not None else device()
-            ctx = context._default_for(dev.get_platform())
+            ctx = context._default_for_device(dev)
         profiling = props.has_property(queue_props.enable_profiling)
         if profiling and not dev.has(aspect.queue_profiling):
             raise exception(

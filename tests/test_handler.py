@@ -117,6 +117,22 @@ def test_copy_accessor_to_accessor(queue: sycl.queue) -> None:
     assert (d[1:3, 1:3].ravel() == [3, 4, 5, 6]).all() and d[0].sum() == 0
 
 
+def test_placeholder_written_by_a_copy_is_read_by_the_next(queue: sycl.queue) -> None:
+    """QU-11: a placeholder that a whole-range copy or fill wrote is read correctly by a later
+    command group (the write-only shortcut of one command must not stick to the accessor)."""
+    src, out = np.arange(8, dtype=np.int32), np.zeros(8, np.int32)
+    a, b = sycl.buffer(sycl.range(8), np.int32), sycl.buffer(sycl.range(8), np.int32)
+    acc_a, acc_b = sycl.accessor(a), sycl.accessor(b)
+    queue.submit(lambda h: (h.require(acc_a), h.copy(src, acc_a)))
+    queue.submit(lambda h: (h.require(acc_a), h.require(acc_b), h.copy(acc_a, acc_b)))
+    queue.submit(lambda h: (h.require(acc_b), h.copy(acc_b, out))).wait()
+    assert list(out) == list(range(8))
+    queue.submit(lambda h: (h.require(acc_a), h.fill(acc_a, 4)))
+    queue.submit(lambda h: (h.require(acc_a), h.require(acc_b), h.copy(acc_a, acc_b)))
+    queue.submit(lambda h: (h.require(acc_b), h.copy(acc_b, out))).wait()
+    assert list(out) == [4] * 8
+
+
 def test_copy_errors(queue: sycl.queue) -> None:
     b = sycl.buffer(sycl.range(4), np.int32)
     small = np.zeros(2, dtype=np.int32)

@@ -6,6 +6,8 @@ they never break another test's ``get_kernel_bundle(ctx)``.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pyopencl as cl
 import pytest
@@ -389,6 +391,15 @@ def test_bundle_reference_semantics(queue: sycl.queue) -> None:
     kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[EXT[0]])
     alias = kb
     assert alias == kb and hash(alias) == hash(kb) and {kb: 1}[alias] == 1
+
+
+def test_copies_of_bundles_images_and_ids_compare_equal(queue: sycl.queue) -> None:
+    """KB-09, KB-10, KB-13: copy.copy / copy.deepcopy of a bundle, an image or a kernel id is
+    equal to it (common reference semantics, §4.5.2)."""
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[EXT[0]])
+    for obj in (kb, next(iter(kb)), EXT[0]):
+        assert copy.copy(obj) == obj and copy.deepcopy(obj) == obj
+        assert hash(copy.copy(obj)) == hash(obj)
 
 
 # --- join (§4.11.10) -------------------------------------------------------------------------

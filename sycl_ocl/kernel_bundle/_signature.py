@@ -142,13 +142,21 @@ def _definitions(tokens: list[str]) -> tuple[set[str], set[str]]:
 def _kernels(tokens: list[str]) -> list[KernelDecl]:
     typedefs = _typedefs(tokens)
     kernels = []
+    before: tuple[int, ...] | None = None  # a required size in attributes ahead of ``__kernel``
     i = 0
     while i < len(tokens):
-        if tokens[i] in ("__kernel", "kernel") and (i == 0 or tokens[i - 1] in (";", "}", ")")):
-            decl, i = _kernel_at(tokens, i + 1, typedefs)
+        if tokens[i] == "__attribute__":
+            attr_end = _matching(tokens, i + 1)
+            before = _reqd_size(tokens[i + 1:attr_end]) or before
+            i = attr_end
+        elif tokens[i] in ("__kernel", "kernel") and (i == 0 or tokens[i - 1] in (";", "}", ")")):
+            decl, i = _kernel_at(tokens, i + 1, typedefs, before)
+            before = None
             if decl is not None:
                 kernels.append(decl)
         else:
+            if tokens[i] in (";", "{", "}"):
+                before = None
             i += 1
     return kernels
 
@@ -168,8 +176,9 @@ def _typedefs(tokens: list[str]) -> dict[str, str]:
     return names
 
 
-def _kernel_at(tokens: list[str], i: int, typedefs: dict[str, str]) -> tuple[KernelDecl | None, int]:
-    reqd: tuple[int, ...] | None = None
+def _kernel_at(
+    tokens: list[str], i: int, typedefs: dict[str, str], reqd: tuple[int, ...] | None
+) -> tuple[KernelDecl | None, int]:
     name = ""
     while i < len(tokens) and tokens[i] != "(":
         if tokens[i] == "__attribute__":

@@ -216,6 +216,12 @@ class kernel_bundle:
     def _get_native(self) -> list[cl.Program]:
         return [img._program for img in self._images]
 
+    def __copy__(self) -> kernel_bundle:
+        return self  # equality is identity: a copy must compare equal (§4.5.2)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> kernel_bundle:
+        return self
+
     def __repr__(self) -> str:
         return f"<sycl.kernel_bundle {self.state.name}, {len(self._images)} image(s)>"
 

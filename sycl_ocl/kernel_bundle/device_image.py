@@ -117,6 +117,12 @@ class device_image:
         decl = next((src.kernels[name] for src in self._sources if name in src.kernels), None)
         return kernel._make(native, self._program, self, decl.params if decl else None)
 
+    def __copy__(self) -> device_image:
+        return self  # equality is identity: a copy must compare equal (§4.5.2)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> device_image:
+        return self
+
     def __repr__(self) -> str:
         names = ", ".join(k.get_name() for k in self._ids)
         return f"<sycl.device_image {self._state.name} [{names}] on {len(self._devices)} device(s)>"

@@ -11,7 +11,7 @@ demo: install
 	$(BIN)/python examples/quickstart.py
 
 # Everything CI runs (.ci/run is `make test`): each step is a target of its own.
-test: install lint unit suite
+test: install lint unit suite docs conformance-ci
 
 lint: install
 	$(BIN)/ruff check sycl_ocl tests examples bench conformance
@@ -20,6 +20,11 @@ lint: install
 
 suite: install
 	cd tests && ../$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) .
+
+# The documentation (Sphinx) into build/docs; warnings are errors.
+.PHONY: docs
+docs: install
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs build/docs
 
 # The device-free tests (the scheduler's pure logic, imports) with no OpenCL platform installed.
 unit: install
@@ -40,12 +45,19 @@ $(STAMP): $(BIN)/python pyproject.toml $(shell find sycl_ocl kernels_cl -type f 
 
 install: opencl $(STAMP)
 
+# BENCH_ARGS: e.g. --device NVIDIA --json bench/results/h100.json (bench/README.md).
 bench: install
-	for b in bench/*.py; do $(BIN)/python $$b || exit 1; done
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 # CONFORMANCE_DEVICE: regex over "platform / device" (default: every device).
 conformance: install
-	$(BIN)/python conformance/run.py --device "$(CONFORMANCE_DEVICE)" --report-dir reports
+	$(BIN)/python -m conformance --device "$(CONFORMANCE_DEVICE)" --report-dir reports
+
+# The conformance suite on PoCL (two devices, for the multi-device scenarios) and Oclgrind.
+.PHONY: conformance-ci
+conformance-ci: install
+	POCL_DEVICES="pthread pthread" $(BIN)/python -m conformance --device 'Portable Computing Language' --report-dir build/conformance
+	$(BIN)/python -m conformance --device Oclgrind --report-dir build/conformance
 
 clean:
 	rm -rf $(VENV) build *.egg-info

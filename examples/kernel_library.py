@@ -1,7 +1,8 @@
-"""Use the shipped kernel library (``kernels_cl/``) with buffers and accessors.
+"""Use the kernel library shipped with sycl_ocl (``kernels_cl/``) with buffers and accessors.
 
-Runs axpy, a two-pass work-group reduction with local memory, a tiled transpose and a tiled
-matrix multiply on the default device, and checks each result against numpy.
+Its kernels are not application kernels: each is one call away, ``library.get_kernel_id(name)``,
+and launches by that id. Runs axpy, a two-pass work-group reduction with local memory, a tiled
+transpose and a tiled matrix multiply on the default device, and checks each result against numpy.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 import sycl_ocl as sycl
+from sycl_ocl import library
 
 TILE = 16
 
@@ -20,25 +22,26 @@ def round_up(n: int, m: int) -> int:
 def axpy(q: sycl.queue, a: float, x: np.ndarray, y: np.ndarray) -> None:
     with sycl.buffer(x) as bx, sycl.buffer(y) as by:
         q.submit(lambda h: h.parallel_for(
-            sycl.range(x.size), "axpy_float32", a,
+            sycl.range(x.size), library.get_kernel_id("axpy_float32"), a,
             sycl.accessor(bx, h, sycl.read_only), sycl.accessor(by, h),
         ))
 
 
 def total(q: sycl.queue, data: np.ndarray, local: int = 64, groups: int = 8) -> float:
+    reduce_sum = library.get_kernel_id("reduce_sum_float32")
     partial = np.zeros(groups, np.float32)
     result = np.zeros(1, np.float32)
     with sycl.buffer(data) as bd, sycl.buffer(partial) as bp, sycl.buffer(result) as br:
         def first(h: sycl.handler) -> None:
             h.parallel_for(
-                sycl.nd_range(sycl.range(groups * local), sycl.range(local)), "reduce_sum_float32",
+                sycl.nd_range(sycl.range(groups * local), sycl.range(local)), reduce_sum,
                 sycl.accessor(bd, h, sycl.read_only), sycl.accessor(bp, h, sycl.write_only),
                 sycl.local_accessor(np.float32, sycl.range(local), h), data.size,
             )
 
         def second(h: sycl.handler) -> None:
             h.parallel_for(
-                sycl.nd_range(sycl.range(local), sycl.range(local)), "reduce_sum_float32",
+                sycl.nd_range(sycl.range(local), sycl.range(local)), reduce_sum,
                 sycl.accessor(bp, h, sycl.read_only), sycl.accessor(br, h, sycl.write_only),
                 sycl.local_accessor(np.float32, sycl.range(local), h), groups,
             )
@@ -54,7 +57,7 @@ def transpose(q: sycl.queue, m: np.ndarray) -> np.ndarray:
     rng = sycl.nd_range(sycl.range(round_up(rows, TILE), round_up(cols, TILE)), sycl.range(TILE, TILE))
     with sycl.buffer(m) as bm, sycl.buffer(out) as bo:
         q.submit(lambda h: h.parallel_for(
-            rng, "transpose_float32", sycl.accessor(bm, h, sycl.read_only),
+            rng, library.get_kernel_id("transpose_float32"), sycl.accessor(bm, h, sycl.read_only),
             sycl.accessor(bo, h, sycl.write_only), rows, cols,
         ))
     return out
@@ -66,7 +69,7 @@ def matmul(q: sycl.queue, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     rng = sycl.nd_range(sycl.range(round_up(m, TILE), round_up(n, TILE)), sycl.range(TILE, TILE))
     with sycl.buffer(a) as ba, sycl.buffer(b) as bb, sycl.buffer(c) as bc:
         q.submit(lambda h: h.parallel_for(
-            rng, "matmul_float32", sycl.accessor(ba, h, sycl.read_only),
+            rng, library.get_kernel_id("matmul_float32"), sycl.accessor(ba, h, sycl.read_only),
             sycl.accessor(bb, h, sycl.read_only), sycl.accessor(bc, h, sycl.write_only), m, n, k,
         ))
     return c

@@ -1,10 +1,13 @@
 """sycl_ocl: the SYCL 2020 runtime in Python, on any OpenCL device, through PyOpenCL.
 
-``import sycl_ocl as sycl``; the names follow the SYCL 2020 specification (see
-docs/api-conventions.md).
+``import sycl_ocl as sycl``; the names follow the SYCL 2020 specification (the rules:
+docs/api-conventions.md). Kernels are
+OpenCL C: ``sycl.register_kernel_source(source)`` makes its ``__kernel`` functions launchable
+by name, and ``help(sycl.handler.parallel_for)`` says how arguments reach them. The
+documentation (``docs/``, built by ``make docs``) starts with docs/getting-started.md.
 """
 
-from . import info, property
+from . import info, library, property, usm
 from .access import access_mode, read_only, read_write, target, write_only
 from .accessor import accessor, host_accessor, local_accessor
 from .aspect import aspect
@@ -66,12 +69,30 @@ from .selector import (
     gpu_selector,
     gpu_selector_v,
 )
+from .usm.allocate import (
+    aligned_alloc,
+    aligned_alloc_device,
+    aligned_alloc_host,
+    aligned_alloc_shared,
+    free,
+    get_pointer_device,
+    get_pointer_type,
+    malloc,
+    malloc_device,
+    malloc_host,
+    malloc_shared,
+)
+from .usm.pointer import usm_ptr
 
 __all__ = [
     "accelerator_selector",
     "accelerator_selector_v",
     "access_mode",
     "accessor",
+    "aligned_alloc",
+    "aligned_alloc_device",
+    "aligned_alloc_host",
+    "aligned_alloc_shared",
     "aspect",
     "aspect_selector",
     "async_handler",
@@ -91,10 +112,13 @@ __all__ = [
     "event",
     "exception",
     "exception_list",
+    "free",
     "get_kernel_bundle",
     "get_kernel_id",
     "get_kernel_ids",
     "get_native",
+    "get_pointer_device",
+    "get_pointer_type",
     "gpu_selector",
     "gpu_selector_v",
     "handler",
@@ -109,6 +133,7 @@ __all__ = [
     "kernel",
     "kernel_bundle",
     "kernel_id",
+    "library",
     "link",
     "local_accessor",
     "make_buffer",
@@ -119,6 +144,10 @@ __all__ = [
     "make_kernel_bundle",
     "make_platform",
     "make_queue",
+    "malloc",
+    "malloc_device",
+    "malloc_host",
+    "malloc_shared",
     "memory_order",
     "memory_order_acq_rel",
     "memory_order_acquire",
@@ -143,5 +172,7 @@ __all__ = [
     "register_kernel_source",
     "specialization_id",
     "target",
+    "usm",
+    "usm_ptr",
     "write_only",
 ]

@@ -23,7 +23,12 @@ from sycl_ocl.info._descriptor import descriptor, descriptors_of
 DEFAULT_VENDORS_DIR = "/etc/OpenCL/vendors"
 INSTALL_HINT = (
     "Install an OpenCL driver, for example PoCL (CPU): `apt-get install pocl-opencl-icd`, "
-    "or run `make demo` in the sycl_ocl repository, which installs PoCL and lists the devices."
+    "or run `make demo` in the sycl_ocl repository, which installs PoCL and lists the devices. "
+    "GPU drivers: intel-opencl-icd, mesa-opencl-icd, or the vendor's (NVIDIA's ships with its driver)."
+)
+ICD_HOW = (
+    "The OpenCL ICD loader finds drivers through *.icd files, each holding the path of one "
+    "driver library: in {default}, or in the folder (or the one file) that OCL_ICD_VENDORS names."
 )
 
 
@@ -122,6 +127,9 @@ def explain_no_platform() -> str:
         lines.append(f"No ICD file (*.icd) in {where} ({origin}): no OpenCL driver is registered.")
     for icd in icds:
         lines.append(_check_icd(icd))
+    lines.append(ICD_HOW.format(default=DEFAULT_VENDORS_DIR))
+    if source:
+        lines.append(f"OCL_ICD_VENDORS is set to {source}: unset it to use {DEFAULT_VENDORS_DIR}.")
     lines.append(INSTALL_HINT)
     return "\n".join(lines) + "\n"
 

@@ -25,6 +25,13 @@ _STATUS_NAMES: dict[int, str] = {
     for name, value in vars(cl.status_code).items()
     if isinstance(value, int) and name.isupper()
 }
+# Status codes of extensions that PyOpenCL does not wrap (reached through ctypes).
+_STATUS_NAMES.update({
+    -1138: "INVALID_COMMAND_BUFFER_KHR",
+    -1139: "INVALID_SYNC_POINT_WAIT_LIST_KHR",
+    -1140: "INCOMPATIBLE_COMMAND_QUEUE_KHR",
+    -1141: "INVALID_MUTABLE_COMMAND_KHR",
+})
 
 # OpenCL status -> the errc SYCL names for it; anything else CL_INVALID_* is errc.invalid.
 _ERRC_BY_STATUS: dict[str, errc] = {
@@ -88,8 +95,14 @@ def translate(
         detail: extra text, such as a build log.
     """
     code = error.code if isinstance(error.code, int) else -9999
+    return status_exception(code, action, ctx, str(error).strip(), detail)
+
+
+def status_exception(
+    code: int, action: str, ctx: context | None = None, reason: str = "", detail: str = ""
+) -> exception:
+    """The ``sycl.exception`` for an OpenCL status code returned by a call made through ctypes."""
     message = f"{action} failed: {status_name(code)}"
-    reason = str(error).strip()
     if reason:
         message += f" ({reason})"
     if detail:

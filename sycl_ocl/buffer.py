@@ -35,13 +35,14 @@ if TYPE_CHECKING:
 class buffer(PropertyHolder):
     """A memory object shared by the host and the devices (§4.7.2).
 
-    Forms:
-        ``buffer(host_array, prop_list=None)``: dimensions and dtype from the array; a writeable
-            array is written back at destruction, a read-only one is not.
-        ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
-        ``buffer(range, dtype)``: no host memory.
-        ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
-        ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
+    The forms of the constructor:
+
+    - ``buffer(host_array, prop_list=None)``: dimensions and dtype from the array; a
+      writeable array is written back at destruction, a read-only one is not.
+    - ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
+    - ``buffer(range, dtype)``: no host memory.
+    - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
+    - ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
     """
 
     __slots__ = (

@@ -87,11 +87,24 @@ class context(NativeWrapper, PropertyHolder):
     @classmethod
     def _default_for(cls, plat: platform) -> context:
         """The implicit context of a platform (all its devices), shared by default queues."""
-        key = plat._handle
+        return cls._shared(plat._handle, plat.get_devices)
+
+    @classmethod
+    def _default_for_device(cls, dev: device) -> context:
+        """The implicit context of ``queue(dev)``: the platform's for a root device. A sub-device
+        gets one of its own: OpenCL drivers may refuse a queue on a sub-device whose context
+        holds only its parent (Intel's CPU runtime does)."""
+        plat = dev.get_platform()
+        if dev in plat.get_devices():
+            return cls._default_for(plat)
+        return cls._shared(dev._handle, lambda: [dev])
+
+    @classmethod
+    def _shared(cls, key: int, devices: Callable[[], list[device]]) -> context:
         with _default_lock:
             ctx = _default_contexts.get(key)
             if ctx is None:
-                ctx = _default_contexts[key] = cls(plat.get_devices())
+                ctx = _default_contexts[key] = cls(devices())
         return ctx
 
     def get_backend(self) -> backend:

@@ -14,6 +14,8 @@ from .exception import errc, exception
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
 from .scheduler import Barrier, Command, DeviceCopy, DeviceFill, HostTask, KernelLaunch, Requirement, submit
+from .usm import commands as usm_commands
+from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
     from .context import context
@@ -129,13 +131,58 @@ class handler:
             )
 
     def single_task(self, kernel: Any, *args: Any) -> None:
-        """Run the kernel once, as one work-item (§4.9.4.2)."""
-        self._launch(kernel, (1,), None, None, args)
+        """Run the kernel once, as one work-item (§4.9.4.2).
+
+        ``kernel`` and ``args`` are as for :meth:`parallel_for`; ``get_global_id(0)`` is 0.
+        """
+        self._launch(kernel, (1,), None, None, args, grouped=False)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
-        """Run the kernel over a ``range`` or an ``nd_range`` (§4.9.4.2).
+        """Run the kernel once per work-item of a ``range`` or an ``nd_range`` (§4.9.4.2).
 
-        SYCL dimension ``d`` of an N-dimensional range is OpenCL dimension ``N-1-d``.
+        The kernel is an OpenCL C ``__kernel`` function. Each argument reaches the parameter
+        in the same position:
+
+        - ``sycl.accessor``: the address of its first accessed element, as ``__global T*``
+          (a ranged accessor points at its offset; rows keep the buffer's row length); its
+          element type must be ``T`` (``void*``, ``char*``, ``uchar*`` take any);
+        - ``sycl.local_accessor``: ``__local T*`` memory of its size, one per work-group
+          (over an ``nd_range`` only);
+        - a numpy scalar (``np.float32(2)``): passed by value;
+        - a Python ``int`` / ``float``: converted to the parameter's declared type
+          (``int``, ``float``, ``size_t``, ...); a ``float`` for an integer parameter raises;
+        - a ``pyopencl.Buffer``: passed as it is (interop).
+
+        Dimensions: SYCL dimension ``d`` of an N-dimensional range is OpenCL dimension
+        ``N-1-d``, so ``get_global_id(0)`` walks the last SYCL dimension, the one that varies
+        fastest in a numpy C-order array: over ``sycl.range(rows, cols)``,
+        ``get_global_id(0)`` is the column and ``get_global_id(1)`` the row. The same holds
+        for ``nd_range`` local sizes and offsets.
+
+        Args:
+            rng: a ``sycl.range``, a ``sycl.nd_range`` (global and work-group sizes, for
+                kernels that use local memory or barriers), or an int (a 1-D range).
+            kernel: an application kernel's name (its ``__kernel`` function name, from
+                ``sycl.register_kernel_source``), a ``sycl.kernel_id`` or a ``sycl.kernel``.
+            *args: the kernel arguments, as above; or none after ``set_arg`` / ``set_args``.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a kernel name nobody registered;
+                ``errc.kernel_argument`` for a wrong argument count, an argument that does
+                not fit its parameter (the message names the parameter) or a local_accessor
+                over a plain range; ``errc.accessor``
+                for an accessor of another command group; ``errc.build`` when the kernel's
+                unit fails to build (the message holds the build log).
+
+        Example::
+
+            sycl.register_kernel_source('''
+                __kernel void scale(__global float *x, float a) {
+                    x[get_global_id(0)] *= a;
+                }''')
+            with sycl.buffer(data) as buf:
+                q.submit(lambda h: h.parallel_for(
+                    sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
         if isinstance(rng, nd_range):
             offset = rng.get_offset()
@@ -145,12 +192,13 @@ class handler:
                 rng.get_local_range().to_cl(),
                 offset.to_cl() if any(offset) else None,
                 args,
+                grouped=True,
             )
             return
-        if type(rng) is int and rng >= 0:
-            self._launch(kernel, (rng,), None, None, args)  # the common 1-D case, without a range
+        if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
+            self._launch(kernel, (rng,), None, None, args, grouped=False)
             return
-        self._launch(kernel, as_range(rng).to_cl(), None, None, args)
+        self._launch(kernel, as_range(rng).to_cl(), None, None, args, grouped=False)
 
     def _launch(
         self,
@@ -159,7 +207,12 @@ class handler:
         local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None,
         args: tuple[Any, ...],
+        grouped: bool,
     ) -> None:
+        """Record a kernel launch; ``grouped``: over an nd_range (work-groups, local memory).
+
+        Everything is checked here, so a rejected launch submits nothing.
+        """
         if args and self._args:
             raise exception(
                 errc.kernel_argument,
@@ -168,24 +221,36 @@ class handler:
         if not args:
             args = _ordered_args(self._args)
         accs = []
+        memory = args
         for index, arg in enumerate(args):
             kind = type(arg)
             if kind is accessor:
                 self._check_mine(arg)
                 accs.append((index, arg._req))
             elif kind is local_accessor:
-                args = (*args[:index], arg._mem, *args[index + 1:])
+                if not grouped:
+                    raise _no_work_groups(index)
+                memory = (*memory[:index], arg._mem, *memory[index + 1:])
+            elif kind is usm_ptr:
+                svm = arg._in(self._context._handle, "a kernel argument")
+                memory = (*memory[:index], svm, *memory[index + 1:])
         resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
-        self._set_action(KernelLaunch(resolved._enqueue, global_size, local_size, offset, args, tuple(accs)))
+        resolved._check_launch(args, local_size)
+        self._set_action(
+            KernelLaunch(resolved._enqueue, global_size, local_size, offset, memory, tuple(accs)))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
-    def copy(self, src: Any, dst: Any) -> None:
+    def copy(self, src: Any, dst: Any, count: Any = None) -> None:
         """Copy between an accessor and a numpy array, or between two accessors (§4.9.4.3).
 
         The source's elements go to the destination in row-major order; the destination
-        must hold at least as many.
+        must hold at least as many. ``copy(src, dest, count)`` copies ``count`` elements
+        between USM pointers and numpy arrays instead.
         """
+        if count is not None or type(src) is usm_ptr or type(dst) is usm_ptr:
+            self._set_action(usm_commands.copy(self, src, dst, count))
+            return
         if isinstance(src, accessor):
             self._check_mine(src)
         if isinstance(dst, accessor):
@@ -210,8 +275,14 @@ class handler:
             return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 
-    def fill(self, dst: accessor, value: Any) -> None:
-        """Set every element of the accessor's range to ``value`` (§4.9.4.3)."""
+    def fill(self, dst: Any, value: Any, count: Any = None) -> None:
+        """Set every element of the accessor's range to ``value`` (§4.9.4.3).
+
+        ``fill(ptr, pattern, count)`` writes ``count`` copies of ``pattern`` from a USM pointer.
+        """
+        if count is not None or type(dst) is usm_ptr:
+            self._set_action(usm_commands.fill(self, dst, value, count))
+            return
         if not isinstance(dst, accessor) or not dst._writes:
             raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
         self._check_mine(dst)
@@ -221,6 +292,22 @@ class handler:
             self._set_action(DeviceFill(dst._req, pattern))
         else:
             self._set_action(HostTask(lambda: dst._view().__setitem__(Ellipsis, pattern[0])))
+
+    def memcpy(self, dest: Any, src: Any, num_bytes: int) -> None:
+        """Copy ``num_bytes`` bytes; each end is a USM pointer or a numpy array (§4.9.4.3)."""
+        self._set_action(usm_commands.memcpy(self, dest, src, num_bytes))
+
+    def memset(self, ptr: usm_ptr, value: int, num_bytes: int) -> None:
+        """Set ``num_bytes`` bytes from a USM pointer to ``value`` (an unsigned char) (§4.9.4.3)."""
+        self._set_action(usm_commands.memset(self, ptr, value, num_bytes))
+
+    def prefetch(self, ptr: usm_ptr, num_bytes: int) -> None:
+        """Move ``num_bytes`` of shared memory to the queue's device ahead of use (§4.9.4.3)."""
+        self._set_action(usm_commands.prefetch(self, ptr, num_bytes))
+
+    def mem_advise(self, ptr: usm_ptr, num_bytes: int, advice: int) -> None:
+        """Advise on a USM range; OpenCL has no advice, so this only orders (§4.9.4.3)."""
+        self._set_action(usm_commands.mem_advise(self, ptr, num_bytes, advice))
 
     def update_host(self, acc: accessor) -> None:
         """Bring the accessor's range up to date in the buffer's host memory (§4.9.4.3)."""
@@ -252,10 +339,13 @@ class handler:
     # --- internals ----------------------------------------------------------------------
 
     def _overwrite(self, acc: accessor) -> None:
-        """The command writes the whole (contiguous) range: its old contents need not move."""
+        """This command writes the whole (contiguous) range: its old contents need not move.
+
+        Only this command group's requirement changes: the accessor (a placeholder may be
+        required again) keeps its own.
+        """
         if acc._contiguous:
-            acc._req = acc._req.discarding()
-            self._requirements[self._accessors.index(acc)] = acc._req
+            self._requirements[self._accessors.index(acc)] = acc._req.discarding()
 
     def _set_action(self, action: Any) -> None:
         if self._action is not None:
@@ -273,6 +363,12 @@ class handler:
         return event(op, self._context)
 
 
+def _no_work_groups(index: int) -> exception:
+    return exception(
+        errc.kernel_argument,
+        f"argument {index} is a local_accessor, but single_task and parallel_for over a range "
+        "have no work-groups to share local memory (§4.7.6.11); launch over a sycl.nd_range",
+    )
 
 
 def _copy_on_host(src: Any, dst: Any, n: int) -> None:

@@ -10,12 +10,15 @@ from typing import Any
 
 import pyopencl as cl
 
+from .accessor import accessor
 from .backend import backend
+from .buffer import buffer
 from .context import AsyncHandler, _wrap_device, context
 from .device import device
 from .event import event
 from .exception import errc, exception
 from .platform import platform
+from .property import buffer as buffer_props
 from .queue import queue
 from .scheduler.command import NativeCommand
 
@@ -32,6 +35,8 @@ def get_native(obj: Any, backend: backend = backend.opencl) -> Any:
         raise exception(
             errc.backend_mismatch, f"sycl_ocl objects belong to sycl.backend.opencl, not {backend!r}"
         )
+    if isinstance(obj, buffer):
+        return _buffer_memory(obj)
     native = getattr(obj, "_get_native", None)
     if native is not None:
         return native()
@@ -40,6 +45,21 @@ def get_native(obj: Any, backend: backend = backend.opencl) -> Any:
     if hasattr(obj, "_native"):
         return obj._native
     raise exception(errc.backend_mismatch, f"{obj!r} has no OpenCL object to return")
+
+
+def _buffer_memory(buf: buffer) -> list[cl.Buffer]:
+    """The ``pyopencl.Buffer`` of every context the buffer lives in.
+
+    A buffer not used yet lives nowhere: it is first made current, read-write, in its
+    ``context_bound`` context or else the default context (the one ``sycl.queue()`` uses), so
+    the memory holds the buffer's data and what native code writes there is seen afterwards.
+    """
+    if not buf._get_native() and buf.byte_size():
+        bound = buffer_props.context_bound
+        ctx = (buf.get_property(bound).get_context() if buf.has_property(bound)
+               else context._default_for(device().get_platform()))
+        queue(ctx, ctx.get_devices()[0]).submit(lambda h: h.require(accessor(buf, h))).wait()
+    return buf._get_native()
 
 
 def _expect(native: Any, cls: type, what: str) -> None:

@@ -10,6 +10,7 @@ import pyopencl as cl
 from ._async_errors import AsyncErrors
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import translate
+from .accessor import accessor
 from .aspect import aspect
 from .backend import backend
 from .context import AsyncHandler, context
@@ -59,7 +60,7 @@ class queue(NativeWrapper, PropertyHolder):
                     "queue(x, y) takes a context first; use queue(device) or queue(context, device)",
                 )
             dev = select_device(first) if first is not None else device()
-            ctx = context._default_for(dev.get_platform())
+            ctx = context._default_for_device(dev)
         profiling = props.has_property(queue_props.enable_profiling)
         if profiling and not dev.has(aspect.queue_profiling):
             raise exception(
@@ -147,28 +148,86 @@ class queue(NativeWrapper, PropertyHolder):
     # --- shortcuts (§4.6.5.2) --------------------------------------------------------
 
     def single_task(self, kernel: Any, *args: Any, depends_on: Any = None) -> event:
-        """``submit`` of one ``single_task`` (§4.6.5.2)."""
-        def cgf(h: handler) -> None:
-            _depend(h, depends_on)
-            h.single_task(kernel, *args)
+        """``submit`` of one ``handler.single_task`` (§4.6.5.2).
 
-        return self.submit(cgf)
+        Arguments reach the kernel as :meth:`sycl.handler.parallel_for` describes; an
+        accessor needs a handler, so kernels launched this way take scalars, USM pointers
+        or ``pyopencl`` buffers. ``depends_on`` is an event or a list of events to wait for.
+        """
+        return self._one(depends_on, handler.single_task, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
-        """``submit`` of one ``parallel_for`` (§4.6.5.2)."""
-        def cgf(h: handler) -> None:
-            _depend(h, depends_on)
-            h.parallel_for(rng, kernel, *args)
+        """``submit`` of one ``handler.parallel_for`` (§4.6.5.2).
 
-        return self.submit(cgf)
+        ``rng``, ``kernel`` and ``args`` are as for :meth:`sycl.handler.parallel_for`
+        (``get_global_id(0)`` walks the last SYCL dimension); an accessor needs a handler, so
+        kernels launched this way take scalars, USM pointers or ``pyopencl`` buffers.
+        ``depends_on`` is an event or a list of events to wait for.
+        """
+        return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
+
+    def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:
+        """``submit`` of one ``memcpy`` between USM pointers and numpy arrays (§4.6.5.2)."""
+        return self._one(depends_on, handler.memcpy, dest, src, num_bytes)
+
+    def copy(self, src: Any, dest: Any, count: Any = None, depends_on: Any = None) -> event:
+        """``submit`` of one ``copy``: ``count`` elements between USM pointers and numpy
+        arrays, or (no count) between an accessor and an array or two accessors, which
+        are required first (§4.6.5.2)."""
+        return self._one(depends_on, _copy_required, src, dest, count)
+
+    def memset(self, ptr: Any, value: int, num_bytes: int, depends_on: Any = None) -> event:
+        """``submit`` of one ``memset`` (§4.6.5.2)."""
+        return self._one(depends_on, handler.memset, ptr, value, num_bytes)
+
+    def fill(self, ptr: Any, pattern: Any, count: Any = None, depends_on: Any = None) -> event:
+        """``submit`` of one ``fill``: ``count`` copies of ``pattern`` from a USM pointer, or
+        (no count) every element of an accessor, which is required first (§4.6.5.2)."""
+        return self._one(depends_on, _fill_required, ptr, pattern, count)
+
+    def prefetch(self, ptr: Any, num_bytes: int, depends_on: Any = None) -> event:
+        """``submit`` of one ``prefetch`` (§4.6.5.2)."""
+        return self._one(depends_on, handler.prefetch, ptr, num_bytes)
+
+    def mem_advise(self, ptr: Any, num_bytes: int, advice: int, depends_on: Any = None) -> event:
+        """``submit`` of one ``mem_advise`` (§4.6.5.2)."""
+        return self._one(depends_on, handler.mem_advise, ptr, num_bytes, advice)
+
+    def update_host(self, acc: Any) -> event:
+        """``submit`` of one ``update_host``, the accessor required first (§4.6.5.2)."""
+        return self._one(None, _update_host_required, acc)
+
+    def _one(self, depends_on: Any, member: Callable[..., None], *args: Any) -> event:
+        """Submit a command group of one handler member call (the shortcuts)."""
+        h = handler(self._lane, self._context, self._device)
+        if depends_on is not None:
+            h.depends_on(depends_on)
+        member(h, *args)
+        return h._submit()
 
     def __repr__(self) -> str:
         return f"<sycl.queue on {self._device!r}>"
 
 
-def _depend(h: handler, depends_on: Any) -> None:
-    if depends_on is not None:
-        h.depends_on(depends_on)
+def _require(h: handler, *args: Any) -> None:
+    for arg in args:
+        if isinstance(arg, accessor):
+            h.require(arg)
+
+
+def _copy_required(h: handler, src: Any, dest: Any, count: Any) -> None:
+    _require(h, src, dest)
+    h.copy(src, dest, count)
+
+
+def _fill_required(h: handler, dest: Any, value: Any, count: Any) -> None:
+    _require(h, dest)
+    h.fill(dest, value, count)
+
+
+def _update_host_required(h: handler, acc: Any) -> None:
+    _require(h, acc)
+    h.update_host(acc)
 
 
 def _first_supported(ctx: context) -> device:

@@ -18,6 +18,10 @@ sycl.register_kernel_source(
         /* a ranged 2-D accessor: the pointer is its first element, rows keep the pitch */
         a[get_global_id(1) * pitch + get_global_id(0)] += 1;
     }
+    __kernel void ta_twice(__global const float* x, __global float* y) {
+        y[get_global_id(0)] = 2 * x[get_global_id(0)];
+    }
+    __kernel void ta_bytes(__global void* a, __global uchar* b, __global char* c) {}
     __kernel void ta_group_sum(__global int* out, __global const int* in, __local int* tmp) {
         size_t l = get_local_id(0), n = get_local_size(0);
         tmp[l] = in[get_global_id(0)];
@@ -186,6 +190,57 @@ def test_local_accessor(queue: sycl.queue) -> None:
 
         queue.submit(cgf)
     assert (out == data.reshape(4, 8).sum(axis=1)).all()
+
+
+def test_local_accessor_needs_an_nd_range(queue: sycl.queue) -> None:
+    """AC-11: a local_accessor in single_task or a parallel_for over a range is refused, and
+    nothing runs."""
+    out = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(out) as bo, sycl.buffer(np.ones(32, np.int32)) as bi:
+        launches = (
+            lambda h, *a: h.single_task("ta_group_sum", *a),
+            lambda h, *a: h.parallel_for(sycl.range(32), "ta_group_sum", *a),
+            lambda h, *a: h.parallel_for(32, "ta_group_sum", *a),
+        )
+        for launch in launches:
+            def cgf(h: sycl.handler, launch: object = launch) -> None:
+                tmp = sycl.local_accessor(np.int32, sycl.range(8), h)
+                launch(h, sycl.accessor(bo, h), sycl.accessor(bi, h, sycl.read_only), tmp)  # type: ignore[operator]
+
+            with pytest.raises(sycl.exception) as info:
+                queue.submit(cgf)
+            assert info.value.code() is sycl.errc.kernel_argument
+            assert "local_accessor" in str(info.value) and "nd_range" in str(info.value)
+        assert bo.transfer_counters().h2d_bytes == 0
+    assert (out == 0).all()
+
+
+def test_element_type_must_match_the_pointer(queue: sycl.queue) -> None:
+    """A float64 buffer for a `__global const float*` parameter is refused before anything is
+    submitted (no transfer, nothing runs); a reinterpreted view passes."""
+    x = np.arange(8, dtype=np.float64)
+    y = np.zeros(8, dtype=np.float32)
+    with sycl.buffer(x) as bx, sycl.buffer(y) as by:
+        def wrong(h: sycl.handler) -> None:
+            h.parallel_for(8, "ta_twice", sycl.accessor(bx, h, sycl.read_only), sycl.accessor(by, h))
+
+        with pytest.raises(sycl.exception) as info:
+            queue.submit(wrong)
+        assert info.value.code() is sycl.errc.kernel_argument
+        message = str(info.value)
+        assert "argument 0 of 'ta_twice'" in message and "__global float *x" in message
+        assert "the accessor holds float64" in message and "reinterpret" in message
+        assert bx.transfer_counters().h2d_bytes == 0 and by.transfer_counters().h2d_bytes == 0
+        view = bx.reinterpret(np.float32)
+        queue.submit(lambda h: h.parallel_for(
+            8, "ta_twice", sycl.accessor(view, h, sycl.read_only), sycl.accessor(by, h))).wait()
+    assert (y == 2 * x.view(np.float32)[:8]).all()
+
+
+def test_void_and_byte_pointers_take_any_element_type(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(4, np.float64)) as a, sycl.buffer(np.zeros(4, np.int32)) as b:
+        queue.submit(lambda h: h.single_task(
+            "ta_bytes", sycl.accessor(a, h), sycl.accessor(b, h), sycl.accessor(a, h))).wait()
 
 
 def test_two_accessors_of_one_buffer_in_one_group(queue: sycl.queue) -> None:

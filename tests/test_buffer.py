@@ -445,6 +445,28 @@ def test_make_buffer_and_get_native(queue: sycl.queue) -> None:
         assert (np.asarray(h) == 4).all()
 
 
+def test_get_native_before_first_use_is_usable(queue: sycl.queue) -> None:
+    """get_native(buffer) of a buffer not used yet: a cl_mem holding its data, in the default
+    context (or the context_bound one); what native code writes there is seen afterwards."""
+    import pyopencl as cl
+
+    default = sycl.queue()
+    for q, props in ((default, []), (queue, [sycl.property.buffer.context_bound(queue.get_context())])):
+        a = np.arange(8, dtype=np.int32)
+        with sycl.buffer(a, prop_list=props) as b:
+            (mem,) = sycl.get_native(b)
+            assert mem.context == sycl.get_native(q.get_context())
+            seen = np.zeros(8, np.int32)
+            native_queue = cl.CommandQueue(mem.context)
+            cl.enqueue_copy(native_queue, seen, mem)
+            assert seen.tolist() == list(range(8))
+            cl.enqueue_fill_buffer(native_queue, mem, np.int32(7), 0, mem.size).wait()
+            assert sycl.get_native(b) == [mem]
+            with b.get_host_access(sycl.read_only) as h:
+                assert (np.asarray(h) == 7).all()
+        assert (a == 7).all()
+
+
 def test_a_copy_is_a_second_handle(queue: sycl.queue) -> None:
     """BU-16: copy.copy(buffer) shares the data; the buffer ends with its last handle."""
     first = sycl.buffer(sycl.range(8), np.int32)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 import signal
 
+import pyopencl as cl
 import pytest
 from kernel_support import ROOT, platform_devices, run_child
 
 import sycl_ocl as sycl
+from sycl_ocl import library
 
 E = sycl.bundle_state.executable
 
@@ -40,11 +42,28 @@ def test_bundle_of_built_in_kernels(bik_device: sycl.device) -> None:
     ctx = sycl.context(bik_device)
     ids = bik_device.get_info(sycl.info.device.built_in_kernel_ids)
     add = next(k for k in ids if k.get_name() == "pocl.add.i8")
-    kb = sycl.get_kernel_bundle(E, ctx, [bik_device], [add, "fill_int32"])
-    assert kb.has_kernel(add) and kb.has_kernel(add, bik_device) and kb.has_kernel("fill_int32")
+    fill = library.get_kernel_id("fill_int32")
+    kb = sycl.get_kernel_bundle(E, ctx, [bik_device], [add, fill])
+    assert kb.has_kernel(add) and kb.has_kernel(add, bik_device) and kb.has_kernel(fill)
     kernel = kb.get_kernel(add)
     assert kernel.get_info(sycl.info.kernel.num_args) == 3
     assert sycl.has_kernel_bundle(E, ctx, [bik_device], [add])
+
+
+def test_global_work_size_of_a_built_in_kernel(bik_device: sycl.device) -> None:
+    """KN-04: defined for built-in kernels. The driver's answer when it gives one; PoCL 3.1
+    refuses the query (CL_INVALID_VALUE), then size_t's largest value in each dimension."""
+    add = bik_device.get_info(sycl.info.device.built_in_kernel_ids)[0]
+    kernel = sycl.get_kernel_bundle(E, sycl.context(bik_device), [bik_device], [add]).get_kernel(add)
+    size = kernel.get_info(sycl.info.kernel_device_specific.global_work_size, bik_device)
+    native = sycl.get_native(kernel)
+    try:
+        expected = tuple(reversed(native.get_work_group_info(
+            cl.kernel_work_group_info.GLOBAL_WORK_SIZE, sycl.get_native(bik_device))))
+    except cl.Error:
+        largest = 2 ** bik_device.get_info(sycl.info.device.address_bits) - 1
+        expected = (largest, largest, largest)
+    assert isinstance(size, sycl.range) and tuple(size) == expected
 
 
 def test_built_in_kernels_exist_only_as_executables(bik_device: sycl.device) -> None:

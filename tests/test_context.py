@@ -9,9 +9,12 @@ import numpy as np
 import pytest
 
 import sycl_ocl as sycl
+from sycl_ocl import library
 
 C = sycl.info.context
 D = sycl.info.device
+
+FILL = library.get_kernel_id("fill_int32")
 
 
 def _fail(message: str) -> None:
@@ -141,7 +144,7 @@ def _use_and_drop(device: sycl.device) -> tuple[weakref.ref[sycl.context], objec
     data = np.zeros(64, dtype=np.int32)
     with sycl.buffer(data) as b:
         q.submit(lambda h: h.fill(sycl.accessor(b, h), 3))
-        q.submit(lambda h: h.parallel_for(64, "fill_int32", sycl.accessor(b, h), np.int32(5)))
+        q.submit(lambda h: h.parallel_for(64, FILL, sycl.accessor(b, h), np.int32(5)))
         q.submit(lambda h: h.host_task(lambda: None)).wait()
         with b.get_host_access() as seen:
             assert (np.asarray(seen) == 5).all()

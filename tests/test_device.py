@@ -145,6 +145,16 @@ def test_queue_on_a_sub_device_of_a_context_device() -> None:
     sycl.queue(ctx, sub).submit(lambda h: None).wait()
 
 
+def test_default_queue_on_a_sub_device_has_it_in_its_context() -> None:
+    """DV-02: queue(sub_device) uses a context that holds the sub-device itself, which OpenCL
+    needs (Intel's CPU runtime refuses a queue whose context holds only the parent)."""
+    sub = _partitionable().create_sub_devices(P.partition_equally, 1)[0]
+    q = sycl.queue(sub)
+    assert q.get_context().get_devices() == [sub]
+    assert sycl.queue(sub).get_context() == q.get_context()  # shared, like root devices' default
+    q.submit(lambda h: None).wait()
+
+
 def test_sub_devices_can_be_partitioned_again() -> None:
     root = _partitionable()
     units = root.get_info(D.max_compute_units)

@@ -1,4 +1,5 @@
-"""Every ``examples/*.py`` runs to completion in a child of this interpreter (the venv's).
+"""Every ``examples/*.py`` runs to completion in a child of this interpreter (the venv's), and
+so does the example in README.md.
 
 What each example needs is listed in ``NEEDS``; an example run elsewhere says where.
 """
@@ -21,6 +22,13 @@ NEEDS = {
     "quickstart.py": "any OpenCL device",
     "kernel_library.py": "any OpenCL device (the default one)",
     "builtin_kernels.py": "a device advertising pocl.add.i8 (PoCL >= 5.0 runs it)",
+    "vector_add.py": "any OpenCL device",
+    "stencil_2d.py": "a device taking 16x16 work-groups",
+    "matmul_tiled.py": "a device taking 16x16 work-groups",
+    "compile_link.py": "a device with an online compiler and linker (aspect_selector picks it)",
+    "two_devices.py": "any OpenCL device; two devices of one platform show sharing without copies "
+    "(PoCL: POCL_DEVICES='pthread pthread', which conftest.py sets)",
+    "pipeline.py": "any OpenCL device",
 }
 
 
@@ -34,3 +42,11 @@ def test_example_runs(path: Path) -> None:
     assert done.returncode == 0, f"{path.name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     assert done.stdout.strip(), f"{path.name} printed nothing"
 
+
+
+def test_the_readme_example_runs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    code = readme.split("```python\n", 1)[1].split("```", 1)[0]
+    done = run_child(code)
+    assert done.returncode == 0, f"README.md's example failed:\n{done.stdout}\n{done.stderr}"
+    assert done.stdout.startswith("saxpy on ")

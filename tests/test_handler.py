@@ -3,6 +3,7 @@ explicit copies, fill, update_host, depends_on and host tasks, on every device u
 
 from __future__ import annotations
 
+import textwrap
 import threading
 
 import numpy as np
@@ -116,6 +117,22 @@ def test_copy_accessor_to_accessor(queue: sycl.queue) -> None:
     assert (d[1:3, 1:3].ravel() == [3, 4, 5, 6]).all() and d[0].sum() == 0
 
 
+def test_placeholder_written_by_a_copy_is_read_by_the_next(queue: sycl.queue) -> None:
+    """QU-11: a placeholder that a whole-range copy or fill wrote is read correctly by a later
+    command group (the write-only shortcut of one command must not stick to the accessor)."""
+    src, out = np.arange(8, dtype=np.int32), np.zeros(8, np.int32)
+    a, b = sycl.buffer(sycl.range(8), np.int32), sycl.buffer(sycl.range(8), np.int32)
+    acc_a, acc_b = sycl.accessor(a), sycl.accessor(b)
+    queue.submit(lambda h: (h.require(acc_a), h.copy(src, acc_a)))
+    queue.submit(lambda h: (h.require(acc_a), h.require(acc_b), h.copy(acc_a, acc_b)))
+    queue.submit(lambda h: (h.require(acc_b), h.copy(acc_b, out))).wait()
+    assert list(out) == list(range(8))
+    queue.submit(lambda h: (h.require(acc_a), h.fill(acc_a, 4)))
+    queue.submit(lambda h: (h.require(acc_a), h.require(acc_b), h.copy(acc_a, acc_b)))
+    queue.submit(lambda h: (h.require(acc_b), h.copy(acc_b, out))).wait()
+    assert list(out) == [4] * 8
+
+
 def test_copy_errors(queue: sycl.queue) -> None:
     b = sycl.buffer(sycl.range(4), np.int32)
     small = np.zeros(2, dtype=np.int32)
@@ -188,3 +205,13 @@ def test_host_task_sees_current_data_and_its_writes_reach_the_device(queue: sycl
         queue.submit(lambda h: h.single_task("th_one", sycl.accessor(b, h), 100))
     assert (seen[0] == 4).all()
     assert list(a) == [100] + [5] * 7
+
+
+def test_parallel_for_help_says_how_arguments_reach_the_kernel_and_its_example_runs() -> None:
+    doc = sycl.handler.parallel_for.__doc__ or ""
+    for topic in ("__global T*", "__local T*", "numpy scalar", "declared type", "get_global_id(0)"):
+        assert topic in doc
+    example = textwrap.dedent(doc.split("Example::", 1)[1])
+    data = np.arange(8, dtype=np.float32)
+    exec(example, {"sycl": sycl, "q": sycl.queue(), "data": data})  # registers once: no device loop
+    np.testing.assert_array_equal(data, np.arange(8, dtype=np.float32) * 2)

@@ -6,12 +6,15 @@ they never break another test's ``get_kernel_bundle(ctx)``.
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pyopencl as cl
 import pytest
 from kernel_support import platform_devices
 
 import sycl_ocl as sycl
+from sycl_ocl import library
 from sycl_ocl.kernel_bundle import build_cache_stats
 
 E = sycl.bundle_state.executable
@@ -96,6 +99,7 @@ def test_get_kernel_ids_are_application_kernels_only(device: sycl.device) -> Non
     assert len(set(ids)) == len(ids)
     builtins = set(device.get_info(sycl.info.device.built_in_kernel_ids))
     assert not builtins & set(ids)
+    assert not set(library.get_kernel_ids()) & set(ids)  # the shipped kernels are not the application's
 
 
 def test_registering_a_name_twice_is_invalid() -> None:
@@ -104,10 +108,24 @@ def test_registering_a_name_twice_is_invalid() -> None:
     assert info.value.code() is sycl.errc.invalid and "kb_add" in str(info.value)
 
 
-def test_registering_a_unit_without_kernels_is_invalid() -> None:
-    with pytest.raises(sycl.exception) as info:
-        sycl.register_kernel_source("int kb_helper_only(int x) { return x; }")
-    assert info.value.code() is sycl.errc.invalid
+def test_registering_the_same_unit_again_gives_the_same_ids() -> None:
+    """A notebook cell run twice: the same text with the same options is the same unit; the
+    same kernel names in another text, or with other options, are still taken."""
+    source = "__kernel void kb_rerun(__global int *a) { a[0] = N; }"
+    first = sycl.register_kernel_source(source, options=["-DN=1"])
+    assert sycl.register_kernel_source(source, options=["-DN=1"]) == first
+    assert sycl.get_kernel_ids().count(first[0]) == 1
+    for other_text, options in ((source + "\n", ["-DN=1"]), (source, ["-DN=2"])):
+        with pytest.raises(sycl.exception) as info:
+            sycl.register_kernel_source(other_text, options=options)
+        assert info.value.code() is sycl.errc.invalid and "kb_rerun" in str(info.value)
+
+
+def test_registering_a_unit_without_kernels_or_functions_is_invalid() -> None:
+    for source in ("static int kb_private(int x) { return x; }", "typedef int kb_nothing;"):
+        with pytest.raises(sycl.exception) as info:
+            sycl.register_kernel_source(source)
+        assert info.value.code() is sycl.errc.invalid
 
 
 def test_register_kernel_file(tmp_path: object) -> None:
@@ -151,7 +169,8 @@ def test_executable_bundle_of_a_context(queue: sycl.queue) -> None:
     assert kb.state is E and kb.get_backend() is sycl.backend.opencl
     assert kb.get_context() == ctx and kb.get_devices() == ctx.get_devices() == [dev]
     names = _ids(kb)
-    assert {"kb_add", "kb_mul", "kb_ext", "fill_float32"} <= names
+    assert {"kb_add", "kb_mul", "kb_ext"} <= names
+    assert not set(kb.get_kernel_ids()) & set(library.get_kernel_ids())  # nor built with them
     assert "kb_never" not in names and "kb_huge" not in names  # T437
     assert len(kb.get_kernel_ids()) >= 4
     for kid in kb.get_kernel_ids():
@@ -306,8 +325,8 @@ def test_is_compatible(device: sycl.device) -> None:
     assert not sycl.is_compatible([NEVER[0]], device)
     assert not sycl.is_compatible([ADD_MUL[0], NEVER[0]], device)
     assert not sycl.is_compatible([HUGE_WG[0]], device)
-    assert sycl.is_compatible(["transpose_float32"], device)  # reqd 16x16 fits every device here
-    fp64 = sycl.get_kernel_id("fill_float64")
+    assert sycl.is_compatible([library.get_kernel_id("transpose_float32")], device)  # reqd 16x16 fits
+    fp64 = library.get_kernel_id("fill_float64")
     assert sycl.is_compatible([fp64], device) == device.has(sycl.aspect.fp64)
 
 
@@ -372,6 +391,15 @@ def test_bundle_reference_semantics(queue: sycl.queue) -> None:
     kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[EXT[0]])
     alias = kb
     assert alias == kb and hash(alias) == hash(kb) and {kb: 1}[alias] == 1
+
+
+def test_copies_of_bundles_images_and_ids_compare_equal(queue: sycl.queue) -> None:
+    """KB-09, KB-10, KB-13: copy.copy / copy.deepcopy of a bundle, an image or a kernel id is
+    equal to it (common reference semantics, §4.5.2)."""
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[EXT[0]])
+    for obj in (kb, next(iter(kb)), EXT[0]):
+        assert copy.copy(obj) == obj and copy.deepcopy(obj) == obj
+        assert hash(copy.copy(obj)) == hash(obj)
 
 
 # --- join (§4.11.10) -------------------------------------------------------------------------

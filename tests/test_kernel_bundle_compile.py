@@ -40,6 +40,20 @@ __kernel void kc_defines(__global int *a) { a[0] = kc_helper(0); }
 """
 BROKEN = "__kernel void kc_broken(__global int *a) { a[0] = kc_undeclared_name; }"
 
+# Library units (no kernel): linked into the images that call their functions. The first calls
+# the second, which reads a specialization constant.
+KC_OFFSET = sycl.specialization_id("KC_OFFSET", np.int32, 1)
+LIBRARY_SCALE = "int kc_lib_offset(void);\nint kc_lib_scale(int x) { return kc_lib_offset() + 3 * x; }"
+LIBRARY_OFFSET = (
+    "static int kc_lib_private(void) { return KC_OFFSET; }\n"
+    "int kc_lib_offset(void) { return kc_lib_private(); }"
+)
+LIBRARY_IDS = [sycl.register_kernel_source(s) for s in (LIBRARY_SCALE, LIBRARY_OFFSET)]
+LIBRARY_USER = sycl.register_kernel_source(
+    "int kc_lib_scale(int x);\n"
+    "__kernel void kc_lib_user(__global int *a) { a[get_global_id(0)] = kc_lib_scale(a[get_global_id(0)]); }"
+)
+
 
 def _run(q: sycl.queue, k: object, values: list[int]) -> list[int]:
     host = np.array(values, dtype=np.int32)
@@ -254,6 +268,48 @@ def test_link_without_devices_uses_the_intersection(pocl_pair: list[sycl.device]
     assert linked.has_kernel(PAIR[0], d1) and linked.has_kernel(OTHER[0], d1)
     q = sycl.queue(ctx, d1)
     assert _run(q, linked.get_kernel(OTHER[0]), [3]) == [6]
+
+
+# --- library units -------------------------------------------------------------------------
+
+
+def test_library_units_have_no_kernels_and_unique_functions() -> None:
+    """A unit of functions only registers as a library unit: no kernel ids, the same text again
+    is the same unit, another unit defining one of its functions is invalid."""
+    assert LIBRARY_IDS == [[], []]
+    assert sycl.register_kernel_source(LIBRARY_SCALE) == []
+    with pytest.raises(sycl.exception) as info:
+        sycl.register_kernel_source("int kc_lib_offset(void) { return 0; }")
+    assert info.value.code() is sycl.errc.invalid and "kc_lib_offset" in str(info.value)
+    sycl.register_kernel_source("static int kc_lib_private(void) { return 0; }\nint kc_lib_other(void);\n"
+                                "int kc_lib_more(void) { return kc_lib_private(); }")  # static: its own
+
+
+def test_a_kernel_calling_a_library_unit_runs_by_name(queue: sycl.queue) -> None:
+    """The launch links the unit with both library units (the second through the first)."""
+    assert _run(queue, "kc_lib_user", [0, 1, 2]) == [1, 4, 7]
+
+
+def test_library_units_are_linked_in_every_state(queue: sycl.queue) -> None:
+    """get_kernel_bundle(executable), link of an object bundle, build of an input bundle: each
+    image holds the kernel unit alone, linked with the library units it calls."""
+    ctx, user = queue.get_context(), LIBRARY_USER[0]
+    exe = sycl.get_kernel_bundle(E, ctx, kernel_ids=[user])
+    linked = sycl.link(sycl.get_kernel_bundle(O, ctx, kernel_ids=[user]))
+    built = sycl.build(sycl.get_kernel_bundle(I, ctx, kernel_ids=[user]))
+    for bundle in (exe, linked, built):
+        assert len(bundle) == 1 and bundle.get_kernel_ids() == [user]
+        assert _run(queue, bundle.get_kernel(user), [2]) == [7]
+    assert all(img._ids for img in sycl.get_kernel_bundle(E, ctx))  # a library unit is no image
+
+
+@pytest.mark.parametrize("path", ["build", "compile_link"])
+def test_specialization_constants_reach_library_units(queue: sycl.queue, path: str) -> None:
+    inp = sycl.get_kernel_bundle(I, queue.get_context(), kernel_ids=LIBRARY_USER)
+    assert inp.has_specialization_constant(KC_OFFSET)
+    inp.set_specialization_constant(KC_OFFSET, 10)
+    exe = sycl.build(inp) if path == "build" else sycl.link(sycl.compile(inp))
+    assert _run(queue, exe.get_kernel(LIBRARY_USER[0]), [0, 1]) == [10, 13]
 
 
 # --- build ---------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import pyopencl as cl
 import pytest
 
 import sycl_ocl as sycl
+from sycl_ocl import library
 
 E, O = sycl.bundle_state.executable, sycl.bundle_state.object  # noqa: E741 (the spec's names)
 
@@ -77,14 +78,16 @@ def test_object_program_links_with_a_registered_bundle(queue: sycl.queue) -> Non
         warnings.simplefilter("ignore")  # PyOpenCL warns about an unbuilt program's attributes
         prg = cl.Program(ctx._native, SOURCE).compile([])
     obj = sycl.make_kernel_bundle(prg, ctx, O)
-    linked = sycl.link([obj, sycl.get_kernel_bundle(O, ctx, kernel_ids=["fill_int32"])])
-    assert linked.has_kernel("fill_int32")
+    fill = library.get_kernel_id("fill_int32")
+    linked = sycl.link([obj, sycl.get_kernel_bundle(O, ctx, kernel_ids=[fill])])
+    assert linked.has_kernel(fill)
     add = next(k for k in linked.get_kernel_ids() if k.get_name() == "ki_add")
     assert _run(queue, linked.get_kernel(add), np.int32(1)) == [1, 2, 3, 4]
 
 
 def test_native_bundle_is_a_list_of_programs(queue: sycl.queue) -> None:
-    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=["fill_int32", "copy_int32"])
+    ids = [library.get_kernel_id(n) for n in ("fill_int32", "copy_int32")]
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=ids)
     natives = sycl.get_native(kb)
     assert len(natives) == len(kb) == 2 and all(isinstance(p, cl.Program) for p in natives)
 

@@ -75,6 +75,19 @@ def test_signatures_and_attributes() -> None:
     assert kernels["ks_declared_only"].params[0].kind == "global"
 
 
+def test_attributes_before_the_kernel_keyword() -> None:
+    """KB-33: ``__attribute__((reqd_work_group_size(...)))`` may precede ``__kernel`` (OpenCL C
+    6.11); the required size is read there too, and only for the kernel that follows."""
+    source = """
+    __attribute__((reqd_work_group_size(4294967295, 1, 1))) __kernel void ks_before(__global int *a) {}
+    __kernel void ks_after_it(__global int *a) {}
+    __attribute__((reqd_work_group_size(2, 2, 1)))
+    kernel __attribute__((vec_type_hint(float4))) void ks_both(__global int *a) {}
+    """
+    sizes = {k.name: k.reqd_work_group_size for k in parse_kernels(source, {})}
+    assert sizes == {"ks_before": (4294967295, 1, 1), "ks_after_it": None, "ks_both": (2, 2, 1)}
+
+
 def test_registration_uses_the_units_options() -> None:
     source = """
     __kernel void ks_opt_base(__global int *a) {}

@@ -13,7 +13,10 @@ import pyopencl as cl
 import pytest
 
 import sycl_ocl as sycl
-from sycl_ocl.kernel_bundle.library import DTYPES, KERNELS_DIR, render
+from sycl_ocl import library
+from sycl_ocl.library import DTYPES, KERNELS_DIR, render
+
+K = library.get_kernel_id
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +64,7 @@ def _round_up(n: int, m: int) -> int:
 
 
 def test_every_template_registers_for_its_dtypes() -> None:
-    names = {k.get_name() for k in sycl.get_kernel_ids()}
+    names = {k.get_name() for k in library.get_kernel_ids()}
     for template, dtypes in DTYPES.items():
         assert (KERNELS_DIR / template).is_file()
         for dtype in dtypes:
@@ -85,10 +88,10 @@ def test_fill_and_copy(queue: sycl.queue, dtype: str) -> None:
     _needs(queue, dtype)
     n = 37
     dst = _buf(queue, np.zeros(n, dtype))
-    queue.parallel_for(sycl.range(n), f"fill_{dtype}", dst, 7).wait()
+    queue.parallel_for(sycl.range(n), K(f"fill_{dtype}"), dst, 7).wait()
     assert (_get(queue, dst, (n,), dtype) == 7).all()
     src = _data(n, dtype)
-    queue.parallel_for(sycl.range(n), f"copy_{dtype}", _buf(queue, src), dst).wait()
+    queue.parallel_for(sycl.range(n), K(f"copy_{dtype}"), _buf(queue, src), dst).wait()
     np.testing.assert_array_equal(_get(queue, dst, (n,), dtype), src)
 
 
@@ -98,10 +101,10 @@ def test_axpy_and_triad(queue: sycl.queue, dtype: str) -> None:
     n = 41
     x, y, c = _data(n, dtype, 1), _data(n, dtype, 2), _data(n, dtype, 3)
     yb = _buf(queue, y)
-    queue.parallel_for(sycl.range(n), f"axpy_{dtype}", 3, _buf(queue, x), yb).wait()
+    queue.parallel_for(sycl.range(n), K(f"axpy_{dtype}"), 3, _buf(queue, x), yb).wait()
     np.testing.assert_allclose(_get(queue, yb, (n,), dtype), 3 * x + y, rtol=1e-6)
     ab = _buf(queue, np.zeros(n, dtype))
-    queue.parallel_for(sycl.range(n), f"triad_{dtype}", ab, _buf(queue, x), _buf(queue, c), 2).wait()
+    queue.parallel_for(sycl.range(n), K(f"triad_{dtype}"), ab, _buf(queue, x), _buf(queue, c), 2).wait()
     np.testing.assert_allclose(_get(queue, ab, (n,), dtype), x + 2 * c, rtol=1e-6)
 
 
@@ -112,7 +115,7 @@ def test_reduction(queue: sycl.queue, dtype: str) -> None:
     src = _data(n, dtype)
     item = np.dtype(dtype).itemsize
     partial, total = _buf(queue, np.zeros(groups, dtype)), _buf(queue, np.zeros(1, dtype))
-    name = f"reduce_sum_{dtype}"
+    name = K(f"reduce_sum_{dtype}")
     queue.parallel_for(sycl.nd_range(sycl.range(groups * local), sycl.range(local)), name,
                        _buf(queue, src), partial, cl.LocalMemory(local * item), n)
     queue.parallel_for(sycl.nd_range(sycl.range(local), sycl.range(local)), name,
@@ -131,12 +134,12 @@ def test_inclusive_scan(queue: sycl.queue, dtype: str) -> None:
     dst, sums = _buf(queue, np.zeros(n, dtype)), _buf(queue, np.zeros(local, dtype))
     scanned = _buf(queue, np.zeros(local, dtype))
     whole = sycl.nd_range(sycl.range(groups * local), sycl.range(local))
-    queue.parallel_for(whole, f"inclusive_scan_block_{dtype}", _buf(queue, src), dst, sums,
+    queue.parallel_for(whole, K(f"inclusive_scan_block_{dtype}"), _buf(queue, src), dst, sums,
                        cl.LocalMemory(local * item), n)
     one_block = sycl.nd_range(sycl.range(local), sycl.range(local))
-    queue.parallel_for(one_block, f"inclusive_scan_block_{dtype}", sums, scanned,
+    queue.parallel_for(one_block, K(f"inclusive_scan_block_{dtype}"), sums, scanned,
                        _buf(queue, np.zeros(1, dtype)), cl.LocalMemory(local * item), groups)
-    queue.parallel_for(whole, f"scan_add_offsets_{dtype}", dst, scanned, n).wait()
+    queue.parallel_for(whole, K(f"scan_add_offsets_{dtype}"), dst, scanned, n).wait()
     expected = np.cumsum(src, dtype=np.float64 if np.dtype(dtype).kind == "f" else dtype)
     np.testing.assert_allclose(_get(queue, dst, (n,), dtype), expected, rtol=1e-4, atol=1e-4)
 
@@ -148,7 +151,7 @@ def test_transpose(queue: sycl.queue, dtype: str) -> None:
     src = _data(rows * cols, dtype).reshape(rows, cols)
     dst = _buf(queue, np.zeros((cols, rows), dtype))
     rng = sycl.nd_range(sycl.range(_round_up(rows, 16), _round_up(cols, 16)), sycl.range(16, 16))
-    queue.parallel_for(rng, f"transpose_{dtype}", _buf(queue, src), dst, rows, cols).wait()
+    queue.parallel_for(rng, K(f"transpose_{dtype}"), _buf(queue, src), dst, rows, cols).wait()
     np.testing.assert_array_equal(_get(queue, dst, (cols, rows), dtype), src.T)
 
 
@@ -160,13 +163,13 @@ def test_tiled_matmul(queue: sycl.queue, dtype: str) -> None:
     b = _data(k * n, dtype, 5).reshape(k, n)
     c = _buf(queue, np.zeros((m, n), dtype))
     rng = sycl.nd_range(sycl.range(_round_up(m, 16), _round_up(n, 16)), sycl.range(16, 16))
-    queue.parallel_for(rng, f"matmul_{dtype}", _buf(queue, a), _buf(queue, b), c, m, n, k).wait()
+    queue.parallel_for(rng, K(f"matmul_{dtype}"), _buf(queue, a), _buf(queue, b), c, m, n, k).wait()
     np.testing.assert_allclose(_get(queue, c, (m, n), dtype), a @ b, rtol=1e-4, atol=1e-4)
 
 
 def test_iota(queue: sycl.queue) -> None:
     out = _buf(queue, np.zeros(10, np.uint32))
-    queue.parallel_for(sycl.range(10), "iota_uint32", out, 5).wait()
+    queue.parallel_for(sycl.range(10), K("iota_uint32"), out, 5).wait()
     assert _get(queue, out, (10,), "uint32").tolist() == list(range(5, 15))
 
 
@@ -184,3 +187,23 @@ def test_library_has_no_data_races_under_oclgrind() -> None:
         pytest.skip("Oclgrind is not installed")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout
+
+
+def test_the_library_takes_no_names_from_the_application(queue: sycl.queue) -> None:
+    """The shipped kernels are not application kernels: an application kernel may take a
+    library name, get_kernel_ids() and get_kernel_bundle(state, ctx) hold the application's
+    kernels only, and each library kernel stays one call away (library.get_kernel_id)."""
+    mine = sycl.register_kernel_source(
+        "__kernel void copy_float32(__global float *a) { a[get_global_id(0)] = 42; }"
+    )
+    assert sycl.get_kernel_id("copy_float32") is mine[0]
+    shipped = set(library.get_kernel_ids())
+    assert mine[0] not in shipped and not shipped & set(sycl.get_kernel_ids())
+    bundle = sycl.get_kernel_bundle(sycl.bundle_state.executable, queue.get_context())
+    assert mine[0] in bundle.get_kernel_ids() and not shipped & set(bundle.get_kernel_ids())
+    a = _buf(queue, np.zeros(4, np.float32))
+    queue.parallel_for(sycl.range(4), "copy_float32", a).wait()
+    assert (_get(queue, a, (4,), "float32") == 42).all()
+    b = _buf(queue, np.zeros(4, np.float32))
+    queue.parallel_for(sycl.range(4), K("copy_float32"), a, b).wait()  # the library's copy(src, dst)
+    assert (_get(queue, b, (4,), "float32") == 42).all()

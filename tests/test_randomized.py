@@ -36,6 +36,14 @@ The steps (each on any queue; a window is a whole view, or a ranged accessor int
 - ``queue.wait()``, ``event.wait()`` or ``sycl.event.wait([...])``; any submission may
   ``depends_on`` an earlier event.
 
+USM (where PoCL backs it): 0-2 int32 allocations of 48 or 64 elements in the two-device
+context, device or shared memory, and steps on its three queues: ``rnd_mad`` through a USM
+pointer, ``memcpy``/``copy`` between allocations and numpy arrays, ``fill``/``memset``,
+``rnd_copy`` between a buffer window (accessor) and USM in either direction, and (shared
+memory) a host task through ``numpy.asarray(p)``. USM commands are ordered by events only, so
+each depends on the previous USM step's event, except on the in-order queue after a step of
+its own, which orders them by itself. Every allocation is read back at the end.
+
 Nothing waits unless the program says so: the scheduler must order everything by the data. A
 copy whose source and destination overlap in memory is left out (its result is undefined). A
 program that stops making progress fails with ``ProgramHung`` after ``HANG_S`` seconds instead
@@ -121,6 +129,18 @@ def pocl_queues() -> tuple[sycl.queue, ...]:
         _queue(sycl.context(d0), d0),
         _queue(sycl.context(d1), d1),
     )
+
+
+def _usm_kinds() -> tuple[str, ...]:
+    """The USM kinds every PoCL device backs (the steps use the two-device context)."""
+    devs = _platform_devices("Portable Computing Language")[:2]
+    aspects = {"device": sycl.aspect.usm_device_allocations, "shared": sycl.aspect.usm_shared_allocations}
+    return tuple(k for k, a in aspects.items() if devs and all(d.has(a) for d in devs))
+
+
+USM_KINDS = _usm_kinds()
+USM_QUEUES = 3  # pocl_queues()[:3] share one context
+IN_ORDER = 1  # pocl_queues()[1] is in order
 
 
 @functools.cache
@@ -220,7 +240,69 @@ class HostTask:
     dep: int | None
 
 
-Submission = Mad | KernelCopy | HandlerCopy | Fill | ToHost | FromHost | HostTask
+@dataclass(frozen=True)
+class Span:
+    """Elements ``off .. off + length`` of USM allocation ``alloc``."""
+
+    alloc: int
+    off: int
+    length: int
+
+
+@dataclass(frozen=True)
+class UsmMad:
+    q: int
+    span: Span
+    m: int
+    c: int
+    s: int
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class UsmMove:
+    """``memcpy`` (or typed ``copy``) of ``length`` elements; None: a numpy array."""
+
+    q: int
+    src: Span | None
+    dst: Span | None
+    typed: bool
+    seed: int
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class UsmFill:
+    q: int
+    span: Span
+    value: int
+    memset: bool  # memset writes the byte ``value & 0xff`` instead
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class UsmBuffer:
+    """Kernel ``rnd_copy`` between a buffer window and USM (``to_usm``: window -> USM)."""
+
+    q: int
+    win: Win
+    alloc: int
+    off: int
+    to_usm: bool
+    dep: int | None
+
+
+@dataclass(frozen=True)
+class UsmHostTask:
+    q: int
+    span: Span  # of a shared allocation
+    k: int
+    dep: int | None
+
+
+UsmStep = UsmMad | UsmMove | UsmFill | UsmBuffer | UsmHostTask
+USM_STEPS = (UsmMad, UsmMove, UsmFill, UsmBuffer, UsmHostTask)
+Submission = Mad | KernelCopy | HandlerCopy | Fill | ToHost | FromHost | HostTask | UsmStep
 
 
 @dataclass(frozen=True)
@@ -246,6 +328,13 @@ class Program:
     subs: tuple[Sub, ...]
     steps: tuple[Step, ...]
     final_reads: bool  # read every view with a host accessor before destroying the buffers
+    usm: tuple[UsmAlloc, ...] = ()
+
+
+@dataclass(frozen=True)
+class UsmAlloc:
+    size: int
+    kind: str  # "device" or "shared"
 
 
 def _window(lengths: Sequence[int]) -> st.SearchStrategy[Win]:
@@ -300,12 +389,61 @@ def _submissions(lengths: Sequence[int], n_queues: int) -> st.SearchStrategy[Sub
     )
 
 
-def _steps(lengths: Sequence[int], n_queues: int) -> st.SearchStrategy[Step]:
+def _span(usm: Sequence[UsmAlloc], allocs: Sequence[int], length: int = 0) -> st.SearchStrategy[Span]:
+    """A span of one of ``allocs``: ``length`` elements long, or any length (0)."""
+
+    @st.composite
+    def draw_span(draw: st.DrawFn) -> Span:
+        a = draw(st.sampled_from([a for a in allocs if usm[a].size >= length]))
+        off = draw(st.integers(0, usm[a].size - max(length, 1)))
+        return Span(a, off, length or draw(st.integers(1, usm[a].size - off)))
+
+    return draw_span()
+
+
+def _usm_steps(lengths: Sequence[int], usm: Sequence[UsmAlloc]) -> st.SearchStrategy[Submission]:
+    q = st.integers(0, USM_QUEUES - 1)
+    every = list(range(len(usm)))
+    span = _span(usm, every)
+    dep = st.none() | st.integers(0, 63)
+    small = st.integers(-100, 100)
+
+    @st.composite
+    def move(draw: st.DrawFn) -> UsmMove:
+        src = draw(st.none() | span)  # None: a numpy array; one end at least is USM
+        dst = draw(span) if src is None else draw(st.none() | _span(usm, every, src.length))
+        return UsmMove(draw(q), src, dst, draw(st.booleans()), draw(st.integers(0, 1000)), draw(dep))
+
+    @st.composite
+    def buffer(draw: st.DrawFn) -> UsmBuffer:
+        win = draw(_window(lengths))
+        fits = [a for a in every if usm[a].size >= win.length]
+        if not fits:
+            win = Win(win.view, win.off, 1)
+            fits = every
+        a = draw(st.sampled_from(fits))
+        return UsmBuffer(draw(q), win, a, draw(st.integers(0, usm[a].size - win.length)),
+                         draw(st.booleans()), draw(dep))
+
+    steps = [
+        st.builds(UsmMad, q, span, st.sampled_from([1, -1, 2, 3]), small, st.integers(0, 5), dep),
+        move(),
+        st.builds(UsmFill, q, span, st.integers(-300, 300), st.booleans(), dep),
+        buffer(),
+    ]
+    shared = [a for a in every if usm[a].kind == "shared"]
+    if shared:
+        steps.append(st.builds(UsmHostTask, q, _span(usm, shared), small, dep))
+    return st.one_of(*steps)
+
+
+def _steps(lengths: Sequence[int], n_queues: int, usm: Sequence[UsmAlloc] = ()) -> st.SearchStrategy[Step]:
     subs = _submissions(lengths, n_queues)
+    usm_subs = _usm_steps(lengths, usm) if usm else subs
     host_access = st.builds(HostAccess, _window(lengths), st.booleans(), st.integers(1, 0xFFFF),
-                            st.lists(subs, max_size=3).map(tuple))
+                            st.lists(subs | usm_subs, max_size=3).map(tuple))
     wait = st.builds(Wait, st.sampled_from(["queue", "event", "events"]), st.integers(0, 63))
-    return st.one_of(subs, subs, subs, subs, host_access, wait)  # mostly submissions
+    return st.one_of(subs, subs, subs, subs, usm_subs, host_access, wait)  # mostly submissions
 
 
 def programs(n_queues: int, max_steps: int) -> st.SearchStrategy[Program]:
@@ -322,8 +460,10 @@ def programs(n_queues: int, max_steps: int) -> st.SearchStrategy[Program]:
             offset = ALIGN * draw(st.integers(0, (size - 1) // ALIGN))
             subs.append(Sub(r, offset, draw(st.integers(1, size - offset))))
         lengths = [r.size for r in roots] + [s.length for s in subs]
-        steps = draw(st.lists(_steps(lengths, n_queues), min_size=4, max_size=max_steps))
-        return Program(roots, tuple(subs), tuple(steps), draw(st.booleans()))
+        usm = tuple(UsmAlloc(draw(st.sampled_from([48, 64])), draw(st.sampled_from(USM_KINDS)))
+                    for _ in range(draw(st.integers(0, 2)) if USM_KINDS else 0))
+        steps = draw(st.lists(_steps(lengths, n_queues, usm), min_size=4, max_size=max_steps))
+        return Program(roots, tuple(subs), tuple(steps), draw(st.booleans()), usm)
 
     return draw_program()
 
@@ -366,6 +506,19 @@ class Run:
         for sub in prog.subs:
             self.bufs.append(sycl.buffer(self.bufs[sub.root], sycl.id(sub.offset), sycl.range(sub.length)))
             self.where.append((sub.root, sub.offset))
+        self.usm: list[sycl.usm_ptr] = []
+        self.usm_model: list[np.ndarray] = []
+        self.usm_last: tuple[sycl.event, int] | None = None  # the last USM step's event and queue
+        for a, spec in enumerate(prog.usm):
+            kind = getattr(sycl.usm.alloc, spec.kind)
+            p = sycl.malloc(count=spec.size, dtype=np.int32, q=queues[0], kind=kind)
+            assert p is not None
+            init = (np.arange(spec.size, dtype=np.int32) * 3 - 500 * (a + 1)).astype(np.int32)
+            self.usm.append(p)
+            self.usm_model.append(init.copy())
+            self.keep.append(init)
+            self.submit(UsmMove(0, None, Span(a, 0, spec.size), False, 0, None),
+                        lambda h, p=p, init=init: h.memcpy(p, init, init.nbytes))
 
     # --- helpers
 
@@ -404,14 +557,34 @@ class Run:
         return sycl.host_accessor(self.bufs[w.view], mode, sycl.range(w.length), sycl.id(w.off))
 
     def submit(self, step: Submission, cgf: Callable[[sycl.handler], None]) -> None:
-        dep = self.events[step.dep % len(self.events)] if step.dep is not None and self.events else None
+        deps = [self.events[step.dep % len(self.events)]] if step.dep is not None and self.events else []
+        usm = isinstance(step, USM_STEPS)
+        if usm and self.usm_last is not None and not (step.q == self.usm_last[1] == IN_ORDER):
+            deps.append(self.usm_last[0])  # USM is ordered by events (or the in-order queue) only
 
         def group(h: sycl.handler) -> None:
-            if dep is not None:
-                h.depends_on(dep)
+            if deps:
+                h.depends_on(deps)
             cgf(h)
 
         self.events.append(self.queues[step.q].submit(group))
+        if usm:
+            self.usm_last = (self.events[-1], step.q)
+
+    def span(self, s: Span) -> np.ndarray:
+        """The model's elements of a USM span (a view into the model)."""
+        return self.usm_model[s.alloc][s.off: s.off + s.length]
+
+    def pointer(self, s: Span) -> sycl.usm_ptr:
+        return self.usm[s.alloc] + s.off
+
+    def read_usm(self) -> None:
+        """Read every allocation back after the last USM step and compare with the model."""
+        for a, p in enumerate(self.usm):
+            out = np.zeros_like(self.usm_model[a])
+            deps = [self.usm_last[0]] if self.usm_last is not None else []
+            self.queues[0].memcpy(out, p, out.nbytes, depends_on=deps).wait()
+            self.expect(f"USM allocation {a} at the end", out, self.usm_model[a])
 
     def expect(self, what: str, actual: np.ndarray, expected: np.ndarray) -> None:
         np.testing.assert_array_equal(actual, expected, err_msg=what)
@@ -419,6 +592,8 @@ class Run:
     # --- steps: each submits and returns the model's update, applied in program order
 
     def run_submission(self, i: str, step: Submission) -> Callable[[], None]:
+        if isinstance(step, USM_STEPS):
+            return self.run_usm(i, step)
         if isinstance(step, Mad):
             self.submit(step, lambda h: h.parallel_for(
                 sycl.range(step.win.length), "rnd_mad",
@@ -481,6 +656,75 @@ class Run:
             seg = self.seg(step.win)
             seg[:] = seg[::-1] + step.k
         return host_task
+
+    def run_usm(self, i: str, step: UsmStep) -> Callable[[], None]:
+        if isinstance(step, UsmMad):
+            self.submit(step, lambda h: h.parallel_for(
+                step.span.length, "rnd_mad", self.pointer(step.span),
+                np.int32(step.m), np.int32(step.c), np.int32(step.s)))
+
+            def mad() -> None:
+                seg = self.span(step.span)
+                ramp = np.arange(seg.size, dtype=np.int64) * step.s
+                seg[:] = (seg.astype(np.int64) * step.m + step.c + ramp) & 0xFFFF
+            return mad
+        if isinstance(step, UsmMove):
+            return self.usm_move(i, step)
+        if isinstance(step, UsmFill):
+            p, n = self.pointer(step.span), step.span.length
+            if step.memset:
+                self.submit(step, lambda h: h.memset(p, step.value, n * 4))
+                value = np.full(4, step.value & 0xFF, dtype=np.uint8).view(np.int32)[0]
+            else:
+                self.submit(step, lambda h: h.fill(p, np.int32(step.value), n))
+                value = np.int32(step.value)
+            return lambda: self.span(step.span).__setitem__(Ellipsis, value)
+        if isinstance(step, UsmBuffer):
+            span = Span(step.alloc, step.off, step.win.length)
+            if step.to_usm:
+                self.submit(step, lambda h: h.parallel_for(
+                    span.length, "rnd_copy", self.pointer(span), self.acc(h, step.win, sycl.read_only)))
+                return lambda: self.span(span).__setitem__(Ellipsis, self.seg(step.win))
+            self.submit(step, lambda h: h.parallel_for(
+                span.length, "rnd_copy", self.acc(h, step.win, sycl.write_only), self.pointer(span)))
+            return lambda: self.seg(step.win).__setitem__(Ellipsis, self.span(span))
+
+        def task() -> None:
+            view = np.asarray(self.pointer(step.span))[: step.span.length]
+            view[:] = view[::-1] + step.k
+
+        self.submit(step, lambda h: h.host_task(task))
+
+        def host_task() -> None:
+            seg = self.span(step.span)
+            seg[:] = seg[::-1] + step.k
+        return host_task
+
+    def usm_move(self, i: str, step: UsmMove) -> Callable[[], None]:
+        src, dst = step.src, step.dst
+        n = src.length if src is not None else dst.length  # type: ignore[union-attr]
+        if src is not None and dst is not None and src.alloc == dst.alloc and \
+                src.off < dst.off + n and dst.off < src.off + n:
+            return lambda: None  # overlapping: undefined result, skipped
+        host = (np.arange(n, dtype=np.int32) * 5 + step.seed).astype(np.int32)
+        if src is None:
+            self.keep.append(host)
+        else:
+            host[:] = -7777
+        src_end = host if src is None else self.pointer(src)
+        dst_end = host if dst is None else self.pointer(dst)
+        if step.typed:
+            self.submit(step, lambda h: h.copy(src_end, dst_end, n))
+        else:
+            self.submit(step, lambda h: h.memcpy(dst_end, src_end, n * 4))
+
+        def move() -> None:
+            values = host.copy() if src is None else self.span(src).copy()
+            if dst is None:
+                self.checks.append((f"step {i}: {step}", host, values))
+            else:
+                self.span(dst)[:] = values
+        return move
 
     def run_step(self, i: int, step: Step) -> None:
         if isinstance(step, HostAccess):
@@ -568,6 +812,11 @@ def run_program(prog: Program, queues: Sequence[sycl.queue]) -> None:
         finally:
             destroy(run.bufs)
         # the buffers are destroyed: their work is done and the host arrays written back
+        try:
+            run.read_usm()
+        finally:
+            for p in run.usm:
+                sycl.free(p, queues[0])
         for q in queues:
             q.wait_and_throw()  # delivers asynchronous errors to the handler
     for r, array in enumerate(run.arrays):

@@ -38,15 +38,22 @@ def _desc(name: str, return_type: Any, query: Callable[[_kernel, _device], Any])
 
 
 def _global_work_size(k: _kernel, d: _device) -> _range:
-    # OpenCL answers only for built-in kernels and custom devices (§4.11.13.2: errc.invalid).
-    try:
-        sizes = k._native.get_work_group_info(_WG.GLOBAL_WORK_SIZE, d._native)
-    except cl.Error as error:
+    """Defined for built-in kernels and custom devices only (§4.11.13.2: errc.invalid otherwise).
+
+    A driver that refuses the query (PoCL 3.1 answers CL_INVALID_VALUE for its built-in
+    kernels) gets the bound every enqueue has: size_t's largest value in each dimension.
+    """
+    if not (k._is_builtin() or d._cl_info("TYPE") & cl.device_type.CUSTOM):
         raise exception(
             errc.invalid,
             f"global_work_size is defined only for built-in kernels and custom devices; "
             f"{k!r} on {d!r} has none",
-        ) from error
+        )
+    try:
+        sizes = k._native.get_work_group_info(_WG.GLOBAL_WORK_SIZE, d._native)
+    except cl.Error:
+        largest = 2 ** int(d._cl_info("ADDRESS_BITS")) - 1
+        return _range(largest, largest, largest)
     return _range(*reversed([int(s) for s in sizes]))
 
 

@@ -2,7 +2,7 @@
 
 Modules:
     ``kernel_id``, ``state``, ``kernel``, ``device_image``, ``bundle``: the spec's classes.
-    ``registry``: the application's kernels; ``library``: the units of ``kernels_cl/``.
+    ``registry``: registered units (the application's kernels and library units).
     ``query``: ids, compatibility, getting bundles; ``operations``: join, compile, link, build.
     ``compat``: kernel/device compatibility; ``device_lists``: device list checks.
     ``builtin``: device built-in kernels; ``spec_constants``;
@@ -18,7 +18,6 @@ from .cache import build_cache_stats
 from .device_image import device_image
 from .kernel import kernel
 from .kernel_id import kernel_id
-from .library import register_library
 from .operations import build, compile, join, link
 from .pyopencl_programs import make_kernel, make_kernel_bundle
 from .query import get_kernel_bundle, get_kernel_id, get_kernel_ids, has_kernel_bundle, is_compatible
@@ -50,5 +49,3 @@ __all__ = [
     "resolve_kernel",
     "specialization_id",
 ]
-
-register_library()

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import pyopencl as cl
+
 from . import _program, cache
 from .device_image import device_image
 from .spec_constants import live_constants
@@ -56,8 +58,9 @@ def input_image(ctx: context, src: ImageSource, devices: tuple[device, ...]) -> 
 def object_image(
     ctx: context, src: ImageSource, devices: tuple[device, ...], values: dict[specialization_id, Any]
 ) -> device_image:
-    """The unit compiled with ``clCompileProgram`` (§4.11.11)."""
-    spec_values = spec_values_for([src], values)
+    """The unit compiled with ``clCompileProgram`` (§4.11.11). It records (and defines) the
+    constants of the library units it will be linked with too, so ``link`` compiles them alike."""
+    spec_values = spec_values_for((src, *src.libraries()), values)
     options = (*src.options, *_defines(spec_values), _program.ARG_INFO)
     key = ("object", src.digest, _handles(devices), options)
 
@@ -72,18 +75,40 @@ def object_image(
 def executable_image(
     ctx: context, src: ImageSource, devices: tuple[device, ...], values: dict[specialization_id, Any]
 ) -> device_image:
-    """The unit built with ``clBuildProgram`` (or reloaded from the disk cache) (§4.11.11)."""
-    spec_values = spec_values_for([src], values)
+    """The unit built with ``clBuildProgram``; a unit that calls library units is compiled and
+    linked with them (``clCompileProgram`` + ``clLinkProgram``). Reloaded from the disk cache
+    when it can be (§4.11.11)."""
+    units = (src, *src.libraries())
+    spec_values = spec_values_for(units, values)
     options = (*src.options, *_defines(spec_values), _program.ARG_INFO)
-    key = ("executable", src.digest, _handles(devices), options)
+    key = ("executable", tuple(u.digest for u in units), _handles(devices), options)
+
+    def build() -> cl.Program:
+        if len(units) == 1:
+            return _program.build(_program.from_source(ctx, src.source), ctx, devices, options, src.origin)
+        objects = [object_image(ctx, u, devices, values)._program for u in units]
+        return _program.link(objects, ctx, devices, (), " + ".join(u.origin for u in units))
 
     def make() -> device_image:
-        prg = cache.load_or_build(ctx, devices, src.source, options, src.origin)
-        return device_image._make(
-            bundle_state.executable, devices, prg, (src,), src.ids, spec_values, key
-        )
+        # The disk key: every unit's text, and the libraries' own options (the unit's are ``options``).
+        text = "\0".join([src.source, *(f"{u.source}\0{' '.join(u.options)}" for u in units[1:])])
+        prg = cache.load_or_make(ctx, devices, text, options, build)
+        return device_image._make(bundle_state.executable, devices, prg, units, src.ids, spec_values, key)
 
     return cache.cached(ctx, key, make)
+
+
+def with_libraries(
+    ctx: context, objects: Sequence[device_image], devices: tuple[device, ...]
+) -> list[device_image]:
+    """``objects`` and the object images of the library units their units are linked with,
+    compiled with the objects' specialization constant values (for ``link``)."""
+    present = {src for obj in objects for src in obj._sources}
+    needed = dict.fromkeys(
+        lib for obj in objects for src in obj._sources for lib in src.libraries() if lib not in present
+    )
+    values = {spec: value for obj in objects for spec, value in obj._spec_values.values()}
+    return [*objects, *(object_image(ctx, lib, devices, values) for lib in needed)]
 
 
 def linked_image(

@@ -15,6 +15,7 @@ from pyopencl import _cl
 
 from .._native import translate
 from ..exception import errc, exception
+from . import _progress
 
 if TYPE_CHECKING:
     from ..context import context
@@ -50,6 +51,7 @@ def build(
     prg: cl.Program, ctx: context, devices: Sequence[device], options: Sequence[str], what: str
 ) -> cl.Program:
     """``clBuildProgram`` (compile + link) for ``devices``."""
+    _progress.building(what)
     try:
         # cache_dir=False: sycl_ocl's own cache decides (PyOpenCL's would hide builds from it).
         prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
@@ -62,6 +64,7 @@ def compile_program(
     prg: cl.Program, ctx: context, devices: Sequence[device], options: Sequence[str], what: str
 ) -> cl.Program:
     """``clCompileProgram`` for ``devices``: the object state."""
+    _progress.building(what)
     try:
         prg.compile(list(options), [d._native for d in devices])
     except cl.Error as error:

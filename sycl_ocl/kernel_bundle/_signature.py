@@ -1,11 +1,14 @@
-"""The ``__kernel`` declarations of an OpenCL C unit: names, parameters and attributes.
+"""What an OpenCL C unit declares: its ``__kernel`` functions (names, parameters, attributes),
+the functions it defines and those it calls.
 
 Read from the preprocessed tokens, so application kernels are known before any compile
-(SYCL 2020 §4.11.6) and each parameter's declared type drives argument conversion.
+(SYCL 2020 §4.11.6), each parameter's declared type drives argument conversion, and a unit's
+calls say which library units it is linked with.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -32,6 +35,8 @@ _SCALARS: dict[str, str] = {
     "float": "float32", "double": "float64", "half": "float16",
 }
 _ADDRESS_SIZED = frozenset({"size_t", "ptrdiff_t", "intptr_t", "uintptr_t"})
+# Pointers to these take memory of any element type (raw bytes).
+_ANY_ELEMENT = frozenset({"void", "char", "signed char", "uchar", "unsigned char"})
 
 
 @dataclass(frozen=True)
@@ -46,12 +51,14 @@ class KernelParam:
         """The numpy dtype a by-value argument is converted to; None for memory/other kinds."""
         if self.kind != "value":
             return None
-        if self.type_name in _ADDRESS_SIZED:
-            signed = self.type_name in ("ptrdiff_t", "intptr_t")
-            return np.dtype(f"{'int' if signed else 'uint'}{address_bits}")
-        if self.type_name in _SCALARS:
-            return np.dtype(_SCALARS[self.type_name])
-        return _vector_dtype(self.type_name)
+        return _numpy_type(self.type_name, address_bits)
+
+    def element_dtype(self, address_bits: int) -> np.dtype | None:
+        """The element type of a ``__global``/``__constant`` pointer parameter; None when any
+        element type fits (``void*``, ``char*``, ``uchar*``) or has no numpy type (a struct)."""
+        if self.kind not in ("global", "constant") or self.type_name in _ANY_ELEMENT:
+            return None
+        return _numpy_type(self.type_name, address_bits)
 
 
 @dataclass(frozen=True)
@@ -63,25 +70,93 @@ class KernelDecl:
     reqd_work_group_size: tuple[int, ...] | None
 
 
-def _vector_dtype(type_name: str) -> np.dtype | None:
+def _numpy_type(type_name: str, address_bits: int) -> np.dtype | None:
+    """The numpy dtype of an OpenCL C scalar or vector type; None for other types."""
+    if type_name in _ADDRESS_SIZED:
+        signed = type_name in ("ptrdiff_t", "intptr_t")
+        return np.dtype(f"{'int' if signed else 'uint'}{address_bits}")
+    if type_name in _SCALARS:
+        return np.dtype(_SCALARS[type_name])
     import pyopencl.cltypes as cltypes
 
-    dtype = getattr(cltypes, type_name, None)
-    return np.dtype(dtype) if dtype is not None else None
+    found = getattr(cltypes, type_name, None)  # float4, int2, ...
+    if isinstance(found, np.dtype) or (isinstance(found, type) and issubclass(found, np.generic)):
+        return np.dtype(found)
+    return None
+
+
+@dataclass(frozen=True)
+class UnitSignature:
+    """A unit's kernels; the functions it exports (defined at file scope, not ``static``); the
+    functions it calls (or declares) without defining them."""
+
+    kernels: tuple[KernelDecl, ...]
+    exports: frozenset[str]
+    needs: frozenset[str]
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+def parse_unit(source: str, macros: dict[str, Macro]) -> UnitSignature:
+    """The signature of ``source`` preprocessed with ``macros``."""
+    tokens = Preprocessor(macros).run(source)
+    defined, exported = _definitions(tokens)
+    called = {
+        tokens[i - 1] for i in range(1, len(tokens)) if tokens[i] == "(" and _IDENTIFIER.match(tokens[i - 1])
+    }
+    return UnitSignature(tuple(_kernels(tokens)), frozenset(exported), frozenset(called - defined))
 
 
 def parse_kernels(source: str, macros: dict[str, Macro]) -> list[KernelDecl]:
     """Every ``__kernel`` function defined in ``source`` (declarations without a body skipped)."""
-    tokens = Preprocessor(macros).run(source)
+    return list(parse_unit(source, macros).kernels)
+
+
+def _definitions(tokens: list[str]) -> tuple[set[str], set[str]]:
+    """The functions defined at file scope, and those of them not ``static`` (exported)."""
+    defined: set[str] = set()
+    exported: set[str] = set()
+    start = i = 0  # start: the first token of the current file-scope declaration
+    while i < len(tokens):
+        tok = tokens[i]
+        if tok == ";":
+            start = i + 1
+        elif tok == "{":  # a struct body or an initializer at file scope
+            i = _matching(tokens, i, "{", "}") - 1
+        elif tok == "(" and i and _IDENTIFIER.match(tokens[i - 1]):
+            after = _matching(tokens, i)
+            while after < len(tokens) and tokens[after] == "__attribute__":
+                after = _matching(tokens, after + 1)
+            if after < len(tokens) and tokens[after] == "{":
+                defined.add(tokens[i - 1])
+                if "static" not in tokens[start:i - 1]:
+                    exported.add(tokens[i - 1])
+                i = start = _matching(tokens, after, "{", "}")
+                continue
+            i = after - 1
+        i += 1
+    return defined, exported
+
+
+def _kernels(tokens: list[str]) -> list[KernelDecl]:
     typedefs = _typedefs(tokens)
     kernels = []
+    before: tuple[int, ...] | None = None  # a required size in attributes ahead of ``__kernel``
     i = 0
     while i < len(tokens):
-        if tokens[i] in ("__kernel", "kernel") and (i == 0 or tokens[i - 1] in (";", "}", ")")):
-            decl, i = _kernel_at(tokens, i + 1, typedefs)
+        if tokens[i] == "__attribute__":
+            attr_end = _matching(tokens, i + 1)
+            before = _reqd_size(tokens[i + 1:attr_end]) or before
+            i = attr_end
+        elif tokens[i] in ("__kernel", "kernel") and (i == 0 or tokens[i - 1] in (";", "}", ")")):
+            decl, i = _kernel_at(tokens, i + 1, typedefs, before)
+            before = None
             if decl is not None:
                 kernels.append(decl)
         else:
+            if tokens[i] in (";", "{", "}"):
+                before = None
             i += 1
     return kernels
 
@@ -101,8 +176,9 @@ def _typedefs(tokens: list[str]) -> dict[str, str]:
     return names
 
 
-def _kernel_at(tokens: list[str], i: int, typedefs: dict[str, str]) -> tuple[KernelDecl | None, int]:
-    reqd: tuple[int, ...] | None = None
+def _kernel_at(
+    tokens: list[str], i: int, typedefs: dict[str, str], reqd: tuple[int, ...] | None
+) -> tuple[KernelDecl | None, int]:
     name = ""
     while i < len(tokens) and tokens[i] != "(":
         if tokens[i] == "__attribute__":
@@ -127,13 +203,13 @@ def _kernel_at(tokens: list[str], i: int, typedefs: dict[str, str]) -> tuple[Ker
     return KernelDecl(name, params, reqd), after
 
 
-def _matching(tokens: list[str], open_index: int) -> int:
-    """The index just after the parenthesis that closes ``tokens[open_index]``."""
+def _matching(tokens: list[str], open_index: int, opening: str = "(", closing: str = ")") -> int:
+    """The index just after the bracket that closes ``tokens[open_index]``."""
     depth = 0
     for j in range(open_index, len(tokens)):
-        if tokens[j] == "(":
+        if tokens[j] == opening:
             depth += 1
-        elif tokens[j] == ")":
+        elif tokens[j] == closing:
             depth -= 1
             if depth == 0:
                 return j + 1

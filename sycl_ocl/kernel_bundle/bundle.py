@@ -11,6 +11,8 @@ from ..exception import errc, exception
 from .device_image import device_image
 from .kernel import kernel
 from .kernel_id import kernel_id
+from .registry import APPLICATION
+from .spec_constants import live_constants, specialization_id
 from .state import bundle_state
 
 if TYPE_CHECKING:
@@ -18,7 +20,6 @@ if TYPE_CHECKING:
 
     from ..context import context
     from ..device import device
-    from .spec_constants import specialization_id
 
 
 class kernel_bundle:
@@ -131,10 +132,8 @@ class kernel_bundle:
 
     def contains_specialization_constants(self) -> bool:
         """Whether an image mentions a specialization constant."""
-        from .spec_constants import live_constants
-
         return any(
-            img._spec_values or any(live_constants(src.identifiers) for src in img._sources)
+            img._spec_values or any(live_constants(unit.identifiers) for unit in img._units())
             for img in self._images
         ) or any(self.has_specialization_constant(s) for s in self._spec_values)
 
@@ -217,6 +216,12 @@ class kernel_bundle:
     def _get_native(self) -> list[cl.Program]:
         return [img._program for img in self._images]
 
+    def __copy__(self) -> kernel_bundle:
+        return self  # equality is identity: a copy must compare equal (§4.5.2)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> kernel_bundle:
+        return self
+
     def __repr__(self) -> str:
         return f"<sycl.kernel_bundle {self.state.name}, {len(self._images)} image(s)>"
 
@@ -225,7 +230,5 @@ def _as_kernel_id(kid: kernel_id | str) -> kernel_id:
     if isinstance(kid, kernel_id):
         return kid
     if isinstance(kid, str):
-        from .registry import lookup
-
-        return lookup(kid)
+        return APPLICATION.lookup(kid)
     raise exception(errc.invalid, f"expected a sycl.kernel_id or a kernel name, got {kid!r}")

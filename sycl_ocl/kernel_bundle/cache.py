@@ -181,14 +181,21 @@ def _version() -> str:
 _VERSION = _version()
 
 
-def load_or_build(
-    ctx: context, devices: Sequence[device], source: str, options: Sequence[str], what: str
+def load_or_make(
+    ctx: context,
+    devices: Sequence[device],
+    source: str,
+    options: Sequence[str],
+    make: Callable[[], cl.Program],
 ) -> cl.Program:
-    """An executable program of ``source`` for ``devices``: reloaded if cached, else built."""
+    """An executable program for ``devices``: reloaded if cached, else ``make()``'s (then stored).
+
+    ``source`` and ``options`` are what the program is made from: its key.
+    """
     directory = cache_dir()
     if directory is None:
         disk_counters["misses"] += 1
-        return _program.build(_program.from_source(ctx, source), ctx, devices, options, what)
+        return make()
     key_text = _key_text(devices, source, options)
     path = directory / (hashlib.sha256(key_text.encode()).hexdigest() + ".clbin")
     prg = _load(ctx, devices, options, path, key_text)
@@ -197,7 +204,7 @@ def load_or_build(
         _touch(path)
         return prg
     disk_counters["misses"] += 1
-    prg = _program.build(_program.from_source(ctx, source), ctx, devices, options, what)
+    prg = make()
     _store(path, key_text, prg)
     return prg
 

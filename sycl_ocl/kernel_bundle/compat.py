@@ -19,8 +19,12 @@ STATE_ASPECT = {bundle_state.input: aspect.online_compiler, bundle_state.object:
 
 
 def image_compatible(src: ImageSource, dev: device) -> bool:
-    """Whether ``dev`` has every aspect the unit declares or uses."""
-    return all(dev.has(a) for a in src.device_has)
+    """Whether ``dev`` has every aspect the unit (and the library units it links) declares or uses."""
+    return not _missing_aspects(src, dev)
+
+
+def _missing_aspects(src: ImageSource, dev: device) -> list[str]:
+    return sorted({a.name for unit in (src, *src.libraries()) for a in unit.device_has if not dev.has(a)})
 
 
 def work_group_fits(reqd: tuple[int, ...] | None, dev: device) -> bool:
@@ -51,7 +55,7 @@ def incompatibility(kid: kernel_id, dev: device) -> str:
         return f"built-in kernel {kid.get_name()!r} belongs to {kid._builtin_device!r}"
     src = kid._image
     assert src is not None
-    missing = sorted(a.name for a in src.device_has if not dev.has(a))
+    missing = _missing_aspects(src, dev)
     if missing:
         return f"kernel {kid.get_name()!r} needs aspect(s) {missing} that {dev!r} lacks"
     reqd = src.kernels[kid.get_name()].reqd_work_group_size

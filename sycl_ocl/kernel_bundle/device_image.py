@@ -9,6 +9,7 @@ import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
+from ._builtin_functions import BUILTIN_FUNCTIONS
 from .compat import kernel_compatible
 from .kernel import kernel
 from .state import bundle_state
@@ -85,8 +86,12 @@ class device_image:
             return any(kernel_compatible(kid, d) for d in self._devices)
         return dev in self._devices and kernel_compatible(kid, dev)
 
+    def _units(self) -> tuple[ImageSource, ...]:
+        """The image's units and the library units they are linked with (or will be)."""
+        return tuple(dict.fromkeys(u for src in self._sources for u in (src, *src.libraries())))
+
     def _uses(self, name: str) -> bool:
-        return any(src.uses(name) for src in self._sources)
+        return any(unit.uses(name) for unit in self._units())
 
     def _kernel(self, kid: kernel_id) -> kernel:
         """The executable kernel ``kid`` of this image, created once."""
@@ -108,10 +113,26 @@ class device_image:
         try:
             native = cl.Kernel(self._program, name)
         except cl.Error as error:
-            raise translate(error, f"creating kernel {name!r}") from error
+            raise translate(error, f"creating kernel {name!r}", detail=_builtin_name_note(name)) from error
         decl = next((src.kernels[name] for src in self._sources if name in src.kernels), None)
         return kernel._make(native, self._program, self, decl.params if decl else None)
+
+    def __copy__(self) -> device_image:
+        return self  # equality is identity: a copy must compare equal (§4.5.2)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> device_image:
+        return self
 
     def __repr__(self) -> str:
         names = ", ".join(k.get_name() for k in self._ids)
         return f"<sycl.device_image {self._state.name} [{names}] on {len(self._devices)} device(s)>"
+
+
+def _builtin_name_note(name: str) -> str:
+    """Why creating a kernel of that name may fail: it is an OpenCL C built-in function's."""
+    if name not in BUILTIN_FUNCTIONS:
+        return ""
+    return (
+        f"{name!r} is the name of an OpenCL C built-in function; this driver cannot create a "
+        "kernel of that name (PoCL renames it), so rename the kernel"
+    )

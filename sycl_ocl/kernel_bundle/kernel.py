@@ -42,13 +42,14 @@ class kernel(NativeWrapper):
     """
 
     __slots__ = (
-        "_bits", "_ctx_native", "_device_ptrs", "_image", "_name", "_params", "_program",
+        "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_name", "_params", "_program",
         "_reqd",
     )
 
     _bits: int
     _ctx_native: cl.Context
     _device_ptrs: frozenset[int]
+    _elements: tuple[tuple[int, np.dtype[Any]], ...]
     _image: device_image | None
     _name: str
     _params: tuple[KernelParam, ...] | None
@@ -84,6 +85,11 @@ class kernel(NativeWrapper):
         self._name = str(native.function_name)
         self._reqd = _required_size(native, devices[0])
         self._params = tuple(params) if params is not None else _params_from_arg_info(native)
+        # (index, element type) of each pointer parameter whose element type is checked.
+        self._elements = tuple(
+            (i, dtype) for i, p in enumerate(self._params or ())
+            if (dtype := p.element_dtype(self._bits)) is not None
+        )
         if self._params is not None:
             _set_dtypes(native, self._params, self._bits)
         return remember(self)
@@ -116,6 +122,10 @@ class kernel(NativeWrapper):
             return desc.query(self, dev)
         return check_namespace(desc, "kernel", "kernel").query(self)
 
+    def _is_builtin(self) -> bool:
+        """Whether this is a device built-in kernel (§4.11.6)."""
+        return self._image is not None and any(k._is_builtin() for k in self._image._ids)
+
     def _check_device(self, dev: device) -> None:
         if dev._handle not in self._device_ptrs:
             raise exception(
@@ -123,9 +133,42 @@ class kernel(NativeWrapper):
                 f"kernel {self._name!r} was not built for {dev!r}; query a device of its bundle",
             )
 
-    def _arg_types(self) -> tuple[KernelParam, ...] | None:
-        """The declared parameters (name, type, kind), or None when the driver cannot say."""
-        return self._params
+    # --- launches --------------------------------------------------------------------------
+
+    def _check_launch(self, args: tuple[Any, ...], local_size: tuple[int, ...] | None) -> None:
+        """Reject a launch before anything is submitted (the handler calls this).
+
+        ``args`` are the handler's arguments (accessors, not yet memory). An argument for a
+        ``__global``/``__constant T*`` parameter that carries an element type (a ``dtype``
+        attribute: an accessor, a typed USM pointer) must hold ``T``; ``void*``, ``char*`` and
+        ``uchar*`` take any.
+
+        Raises:
+            sycl.exception: ``errc.kernel_argument`` for a wrong argument count or element
+                type; ``errc.nd_range`` for a local range that contradicts the kernel's
+                ``reqd_work_group_size``.
+        """
+        params = self._params
+        if params is not None and len(args) != len(params):
+            raise self._count_error(len(args))
+        for index, wanted in self._elements:
+            arg = args[index]
+            held = getattr(arg, "dtype", None)
+            if held is not None and held != wanted and not isinstance(arg, _NUMPY_VALUES):
+                raise self._element_error(index, arg, held)
+        if self._reqd is not None and local_size is not None and local_size != self._reqd[:len(local_size)]:
+            raise self._local_size_error(local_size)
+
+    def _element_error(self, index: int, arg: Any, held: np.dtype[Any]) -> exception:
+        assert self._params is not None
+        param = self._params[index]
+        wanted = _numpy_name(param.element_dtype(self._bits))
+        return exception(
+            errc.kernel_argument,
+            f"argument {index} of {self._name!r} is `{_describe(param)}`, the "
+            f"{type(arg).__name__} holds {_numpy_name(held)}; pass memory of {wanted}, or view "
+            f"the buffer as {wanted} with buffer.reinterpret",
+        )
 
     # --- the scheduler's entry point -----------------------------------------------------
 
@@ -138,19 +181,15 @@ class kernel(NativeWrapper):
         args: tuple[Any, ...],
         wait_for: list[cl.Event] | None,
     ) -> cl.Event:
-        """Set ``args`` and enqueue over ``global_size`` (OpenCL dimension order).
+        """Set ``args`` and enqueue over ``global_size`` (OpenCL dimension order); the
+        handler checked the launch first (``_check_launch``).
 
         An empty range enqueues a marker instead, so dependencies still resolve.
 
         Raises:
-            sycl.exception: ``errc.kernel_argument`` naming the parameter for a wrong count
-                or an argument that does not fit its declared type.
+            sycl.exception: ``errc.kernel_argument`` naming the parameter for an argument
+                that does not fit its declared type.
         """
-        params = self._params
-        if params is not None and len(args) != len(params):
-            raise self._count_error(len(args))
-        if self._reqd is not None and local_size is not None and local_size != self._reqd[:len(local_size)]:
-            raise self._local_size_error(local_size)
         # The caller holds the scheduler lock, which keeps set_args + enqueue atomic.
         try:
             self._native.set_args(*args)
@@ -195,6 +234,16 @@ class kernel(NativeWrapper):
 
     def __repr__(self) -> str:
         return f"<sycl.kernel {self._name!r}>"
+
+
+_NUMPY_VALUES = (np.generic, np.ndarray)  # by-value data, not memory with an element type
+
+
+def _numpy_name(dtype: np.dtype[Any] | None) -> str:
+    """``float32``; a vector type (``pyopencl.cltypes.float4``) as ``float32 x 4``."""
+    if dtype is None:
+        return "any type"
+    return dtype.name if dtype.names is None else f"{dtype[0].name} x {len(dtype.names)}"
 
 
 def _describe(param: KernelParam) -> str:

@@ -46,6 +46,12 @@ class kernel_id:
     def _is_builtin(self) -> bool:
         return self._builtin_device is not None
 
+    def __copy__(self) -> kernel_id:
+        return self  # one object per kernel: a copy must compare equal (§4.5.2)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> kernel_id:
+        return self
+
     def __repr__(self) -> str:
         kind = "built-in kernel" if self._builtin_device is not None else "kernel"
         return f"<sycl.kernel_id {kind} {self._name!r}>"

@@ -9,7 +9,8 @@ from ..context import context
 from ..device import device
 from ..exception import errc, exception
 from ..property._base import make_property_list
-from ._images import executable_image, linked_image, object_image
+from . import _progress
+from ._images import executable_image, linked_image, object_image, with_libraries
 from .bundle import kernel_bundle
 from .compat import image_compatible
 from .device_image import device_image
@@ -89,7 +90,7 @@ def _from_input(
     devices = subset_of(devs, input_bundle._devices, "input bundle")
     factory = object_image if state is bundle_state.object else executable_image
     images = []
-    for img in input_bundle._images:
+    for img in _progress.units(input_bundle._images):
         for src in img._sources:
             compatible = tuple(d for d in devices if d in img._devices and image_compatible(src, d))
             if compatible:
@@ -137,7 +138,8 @@ def _link_groups(ctx: context, objects: list[device_image], devices: list[device
         if mine:
             groups.setdefault(mine, []).append(dev)
     return [
-        linked_image(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs))
+        linked_image(ctx, with_libraries(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs)),
+                     tuple(devs))
         for objs, devs in groups.items()
     ]
 

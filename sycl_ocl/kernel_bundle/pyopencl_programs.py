@@ -14,13 +14,11 @@ import pyopencl as cl
 from .._native import translate
 from ..exception import errc, exception
 from . import _program, cache
-from ._preprocess import strip_comments
-from ._signature import parse_kernels
 from .bundle import kernel_bundle
 from .device_image import device_image
 from .kernel import kernel
 from .kernel_id import kernel_id
-from .registry import _IDENTIFIER, ImageSource
+from .registry import read_unit
 from .state import bundle_state
 
 if TYPE_CHECKING:
@@ -112,9 +110,6 @@ def _image(program: cl.Program, devices: tuple[device, ...], state: bundle_state
         names = [n for n in str(program.get_info(cl.program_info.KERNEL_NAMES)).split(";") if n]
         ids = tuple(kernel_id._make(n, None) for n in names)
         return device_image._make(state, devices, program, (), ids, {}, ("interop", program.int_ptr))
-    src = ImageSource(
-        source, (), frozenset(), {d.name: d for d in parse_kernels(source, {})},
-        frozenset(_IDENTIFIER.findall(strip_comments(source))), "<pyopencl.Program>",
-    )
+    src = read_unit(source, (), frozenset(), "<pyopencl.Program>")
     src.ids = tuple(kernel_id._make(name, src) for name in src.kernels)
     return device_image._make(state, devices, program, (src,), src.ids, {}, ("interop", program.int_ptr))

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..device import device
 from ..exception import errc, exception
-from . import builtin, registry
+from . import _progress, builtin
 from ._images import executable_image, input_image, object_image
 from .bundle import _as_kernel_id, kernel_bundle
 from .compat import (
@@ -19,6 +19,7 @@ from .compat import (
 from .device_image import device_image
 from .device_lists import checked_devices
 from .kernel_id import kernel_id
+from .registry import APPLICATION
 from .state import bundle_state
 
 if TYPE_CHECKING:
@@ -34,12 +35,12 @@ def get_kernel_id(name: str) -> kernel_id:
     Raises:
         sycl.exception: ``errc.invalid`` if no registered unit defines ``name``.
     """
-    return registry.lookup(name)
+    return APPLICATION.lookup(name)
 
 
 def get_kernel_ids() -> list[kernel_id]:
     """Every application kernel's id; never built-in kernels (§4.11.6)."""
-    return registry.all_ids()
+    return APPLICATION.ids()
 
 
 def is_compatible(kernel_ids: Iterable[kernel_id | str] | kernel_id | str, dev: device) -> bool:
@@ -110,7 +111,7 @@ def get_kernel_bundle(
     if kernel_ids is not None:
         sources, builtins = _requested(state, devices, kernel_ids)
     else:
-        sources, builtins = registry.all_images(), []
+        sources, builtins = APPLICATION.kernel_units(), []
     if selector is not None:
         sources = [src for src in sources if _selected(selector, state, ctx, devices, src)]
     images = _images(state, ctx, devices, sources)
@@ -141,7 +142,7 @@ def _images(
     state: bundle_state, ctx: context, devices: list[device], sources: Sequence[ImageSource]
 ) -> list[device_image]:
     images = []
-    for src in sources:
+    for src in _progress.units(sources):
         compatible = tuple(d for d in devices if image_compatible(src, d))
         if compatible:
             images.append(_image_of(state, ctx, src, compatible))
@@ -164,7 +165,7 @@ def has_kernel_bundle(
     if not has_state_aspect(state, devices):
         return False
     if kernel_ids is None:
-        return any(image_compatible(src, d) for src in registry.all_images() for d in devices)
+        return any(image_compatible(src, d) for src in APPLICATION.kernel_units() for d in devices)
     for kid in map(_as_kernel_id, kernel_ids):
         if kid._builtin_device is not None and state is not bundle_state.executable:
             return False

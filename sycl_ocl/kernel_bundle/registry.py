@@ -1,7 +1,21 @@
-"""The application's kernels: registered OpenCL C translation units (SYCL 2020 §4.11.1, §4.11.6).
+"""Registered OpenCL C translation units (SYCL 2020 §4.11.1, §4.11.6).
 
-Each registered unit is one device image. Its kernels, their parameters and required
-work-group sizes are read from the source at registration, before any compile.
+A unit that defines ``__kernel`` functions is one device image of application kernels. A unit
+that defines none is a *library unit*: it is never an image of its own, but is compiled and
+linked (``clCompileProgram`` + ``clLinkProgram``) into every image whose unit calls one of its
+functions (the role of ``SYCL_EXTERNAL`` functions and of DPC++'s device libraries). The rule,
+read from the preprocessed source: a unit *needs* every function it calls or declares without
+defining it; a library unit *exports* every function it defines at file scope that is not
+``static``; a unit is linked with the library units exporting what it needs, and with theirs in
+turn.
+
+Registering the same text with the same options and aspects again returns the same ids (so a
+notebook cell can run twice); another unit that reuses a kernel name, or a library function
+name, is ``errc.invalid``. Kernels, parameters and required work-group sizes are read at
+registration, before any compile.
+
+``APPLICATION`` holds the application's units; the kernel library shipped with sycl_ocl has a
+registry of its own (``sycl_ocl.library``), so it takes no names from the application.
 """
 
 from __future__ import annotations
@@ -16,7 +30,7 @@ from pathlib import Path
 from ..aspect import aspect
 from ..exception import errc, exception
 from ._preprocess import definitions_from_options, strip_comments
-from ._signature import KernelDecl, parse_kernels
+from ._signature import KernelDecl, parse_unit
 from .kernel_id import kernel_id
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -32,7 +46,7 @@ _IMPLICIT_ASPECTS = (
 
 @dataclass(eq=False)
 class ImageSource:
-    """One registered translation unit: the source of one application device image."""
+    """One translation unit: the source of one device image, or a library unit (no kernels)."""
 
     source: str
     options: tuple[str, ...]
@@ -40,6 +54,9 @@ class ImageSource:
     kernels: dict[str, KernelDecl]
     identifiers: frozenset[str]
     origin: str
+    exports: frozenset[str] = frozenset()
+    needs: frozenset[str] = frozenset()
+    registry: Registry | None = None
     digest: str = field(init=False)
     ids: tuple[kernel_id, ...] = ()
 
@@ -52,10 +69,121 @@ class ImageSource:
         """Whether the source mentions ``identifier`` (a specialization constant's name)."""
         return identifier in self.identifiers
 
+    def libraries(self) -> tuple[ImageSource, ...]:
+        """The library units this unit is linked with (see the module's rule)."""
+        return (self.registry or APPLICATION).libraries_for(self)
 
-_lock = threading.Lock()
-_images: list[ImageSource] = []
-_ids: dict[str, kernel_id] = {}
+
+def read_unit(
+    source: str, options: tuple[str, ...], device_has: frozenset[aspect], origin: str
+) -> ImageSource:
+    """Parse ``source`` (preprocessed with ``options``' ``-D`` definitions) into a unit."""
+    signature = parse_unit(source, definitions_from_options(options))
+    names = [d.name for d in signature.kernels]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise exception(errc.invalid, f"{origin} defines kernel(s) {twice} more than once")
+    text = strip_comments(source)
+    implicit = {a for pattern, a in _IMPLICIT_ASPECTS if pattern.search(text)}
+    return ImageSource(
+        source, options, device_has | implicit, {d.name: d for d in signature.kernels},
+        frozenset(_IDENTIFIER.findall(text)), origin, signature.exports, signature.needs,
+    )
+
+
+class Registry:
+    """A set of registered units, their kernel ids and the functions their library units export."""
+
+    def __init__(self, what: str, hint: str) -> None:
+        self.what = what  # for messages: "application", "sycl_ocl kernel library"
+        self._hint = hint  # how to find a kernel that is not there
+        self._lock = threading.Lock()
+        self._units: list[ImageSource] = []
+        self._known: dict[tuple[str, frozenset[aspect]], ImageSource] = {}
+        self._ids: dict[str, kernel_id] = {}
+        self._exports: dict[str, ImageSource] = {}  # function name -> the library unit defining it
+
+    def register(
+        self, source: str, options: Iterable[str], device_has: Iterable[aspect], origin: str
+    ) -> list[kernel_id]:
+        """Add a unit; see :func:`register_kernel_source`."""
+        unit = read_unit(source, tuple(str(o) for o in options), _aspects(device_has), origin)
+        unit.registry = self
+        if not unit.kernels and not unit.exports:
+            raise exception(
+                errc.invalid,
+                f"{origin} defines no __kernel function and no function to link (a static "
+                "function is private to its unit); register units that define kernels or functions",
+            )
+        with self._lock:
+            known = self._known.get((unit.digest, unit.device_has))
+            if known is not None:
+                return list(known.ids)  # the same unit again (a notebook cell run twice)
+            self._check_names(unit)
+            unit.ids = tuple(kernel_id._make(name, unit) for name in unit.kernels)
+            self._units.append(unit)
+            self._known[(unit.digest, unit.device_has)] = unit
+            self._ids.update((k.get_name(), k) for k in unit.ids)
+            if not unit.kernels:
+                self._exports.update(dict.fromkeys(unit.exports, unit))
+        return list(unit.ids)
+
+    def _check_names(self, unit: ImageSource) -> None:
+        """``errc.invalid`` if another unit already took one of the unit's kernel names (or, for
+        a library unit, one of its function names)."""
+        names = list(unit.kernels) if unit.kernels else sorted(unit.exports)
+        taken = self._ids if unit.kernels else self._exports
+        clashes = sorted(n for n in names if n in taken)
+        if clashes:
+            what = "kernel name(s)" if unit.kernels else "library function(s)"
+            raise exception(
+                errc.invalid,
+                f"{what} {clashes} from {unit.origin} are already registered by another unit of "
+                f"the {self.what}; every kernel and library function needs a unique name",
+            )
+
+    def lookup(self, name: str) -> kernel_id:
+        """The id of the registered kernel ``name``; ``errc.invalid`` if there is none."""
+        try:
+            return self._ids[name]
+        except KeyError:
+            raise exception(
+                errc.invalid,
+                f"no kernel of the {self.what} is named {name!r}; {self._hint}",
+            ) from None
+
+    def kernel_units(self) -> list[ImageSource]:
+        """Every unit that defines kernels (one device image each), in registration order."""
+        with self._lock:
+            return [unit for unit in self._units if unit.kernels]
+
+    def ids(self) -> list[kernel_id]:
+        """Every kernel id, in registration order."""
+        with self._lock:
+            return [k for unit in self._units for k in unit.ids]
+
+    def libraries_for(self, unit: ImageSource) -> tuple[ImageSource, ...]:
+        """The library units that export what ``unit`` needs, and what they need in turn."""
+        if not self._exports:  # no library unit: the common case, on the launch path
+            return ()
+        with self._lock:
+            exports = dict(self._exports)
+        found: list[ImageSource] = []
+        pending = [unit]
+        while pending:
+            for name in sorted(pending.pop().needs):
+                library = exports.get(name)
+                if library is not None and library is not unit and library not in found:
+                    found.append(library)
+                    pending.append(library)
+        return tuple(found)
+
+
+APPLICATION = Registry(
+    "application",
+    "register its OpenCL C source with sycl.register_kernel_source / register_kernel_file first "
+    "(the kernels shipped with sycl_ocl are sycl_ocl.library.get_kernel_id(name))",
+)
 
 
 def register_kernel_source(
@@ -65,48 +193,36 @@ def register_kernel_source(
     device_has: Iterable[aspect] = (),
     origin: str = "<source>",
 ) -> list[kernel_id]:
-    """Register an OpenCL C translation unit as one application device image (§4.11.1).
+    """Register an OpenCL C translation unit of the application (§4.11.1).
+
+    A unit that defines ``__kernel`` functions is one device image of application kernels. A
+    unit that defines only functions is a library unit: it is linked into every image whose
+    unit calls one of its (not ``static``) functions, in ``get_kernel_bundle``, ``link``,
+    ``build`` and at launch. Declare such a function in the calling unit before using it::
+
+        sycl.register_kernel_source("float scale(float x) { return 2 * x; }")
+        sycl.register_kernel_source(
+            "float scale(float x);"
+            "__kernel void twice(__global float *a) { a[get_global_id(0)] = scale(a[get_global_id(0)]); }"
+        )
 
     Args:
-        source: the OpenCL C text; its ``__kernel`` functions become application kernels.
+        source: the OpenCL C text.
         options: compiler options used whenever the unit is compiled (``-D``, ``-cl-...``).
         device_has: aspects every kernel of the unit needs, like ``[[sycl::device_has]]``;
             using ``double``/``half``/64-bit atomics adds fp64/fp16/atomic64 implicitly.
         origin: where the source came from, for messages.
 
     Returns:
-        The ids of the unit's kernels, in source order.
+        The ids of the unit's kernels, in source order (none for a library unit). Registering
+        the same text with the same options and aspects again returns the same ids.
 
     Raises:
-        sycl.exception: ``errc.invalid`` if a kernel name is already registered, the unit
-            defines no kernel, or an aspect is not a ``sycl.aspect``.
+        sycl.exception: ``errc.invalid`` if another unit already registered one of the unit's
+            kernel names (or library function names), the unit defines neither a kernel nor a
+            function, or an aspect is not a ``sycl.aspect``.
     """
-    opts = tuple(str(o) for o in options)
-    aspects = _aspects(device_has)
-    decls = parse_kernels(source, definitions_from_options(opts))
-    if not decls:
-        raise exception(
-            errc.invalid,
-            f"{origin} defines no __kernel function; register units that define kernels",
-        )
-    text = strip_comments(source)
-    identifiers = frozenset(_IDENTIFIER.findall(text))
-    implicit = {a for pattern, a in _IMPLICIT_ASPECTS if pattern.search(text)}
-    image = ImageSource(
-        source, opts, aspects | implicit, {d.name: d for d in decls}, identifiers, origin
-    )
-    with _lock:
-        clashes = [d.name for d in decls if d.name in _ids] + _duplicates(decls)
-        if clashes:
-            raise exception(
-                errc.invalid,
-                f"kernel name(s) {sorted(set(clashes))} from {origin} are already registered; "
-                "every application kernel needs a unique name",
-            )
-        image.ids = tuple(kernel_id._make(d.name, image) for d in decls)
-        _images.append(image)
-        _ids.update((k.get_name(), k) for k in image.ids)
-    return list(image.ids)
+    return APPLICATION.register(source, options, device_has, origin)
 
 
 def register_kernel_file(
@@ -130,32 +246,3 @@ def _aspects(device_has: Iterable[aspect]) -> frozenset[aspect]:
     if bad:
         raise exception(errc.invalid, f"device_has takes sycl.aspect members, got {bad!r}")
     return frozenset(values)
-
-
-def _duplicates(decls: list[KernelDecl]) -> list[str]:
-    names = [d.name for d in decls]
-    return [n for n in names if names.count(n) > 1]
-
-
-def lookup(name: str) -> kernel_id:
-    """The id of the registered kernel ``name``; ``errc.invalid`` if there is none."""
-    try:
-        return _ids[name]
-    except KeyError:
-        raise exception(
-            errc.invalid,
-            f"no application kernel is named {name!r}; register its OpenCL C source with "
-            "sycl.register_kernel_source / register_kernel_file first",
-        ) from None
-
-
-def all_images() -> list[ImageSource]:
-    """Every registered unit, in registration order."""
-    with _lock:
-        return list(_images)
-
-
-def all_ids() -> list[kernel_id]:
-    """Every application kernel id, in registration order."""
-    with _lock:
-        return [k for image in _images for k in image.ids]

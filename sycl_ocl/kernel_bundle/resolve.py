@@ -13,7 +13,7 @@ from ._images import executable_image
 from .compat import incompatibility, kernel_compatible
 from .kernel import kernel
 from .kernel_id import kernel_id
-from .registry import lookup
+from .registry import APPLICATION
 
 if TYPE_CHECKING:
     from ..context import context
@@ -82,7 +82,7 @@ def _resolve(spec: Any, ctx: context, dev: device, spec_constants: dict[Any, Any
 
 def _as_id(spec: Any) -> kernel_id:
     if isinstance(spec, str):
-        return lookup(spec)
+        return APPLICATION.lookup(spec)
     raise exception(
         errc.invalid,
         f"a kernel is given as its name, a sycl.kernel_id or a sycl.kernel, got {spec!r}",

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
+from .usm_actions import SvmCopy, SvmFill, SvmMigrate
+
 if TYPE_CHECKING:
     from .lane import Lane
     from .memory_object import Allocation
@@ -133,4 +135,4 @@ class HostTask:
     staging: bool = False  # a read-back on the way to another context (counted apart)
 
 
-DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier
+DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier | SvmCopy | SvmFill | SvmMigrate

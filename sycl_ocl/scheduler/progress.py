@@ -48,8 +48,9 @@ def wait_list(op: Op) -> Any:
                 if dep.poll():
                     continue
                 dep.lane.flush()  # type: ignore[union-attr]  # some drivers (Oclgrind) run only flushed work
-                _watch(ev)
-                return BLOCKED
+                if _watch(ev):
+                    return BLOCKED
+                continue  # it completed meanwhile (Oclgrind runs a queue's work as it flushes)
             else:
                 dep.lane.flush()  # type: ignore[union-attr]  # another queue's event: flush before waiting on it
         else:
@@ -57,10 +58,9 @@ def wait_list(op: Op) -> Any:
             if ev is None:
                 continue
             if ev.context.int_ptr != ctx:
-                if ev.command_execution_status == cl.command_execution_status.COMPLETE:
-                    continue
-                _watch(ev)
-                return BLOCKED
+                if _watch(ev):
+                    return BLOCKED
+                continue
         if events is None:
             events = [ev]
         else:
@@ -68,11 +68,23 @@ def wait_list(op: Op) -> Any:
     return events
 
 
-def _watch(ev: cl.Event) -> None:
+def _watch(ev: cl.Event) -> bool:
+    """Have the progress thread woken when ``ev`` (another context's) completes; False when it
+    has completed already, so it needs no waiting.
+
+    The status is read after the callback is registered: a driver may never call a callback
+    registered on a complete event, and an event that completed in between would then leave
+    the op waiting for good.
+    """
     key = ev.int_ptr
-    if key not in RUNTIME.watched:
-        RUNTIME.watched.add(key)
+    watched = RUNTIME.watched
+    if key not in watched:
+        watched.add(key)
         ev.set_callback(cl.command_execution_status.COMPLETE, lambda status: _fired(key))
+    if ev.command_execution_status > cl.command_execution_status.COMPLETE:
+        return True
+    watched.discard(key)  # its callback may never come: a later event at this address needs its own
+    return False
 
 
 def _fired(key: int) -> None:

@@ -6,6 +6,7 @@ driver, so the unit tests run with no OpenCL platform installed.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,22 +29,39 @@ class FakeContext:
 
 
 class FakeLane:
-    """What planning and ``wait_list`` read of a ``Lane``."""
+    """What planning and ``wait_list`` read of a ``Lane``; ``on_flush`` runs at each flush
+    (Oclgrind runs a queue's work as it is flushed)."""
 
-    def __init__(self, ctx: int, ordered: bool = True) -> None:
+    def __init__(self, ctx: int, ordered: bool = True, on_flush: Callable[[], None] | None = None) -> None:
         self.ctx = ctx
         self.ordered = ordered
         self.profiling = False
         self.flushed = 0
+        self.on_flush = on_flush
 
     def flush(self) -> None:
         self.flushed += 1
+        if self.on_flush is not None:
+            self.on_flush()
 
 
 class FakeEvent:
-    """An enqueued OpenCL command, as ``Op`` sees one."""
+    """An enqueued OpenCL command, as ``Op`` and ``wait_list`` see one: running until told,
+    and (like some drivers) never calling a callback registered once it has completed."""
 
-    command_execution_status = 1  # running
+    def __init__(self, int_ptr: int = 0x5EED) -> None:
+        self.int_ptr = int_ptr
+        self.command_execution_status = 1  # running
+        self.callbacks: list[Callable[[int], None]] = []
+
+    def set_callback(self, status: int, callback: Callable[[int], None]) -> None:
+        if self.command_execution_status > 0:
+            self.callbacks.append(callback)
+
+    def complete(self) -> None:
+        self.command_execution_status = 0
+        for callback in self.callbacks:
+            callback(0)
 
 
 def memory_object(size: int = SIZE, contexts: tuple[int, ...] = (1, 2)) -> MemoryObject:

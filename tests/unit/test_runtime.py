@@ -8,7 +8,7 @@ import logging
 import threading
 
 import pytest
-from scheduler_fakes import FakeContext, FakeLane, device_op, host_op
+from scheduler_fakes import FakeContext, FakeEvent, FakeLane, device_op, host_op
 
 import sycl_ocl as sycl
 from sycl_ocl._async_errors import AsyncErrors
@@ -16,7 +16,7 @@ from sycl_ocl.scheduler.command import COMPLETE
 from sycl_ocl.scheduler.lane import TRIM_EVERY, Lane
 from sycl_ocl.scheduler.op import DONE, add_edge
 from sycl_ocl.scheduler.progress import BLOCKED, wait_list
-from sycl_ocl.scheduler.runtime import Runtime
+from sycl_ocl.scheduler.runtime import RUNTIME, Runtime
 
 # --- the lock and the scheduler's threads (rule S12) -------------------------------------------
 
@@ -123,6 +123,28 @@ def test_another_queue_of_the_context_is_flushed_and_waited_for() -> None:
     op = device_op(mine)
     add_edge(op, queued)
     assert wait_list(op) == [queued.event] and other.flushed == 1
+
+
+def test_another_contexts_command_is_watched_until_it_completes() -> None:
+    other = FakeLane(2)
+    dep = device_op(other, issued=True)
+    op = device_op(FakeLane(1))
+    add_edge(op, dep)
+    assert wait_list(op) is BLOCKED and other.flushed == 1
+    dep.event.complete()  # type: ignore[union-attr]  # its callback wakes the progress thread
+    assert dep.event.int_ptr not in RUNTIME.watched  # type: ignore[union-attr]
+    assert wait_list(op) is None
+
+
+def test_a_command_that_completes_as_its_queue_is_flushed_is_not_waited_for() -> None:
+    """Oclgrind runs a queue's work when it is flushed: the event is complete before its
+    callback is registered, and the callback never comes."""
+    event = FakeEvent(0xC0FFEE)
+    dep = device_op(FakeLane(2, on_flush=event.complete), issued=True)
+    dep.event = event  # type: ignore[assignment]
+    op = device_op(FakeLane(1))
+    add_edge(op, dep)
+    assert wait_list(op) is None and event.int_ptr not in RUNTIME.watched
 
 
 def test_an_out_of_order_queue_waits_for_its_own_commands() -> None:

@@ -1,0 +1,143 @@
+"""Launch-bound benchmarks: submit + wait of one kernel, and a 1,000-kernel dependent chain.
+
+``chain`` runs 1,000 dependent kernels on one buffer (1M floats on a GPU) end to end: raw
+PyOpenCL on an in-order queue against sycl_ocl's eager submits (the dependencies come from the
+accessors). ``chain_scalar`` and ``submit_wait`` use a kernel with scalar arguments only, so
+that dpctl can join (in-order queues everywhere).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pyopencl as cl
+
+import sycl_ocl as sycl
+
+from . import dpctl_side
+from .harness import Benchmark, Env, filled, per_op
+
+BENCHMARKS: list[Benchmark] = []  # this module's, in running order
+
+TICK = 64  # work-items of the scalar kernel
+
+
+def _count(env: Env) -> int:
+    return env.size(gpu=1000, cpu=1000, quick=50)
+
+
+def _elapsed_ms(body: Callable[[], None]) -> Callable[[], float]:
+    def sample() -> float:
+        start = time.perf_counter()
+        body()
+        return (time.perf_counter() - start) * 1e3
+    return sample
+
+
+# --- the buffer chain ----------------------------------------------------------------------
+
+def _raw_chain(env: Env) -> Callable[[], float]:
+    n, count = env.size(gpu=1 << 20, cpu=1 << 16, quick=1 << 12), _count(env)
+    queue, kernel = cl.CommandQueue(env.raw_context()), env.raw_kernel("bench_halve_add")
+    flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    buf = cl.Buffer(env.raw_context(), flags, hostbuf=filled(n))
+    step = np.float32(1)
+
+    def chain() -> None:
+        for _ in range(count):
+            kernel.set_args(buf, step)
+            cl.enqueue_nd_range_kernel(queue, kernel, (n,), None)
+        queue.finish()
+    return _elapsed_ms(chain)
+
+
+def _sycl_chain(env: Env) -> Callable[[], float]:
+    n, count = env.size(gpu=1 << 20, cpu=1 << 16, quick=1 << 12), _count(env)
+    queue, buf = sycl.queue(env.device), sycl.buffer(filled(n))
+
+    def cgf(h: sycl.handler) -> None:
+        h.parallel_for(n, "bench_halve_add", sycl.accessor(buf, h), 1.0)
+
+    def chain() -> None:
+        for _ in range(count):
+            queue.submit(cgf)
+        queue.wait()
+    return _elapsed_ms(chain)
+
+
+CHAIN = Benchmark(
+    "chain", "1,000 dependent kernels on one buffer, end to end (1M floats on a GPU, 64K on a CPU)",
+    "ms", "raw pyopencl", {"raw pyopencl": _raw_chain, "sycl_ocl eager": _sycl_chain},
+    target="sycl_ocl eager <= 1.3 and graph replay <= 1.05 on the H100",
+)
+BENCHMARKS.append(CHAIN)
+
+
+# --- scalar-argument kernels (dpctl can run these) ----------------------------------------------
+
+def _raw_tick(env: Env, count: int, wait_each: bool) -> Callable[[], None]:
+    queue, kernel = cl.CommandQueue(env.raw_context()), env.raw_kernel("bench_tick")
+    args = (np.uint32(TICK), np.float32(1))
+
+    def run() -> None:
+        for _ in range(count):
+            kernel.set_args(*args)
+            event = cl.enqueue_nd_range_kernel(queue, kernel, (TICK,), None)
+            if wait_each:
+                event.wait()
+        queue.finish()
+    return run
+
+
+def _sycl_tick(env: Env, count: int, wait_each: bool) -> Callable[[], None]:
+    queue = sycl.queue(env.device, prop_list=[sycl.property.queue.in_order()])
+
+    def run() -> None:
+        for _ in range(count):
+            event = queue.parallel_for(TICK, "bench_tick", TICK, 1.0)
+            if wait_each:
+                event.wait()
+        queue.wait()
+    return run
+
+
+def _dpctl_tick(env: Env, count: int, wait_each: bool) -> Callable[[], None]:
+    queue, program = dpctl_side.queue_and_program(env)
+    kernel, args = program.get_sycl_kernel("bench_tick"), [ctypes.c_uint(TICK), ctypes.c_float(1)]
+
+    def run() -> None:
+        for _ in range(count):
+            event = queue.submit_async(kernel, args, [TICK])
+            if wait_each:
+                event.wait()
+        queue.wait()
+    return run
+
+
+Maker = Callable[[Env, int, bool], Callable[[], None]]  # (env, count, wait for each) -> a run
+
+
+def _chain_of(make: Maker) -> Callable[[Env], Callable[[], float]]:
+    return lambda env: _elapsed_ms(make(env, _count(env), False))
+
+
+def _each_waited(make: Maker) -> Callable[[Env], Callable[[], float]]:
+    def factory(env: Env) -> Callable[[], float]:
+        count = env.size(gpu=200, cpu=200, quick=20)
+        return per_op(count, make(env, count, True))
+    return factory
+
+
+TICKS: dict[str, Maker] = {"raw pyopencl": _raw_tick, "sycl_ocl": _sycl_tick, "dpctl": _dpctl_tick}
+AGAINST_DPCTL = "sycl_ocl <= 1.0 x dpctl on PoCL"
+BENCHMARKS.append(Benchmark(
+    "chain_scalar", "1,000 kernels with scalar arguments on an in-order queue, end to end", "ms",
+    "raw pyopencl", {name: _chain_of(make) for name, make in TICKS.items()}, target=AGAINST_DPCTL,
+))
+BENCHMARKS.append(Benchmark(
+    "submit_wait", "submit and wait of one kernel with scalar arguments", "us per kernel",
+    "raw pyopencl", {name: _each_waited(make) for name, make in TICKS.items()}, target=AGAINST_DPCTL,
+))

@@ -1,0 +1,212 @@
+"""Submit cost of a two-accessor command group against raw PyOpenCL ``set_args`` + enqueue.
+
+Two regimes, each for both sides:
+
+* held: the queue waits on a user event while the batch is submitted, so only the submission
+  itself is timed (no driver threads running kernels beside the submitting thread);
+* free-running: kernels execute while the next ones are submitted. On a CPU device the
+  driver's worker threads then compete with the submitting thread, which slows any client
+  that does work between enqueues (raw PyOpenCL included).
+
+``python floor`` is the least any Python implementation of ``q.submit`` does for this command
+group: a handler, two accessor objects, the returned event, one lock, around the same raw
+enqueue; no dependency tracking, data movement or checks. ``late_submit`` and ``memory``
+check that the cost and the memory stay flat over 100,000 submits.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import time
+from collections.abc import Callable
+
+import pyopencl as cl
+
+import sycl_ocl as sycl
+
+from .harness import Benchmark, Env, filled, rss_mb
+
+BENCHMARKS: list[Benchmark] = []  # this module's, in running order
+
+N = 64  # elements per kernel: the launch, not the kernel, is measured
+
+
+class Raw:
+    """The PyOpenCL baseline: one kernel, two buffers, an in-order queue."""
+
+    def __init__(self, env: Env) -> None:
+        self.ctx = env.raw_context()
+        self.queue = cl.CommandQueue(self.ctx)
+        self.kernel = env.raw_kernel("bench_add")
+        self.a = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, N * 4)
+        self.b = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, N * 4)
+        self.submitted = 0
+
+    def submit(self) -> None:
+        self.kernel.set_args(self.a, self.b)
+        cl.enqueue_nd_range_kernel(self.queue, self.kernel, (N,), None)
+
+    def open(self, held: bool) -> cl.UserEvent:
+        """A gate; when ``held``, the queue waits on it, so the batch only queues up."""
+        gate = cl.UserEvent(self.ctx)
+        if held:
+            cl.enqueue_marker(self.queue, wait_for=[gate])
+        return gate
+
+    def close(self, gate: cl.UserEvent) -> None:
+        gate.set_status(cl.command_execution_status.COMPLETE)
+        self.queue.finish()
+
+
+class Floor(Raw):
+    """A lower bound for a Python SYCL submit: the objects a command group needs, one lock, the
+    raw enqueue."""
+
+    class Handler:
+        __slots__ = ("accs", "args", "kernel", "size")
+
+        def __init__(self) -> None:
+            self.accs: list[Floor.Accessor] = []
+
+        def parallel_for(self, size: int, kernel: cl.Kernel, *args: Floor.Accessor) -> None:
+            self.size, self.kernel, self.args = (size,), kernel, args
+
+    class Accessor:
+        __slots__ = ("mem", "writes")
+
+        def __init__(self, mem: cl.Buffer, h: Floor.Handler, writes: bool = True) -> None:
+            self.mem, self.writes = mem, writes
+            h.accs.append(self)
+
+    class Event:
+        __slots__ = ("native",)
+
+        def __init__(self, native: cl.Event) -> None:
+            self.native = native
+
+    def __init__(self, env: Env) -> None:
+        super().__init__(env)
+        self.lock = threading.Lock()
+
+    def cgf(self, h: Floor.Handler) -> None:
+        h.parallel_for(N, self.kernel, Floor.Accessor(self.a, h), Floor.Accessor(self.b, h, False))
+
+    def submit(self) -> None:
+        h = Floor.Handler()
+        self.cgf(h)
+        with self.lock:
+            h.kernel.set_args(*[acc.mem for acc in h.args])
+            Floor.Event(cl.enqueue_nd_range_kernel(self.queue, h.kernel, h.size, None))
+
+
+class Sycl:
+    """The same work through sycl_ocl: buffers, accessors and the DAG."""
+
+    def __init__(self, env: Env) -> None:
+        self.queue = sycl.queue(env.device)
+        self.a, self.b = sycl.buffer(filled(N, 0)), sycl.buffer(filled(N))
+        self.ctx = sycl.get_native(self.queue.get_context())
+        self.submitted = 0
+
+    def cgf(self, h: sycl.handler) -> None:
+        h.parallel_for(N, "bench_add", sycl.accessor(self.a, h), sycl.accessor(self.b, h, sycl.read_only))
+
+    def submit(self) -> None:
+        self.queue.submit(self.cgf)
+
+    def open(self, held: bool) -> cl.UserEvent:
+        gate = cl.UserEvent(self.ctx)
+        if held:
+            def first(h: sycl.handler) -> None:
+                h.depends_on(sycl.make_event(gate, self.queue.get_context()))
+                self.cgf(h)
+
+            self.queue.submit(first)  # later commands follow it through the buffers
+        return gate
+
+    def close(self, gate: cl.UserEvent) -> None:
+        gate.set_status(cl.command_execution_status.COMPLETE)
+        self.queue.wait()
+
+
+Side = Raw | Sycl
+
+
+def timed_batch(side: Side, count: int, held: bool) -> float:
+    """Microseconds per submit of ``count`` submits (the gate and the final wait not timed)."""
+    gate, submit = side.open(held), side.submit
+    start = time.perf_counter()
+    for _ in range(count):
+        submit()
+    elapsed = time.perf_counter() - start
+    side.close(gate)
+    side.submitted += count
+    return elapsed / count * 1e6
+
+
+def _system(kind: Callable[[Env], Side], held: bool) -> Callable[[Env], Callable[[], float]]:
+    def factory(env: Env) -> Callable[[], float]:
+        side, count = kind(env), env.size(gpu=2000, cpu=2000, quick=100)
+        return lambda: timed_batch(side, count, held)
+    return factory
+
+
+BENCHMARKS.append(Benchmark(
+    "held_submit", "eager submit of a repeated two-accessor command group while the device is held",
+    "us per submit", "raw pyopencl",
+    {"raw pyopencl": _system(Raw, True), "sycl_ocl": _system(Sycl, True),
+     "python floor": _system(Floor, True)},
+    target="sycl_ocl <= 3.0 on PoCL (bar at 4.0)",
+))
+
+BENCHMARKS.append(Benchmark(
+    "free_submit", "eager submit of a repeated two-accessor command group, kernels running meanwhile",
+    "us per submit", "raw pyopencl", {"raw pyopencl": _system(Raw, False), "sycl_ocl": _system(Sycl, False)},
+    target="sycl_ocl <= 1.5 on the H100",
+))
+
+
+def _age(side: Side, total: int) -> None:
+    while side.submitted < total:
+        timed_batch(side, min(10_000, total - side.submitted), held=False)
+
+
+def _late(benchmark: Benchmark, env: Env, rounds: int) -> dict[str, list[float]]:
+    """Held submit cost early, then again after 100,000 commands on the same queue and buffers."""
+    side, count = Sycl(env), env.size(gpu=2000, cpu=2000, quick=100)
+    timed_batch(side, count, held=True)
+    early = [timed_batch(side, count, held=True) for _ in range(rounds)]
+    total = env.size(gpu=100_000, cpu=100_000, quick=1000)
+    _age(side, total)
+    late = [timed_batch(side, count, held=True) for _ in range(rounds)]
+    return {"sycl_ocl after 100": early, f"sycl_ocl after {total}": late}
+
+
+BENCHMARKS.append(Benchmark(
+    "late_submit", "held sycl_ocl submit after 100,000 earlier commands vs after 100 (same queue, buffers)",
+    "us per submit", "sycl_ocl after 100", {}, target="ratio <= 1.1", measure=_late,
+))
+
+
+def _memory(benchmark: Benchmark, env: Env, rounds: int) -> dict[str, list[float]]:
+    """Resident memory (MB) at 10 checkpoints over 100,000 free-running submits, after a warm-up."""
+    total = env.size(gpu=100_000, cpu=100_000, quick=1000)
+    results: dict[str, list[float]] = {}
+    for name, side in (("raw pyopencl", Raw(env)), ("sycl_ocl", Sycl(env))):
+        _age(side, total // 10)
+        gc.collect()
+        start, marks = rss_mb(), []
+        for checkpoint in range(2, 12):
+            _age(side, checkpoint * total // 10)
+            gc.collect()
+            marks.append(rss_mb() - start)
+        results[name] = marks
+    return results
+
+
+BENCHMARKS.append(Benchmark(
+    "memory", "resident memory at 10 checkpoints over 100,000 free-running submits, after a warm-up",
+    "MB above the warm-up", "raw pyopencl", {}, target="flat (sycl_ocl's checkpoints near raw's)",
+    measure=_memory, compare=False,
+))

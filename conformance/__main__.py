@@ -1,0 +1,7 @@
+"""``python -m conformance``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

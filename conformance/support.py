@@ -1,0 +1,131 @@
+"""What the categories share: expected errors, feature checks, gates and known defects."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+
+import sycl_ocl as sycl
+
+from .plugin import observe
+
+GATE_TIMEOUT_S = 60  # a gate opens long before this; the bound only stops a broken test hanging
+
+
+@contextmanager
+def raises(code: sycl.errc) -> Iterator[pytest.ExceptionInfo[sycl.exception]]:
+    """Expect a ``sycl.exception`` with ``code``; the report records the errc observed."""
+    with pytest.raises(sycl.exception) as info:
+        yield info
+    observe(info.value.code())
+    assert info.value.code() is code, f"expected errc.{code.name}, got {info.value}"
+
+
+def label(dev: sycl.device) -> str:
+    """The "platform / device" text of a device."""
+    platform_name = dev.get_platform().get_info(sycl.info.platform.name).strip()
+    return f"{platform_name} / {dev.get_info(sycl.info.device.name).strip()}"
+
+
+def needs(dev: sycl.device, *aspects: sycl.aspect) -> None:
+    """Skip, saying why, unless the device has every aspect."""
+    missing = [a.name for a in aspects if not dev.has(a)]
+    if missing:
+        pytest.skip(f"the device lacks aspect(s) {', '.join(missing)}")
+
+
+def needs_state(dev: sycl.device, state: sycl.bundle_state) -> None:
+    """Skip, saying why, unless the device can hold bundles in ``state`` (§4.11.7)."""
+    if state is sycl.bundle_state.input:
+        needs(dev, sycl.aspect.online_compiler)
+    elif state is sycl.bundle_state.object:
+        needs(dev, sycl.aspect.online_compiler, sycl.aspect.online_linker)
+
+
+def other_devices(dev: sycl.device) -> list[sycl.device]:
+    """The other root devices of the device's platform."""
+    return [d for d in dev.get_platform().get_devices() if d != dev]
+
+
+def known_defect(request: pytest.FixtureRequest, dev: sycl.device, pattern: str, reason: str) -> None:
+    """Expect this test to fail on devices whose label matches ``pattern`` (a driver defect).
+
+    Strict: if the driver is fixed the test passes, which reports as a failure to update.
+    """
+    if re.search(pattern, label(dev), re.IGNORECASE):
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+
+
+class Gate:
+    """A host task that holds a queue's later work until the test opens it (no sleeps)."""
+
+    def __init__(self) -> None:
+        self._open = threading.Event()
+        self.started = threading.Event()
+
+    def task(self, body: Callable[[], Any] | None = None) -> Callable[[], None]:
+        """A host-task body that waits for the gate, then runs ``body``."""
+
+        def run() -> None:
+            self.started.set()
+            self._open.wait(GATE_TIMEOUT_S)
+            if body is not None:
+                body()
+
+        return run
+
+    def submit(self, q: sycl.queue, *accessors: Callable[[sycl.handler], Any]) -> sycl.event:
+        """Submit a gated host task holding accessors made by ``accessors(h)``."""
+
+        def cgf(h: sycl.handler) -> None:
+            for make in accessors:
+                make(h)
+            h.host_task(self.task())
+
+        return q.submit(cgf)
+
+    def open(self) -> None:
+        """Let the gated task finish."""
+        self._open.set()
+
+
+def status(ev: sycl.event) -> sycl.info.event_command_status:
+    """An event's command execution status."""
+    return ev.get_info(sycl.info.event.command_execution_status)
+
+
+def run_1d(q: sycl.queue, kernel: Any, data: np.ndarray, *args: Any, bundle: Any = None) -> np.ndarray:
+    """Run ``kernel(accessor, *args)`` over ``data``'s elements; return the data afterwards."""
+    out = data.copy()
+    with sycl.buffer(out) as buf:
+
+        def cgf(h: sycl.handler) -> None:
+            if bundle is not None:
+                h.use_kernel_bundle(bundle)
+            h.parallel_for(sycl.range(out.size), kernel, sycl.accessor(buf, h), *args)
+
+        q.submit(cgf).wait_and_throw()
+    return out
+
+
+def child(code: str, timeout: float = 300) -> Any:
+    """Run ``code`` in a fresh interpreter on the device under test; return the JSON it prints last.
+
+    For scenarios that depend on the application's whole kernel set (a fresh process starts with
+    none) or register kernels that must not reach the category's other tests.
+    """
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
+    )
+    assert done.returncode == 0, f"the child process failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    return json.loads(done.stdout.strip().splitlines()[-1])

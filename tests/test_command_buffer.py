@@ -1,0 +1,297 @@
+"""Native command buffers (``cl_khr_command_buffer`` through ctypes, ``sycl_ocl._command_buffer``).
+
+The layer under command graphs: record kernels, copies, fills and barriers with sync points,
+finalize, replay as one enqueue that returns a ``pyopencl.Event``. PoCL 3.1 implements the
+extension (revision 0.9.0); Oclgrind does not.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import numpy as np
+import pyopencl as cl
+import pytest
+from conftest import DEVICES
+from kernel_support import child_json, platform_devices
+
+import sycl_ocl as sycl
+from sycl_ocl import _command_buffer as cbuf
+from sycl_ocl._native import status_exception
+
+SRC = """
+__kernel void halve_add(__global float* a, float s) { size_t i = get_global_id(0); a[i] = a[i] * 0.5f + s; }
+__kernel void add(__global float* a, __global const float* b) { size_t i = get_global_id(0); a[i] += b[i]; }
+__kernel void __attribute__((reqd_work_group_size(4, 1, 1))) fixed(__global float* a) { a[0] = 1; }
+__kernel void reverse_groups(__global float* a, __local float* tmp) {
+    size_t l = get_local_id(0), n = get_local_size(0), base = get_group_id(0) * n;
+    tmp[l] = a[base + l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    a[base + l] = tmp[n - 1 - l];
+}
+"""
+N = 64
+OUT_OF_ORDER = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE
+
+
+@pytest.fixture(scope="module")
+def pocl() -> cl.Device:
+    """The first device under test with command buffers: PoCL here (SYCL_OCL_TEST picks others)."""
+    natives = [sycl.get_native(d) for d in DEVICES]
+    usable = [d for d in natives if cbuf.supported(d)]
+    if not usable:
+        pytest.skip("needs a device with cl_khr_command_buffer (PoCL here); none is under test")
+    return usable[0]
+
+
+@pytest.fixture(scope="module")
+def ctx(pocl: cl.Device) -> cl.Context:
+    return cl.Context([pocl])
+
+
+@pytest.fixture(scope="module")
+def program(ctx: cl.Context) -> cl.Program:
+    return cl.Program(ctx, SRC).build()
+
+
+@pytest.fixture(params=[0, OUT_OF_ORDER], ids=["in_order", "out_of_order"])
+def queue(request: pytest.FixtureRequest, ctx: cl.Context) -> cl.CommandQueue:
+    return cl.CommandQueue(ctx, properties=request.param)
+
+
+def _buffer(ctx: cl.Context, values: np.ndarray) -> cl.Buffer:
+    return cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=values)
+
+
+def _read(queue: cl.CommandQueue, buf: cl.Buffer, wait_for: list[cl.Event] | None = None) -> np.ndarray:
+    out = np.empty(buf.size // 4, np.float32)
+    cl.enqueue_copy(queue, out, buf, wait_for=wait_for)
+    return out
+
+
+def _chain(program: cl.Program, queue: cl.CommandQueue, buf: cl.Buffer, length: int,
+           kernel: cl.Kernel | None = None) -> cbuf.CommandBuffer:
+    """``length`` dependent halve_add kernels, each with its own scalar, on one kernel object."""
+    commands = cbuf.CommandBuffer(queue)
+    kernel, point = kernel or cl.Kernel(program, "halve_add"), None
+    for i in range(length):
+        point = commands.record_kernel(kernel, (buf, np.float32(i)), (N,), after=[point] if point else ())
+    commands.finalize()
+    return commands
+
+
+def _chain_model(values: np.ndarray, length: int, replays: int) -> np.ndarray:
+    for _ in range(replays):
+        for i in range(length):
+            values = values * np.float32(0.5) + np.float32(i)
+    return values
+
+
+def test_support_reports_a_known_revision(pocl: cl.Device) -> None:
+    found = cbuf.support(pocl)
+    assert found is not None and found.revision in cbuf.KNOWN_REVISIONS
+
+
+def test_oclgrind_has_no_command_buffers() -> None:
+    oclgrind = platform_devices("Oclgrind")
+    if not oclgrind:
+        pytest.skip("needs Oclgrind, the driver here without cl_khr_command_buffer")
+    assert not cbuf.supported(sycl.get_native(oclgrind[0]))
+    with pytest.raises(sycl.exception, match="no usable cl_khr_command_buffer") as info:
+        cbuf.CommandBuffer(cl.CommandQueue(cl.Context([sycl.get_native(oclgrind[0])])))
+    assert info.value.code() == sycl.errc.feature_not_supported
+
+
+def test_chain_of_100_kernels_replayed_3_times(program: cl.Program, queue: cl.CommandQueue) -> None:
+    start = np.arange(N, dtype=np.float32)
+    buf = _buffer(queue.context, start)
+    commands = _chain(program, queue, buf, 100)
+    runs = [commands.enqueue()]
+    for _ in range(2):  # an out-of-order queue orders replays only through their events
+        runs.append(commands.enqueue(wait_for=[runs[-1]]))
+    np.testing.assert_array_equal(_read(queue, buf, [runs[-1]]), _chain_model(start, 100, 3))
+
+
+def test_arguments_are_those_set_at_record_time(program: cl.Program, queue: cl.CommandQueue) -> None:
+    buf, other = (_buffer(queue.context, np.zeros(N, np.float32)) for _ in range(2))
+    commands, step = cbuf.CommandBuffer(queue), cl.Kernel(program, "halve_add")
+    commands.record_kernel(step, (buf, np.float32(2)), (N,))
+    commands.finalize()
+    step.set_args(other, np.float32(100))  # later changes to the kernel object must not leak in
+    run = commands.enqueue()
+    np.testing.assert_array_equal(_read(queue, buf, [run]), np.full(N, 2, np.float32))
+    np.testing.assert_array_equal(_read(queue, other), np.zeros(N, np.float32))
+
+
+def test_copy_fill_and_barrier(program: cl.Program, queue: cl.CommandQueue) -> None:
+    ctx = queue.context
+    a, b = _buffer(ctx, np.zeros(N, np.float32)), _buffer(ctx, np.arange(N, dtype=np.float32))
+    commands = cbuf.CommandBuffer(queue)
+    filled = commands.record_fill(a, np.float32(3), N * 4)
+    half = commands.record_copy(b, a, N * 2, src_offset=0, dst_offset=N * 2, after=[filled])
+    fence = commands.record_barrier(after=[half])
+    commands.record_kernel(cl.Kernel(program, "add"), (a, b), (N,), after=[fence])
+    commands.finalize()
+    run = commands.enqueue()
+    expected = np.concatenate([np.full(N // 2, 3, np.float32), np.arange(N // 2, dtype=np.float32)])
+    np.testing.assert_array_equal(_read(queue, a, [run]), expected + np.arange(N, dtype=np.float32))
+
+
+def test_local_memory_argument(program: cl.Program, queue: cl.CommandQueue) -> None:
+    start = np.arange(N, dtype=np.float32)
+    buf, commands = _buffer(queue.context, start), cbuf.CommandBuffer(queue)
+    commands.record_kernel(cl.Kernel(program, "reverse_groups"), (buf, cl.LocalMemory(16 * 4)), (N,), (16,))
+    commands.finalize()
+    expected = start.reshape(-1, 16)[:, ::-1].ravel()
+    np.testing.assert_array_equal(_read(queue, buf, [commands.enqueue()]), expected)
+
+
+def test_enqueue_waits_on_a_user_event(program: cl.Program, queue: cl.CommandQueue) -> None:
+    buf = _buffer(queue.context, np.zeros(N, np.float32))
+    commands = _chain(program, queue, buf, 3)
+    gate = cl.UserEvent(queue.context)
+    run = commands.enqueue(wait_for=[gate])
+    assert run.command_execution_status != cl.command_execution_status.COMPLETE
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    np.testing.assert_array_equal(_read(queue, buf, [run]), _chain_model(np.zeros(N, np.float32), 3, 1))
+
+
+def test_other_queues_depend_on_a_replay(program: cl.Program, ctx: cl.Context) -> None:
+    recording, other = cl.CommandQueue(ctx), cl.CommandQueue(ctx, properties=OUT_OF_ORDER)
+    buf = _buffer(ctx, np.zeros(N, np.float32))
+    commands = _chain(program, recording, buf, 5)
+    gate = cl.UserEvent(ctx)
+    run = commands.enqueue(wait_for=[gate])
+    reader = threading.Timer(0.05, gate.set_status, (cl.command_execution_status.COMPLETE,))
+    reader.start()
+    np.testing.assert_array_equal(_read(other, buf, [run]), _chain_model(np.zeros(N, np.float32), 5, 1))
+    reader.join()
+
+
+def test_empty_range_records_a_barrier(program: cl.Program, queue: cl.CommandQueue) -> None:
+    buf = _buffer(queue.context, np.zeros(N, np.float32))
+    commands, step = cbuf.CommandBuffer(queue), cl.Kernel(program, "halve_add")
+    point = commands.record_kernel(step, (buf, np.float32(1)), (0,))
+    commands.record_kernel(step, (buf, np.float32(1)), (N,), after=[point])
+    commands.finalize()
+    np.testing.assert_array_equal(_read(queue, buf, [commands.enqueue()]), np.ones(N, np.float32))
+
+
+def test_replays_from_several_threads(program: cl.Program, ctx: cl.Context) -> None:
+    queue = cl.CommandQueue(ctx)
+    buf, ones = _buffer(ctx, np.zeros(N, np.float32)), _buffer(ctx, np.ones(N, np.float32))
+    commands = cbuf.CommandBuffer(queue)
+    commands.record_kernel(cl.Kernel(program, "add"), (buf, ones), (N,))
+    commands.finalize()
+    workers = [threading.Thread(target=lambda: [commands.enqueue() for _ in range(10)]) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    queue.finish()
+    np.testing.assert_array_equal(_read(queue, buf), np.full(N, 40, np.float32))
+
+
+def test_release_frees_what_was_recorded(program: cl.Program, queue: cl.CommandQueue) -> None:
+    buf, step = _buffer(queue.context, np.zeros(N, np.float32)), cl.Kernel(program, "halve_add")
+    step.set_args(buf, np.float32(0))
+    python_refs, cl_refs = sys.getrefcount(buf), buf.reference_count
+    commands = _chain(program, queue, buf, 10, step)
+    assert sys.getrefcount(buf) > python_refs and buf.reference_count > cl_refs
+    commands.enqueue().wait()
+    commands.release()
+    commands.release()  # idempotent
+    assert (sys.getrefcount(buf), buf.reference_count) == (python_refs, cl_refs)
+
+
+def test_release_while_running_keeps_the_objects_alive(program: cl.Program, queue: cl.CommandQueue) -> None:
+    buf = _buffer(queue.context, np.zeros(N, np.float32))
+    commands = _chain(program, queue, buf, 4)
+    gate = cl.UserEvent(queue.context)
+    run = commands.enqueue(wait_for=[gate])
+    del commands  # garbage: the handle goes, the run keeps what it uses
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    np.testing.assert_array_equal(_read(queue, buf, [run]), _chain_model(np.zeros(N, np.float32), 4, 1))
+
+
+def test_misuse_raises(program: cl.Program, queue: cl.CommandQueue) -> None:
+    buf, step = _buffer(queue.context, np.zeros(N, np.float32)), cl.Kernel(program, "halve_add")
+    commands = cbuf.CommandBuffer(queue)
+    with pytest.raises(sycl.exception, match="not finalized") as info:
+        commands.enqueue()
+    assert info.value.code() == sycl.errc.invalid
+    with pytest.raises(sycl.exception, match="bad arguments") as info:
+        commands.record_kernel(step, (buf,), (N,))
+    assert info.value.code() == sycl.errc.kernel_argument
+    with pytest.raises(sycl.exception, match="CL_INVALID_VALUE") as info:
+        commands.record_copy(buf, buf, N * 8)  # past the end: the driver's own check
+    assert info.value.code() == sycl.errc.invalid
+    commands.finalize()
+    with pytest.raises(sycl.exception, match="finalized") as info:
+        commands.record_kernel(step, (buf, np.float32(1)), (N,))
+    assert info.value.code() == sycl.errc.invalid
+    with pytest.raises(sycl.exception, match="finalized"):
+        commands.finalize()
+    commands.release()
+    with pytest.raises(sycl.exception, match="released"):
+        commands.enqueue()
+
+
+def test_failed_recordings_do_not_reach_the_driver(pocl: cl.Device) -> None:
+    """PoCL 3.1 crashes when recording a kernel fails in the driver: each case is checked first.
+
+    Runs in a child process, so that a regression is a failed test rather than a lost run.
+    """
+    outcome = child_json(f"""
+        import json, numpy as np, pyopencl as cl, sycl_ocl as sycl
+        from sycl_ocl import _command_buffer as cbuf
+        dev = [d for p in cl.get_platforms() for d in p.get_devices() if d.name == {pocl.name!r}]
+        ctx = cl.Context(dev[:1])
+        step = cl.Kernel(cl.Program(ctx, {SRC!r}).build(), "halve_add")
+        fixed = cl.Kernel(step.program, "fixed")
+        other = cl.Kernel(cl.Program(cl.Context(dev[:1]), {SRC!r}).build(), "halve_add")
+        buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, {N * 4})
+        commands = cbuf.CommandBuffer(cl.CommandQueue(ctx))
+        args = (buf, np.float32(1))
+        cases = {{
+            "sync point": (step, args, ({N},), None, [77]),
+            "local size": (step, args, ({N},), (5,), ()),
+            "too large": (step, args, ({N},), ({N * 4096},), ()),
+            "dimensions": (step, args, ({N}, 1), (4,), ()),
+            "required size": (fixed, (buf,), ({N},), None, ()),
+            "context": (other, args, ({N},), None, ()),
+        }}
+        codes = {{}}
+        for name, (kernel, kernel_args, size, local, after) in cases.items():
+            try:
+                commands.record_kernel(kernel, kernel_args, size, local, after=after)
+                codes[name] = "recorded"
+            except sycl.exception as error:
+                codes[name] = error.code().name
+        print(json.dumps(codes))
+    """)
+    assert outcome == {
+        "sync point": "invalid", "local size": "nd_range", "too large": "nd_range", "dimensions": "nd_range",
+        "required size": "nd_range", "context": "invalid",
+    }
+
+
+def test_extension_status_codes_have_names() -> None:
+    error = status_exception(-1138, "enqueueing a command buffer")
+    assert "CL_INVALID_COMMAND_BUFFER_KHR" in error.what() and error.code() == sycl.errc.invalid
+    assert "CL_INVALID_SYNC_POINT_WAIT_LIST_KHR" in status_exception(-1139, "recording").what()
+
+
+def test_queue_requirements() -> None:
+    """Which queues a device's command buffers accept, by revision (pure logic)."""
+    props = cl.command_queue_properties
+    old = cbuf.Support((0, 9, 0), capabilities=0, required_queue_properties=0,
+                       supported_queue_properties=None)
+    assert old.queue_problem(0) == ""
+    assert "out-of-order" in old.queue_problem(props.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    assert not old.simultaneous_use
+    new = cbuf.Support((0, 9, 8), 0, props.PROFILING_ENABLE, props.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    assert "needs" in new.queue_problem(0)
+    assert new.queue_problem(props.PROFILING_ENABLE | props.OUT_OF_ORDER_EXEC_MODE_ENABLE) == ""
+    assert new.simultaneous_use

@@ -1,0 +1,709 @@
+"""Unified shared memory on OpenCL SVM (SYCL 2020 §4.8) and its commands (§4.6.5.2, §4.9.4.3).
+
+Every test runs on each device under test. What the device's SVM supports must work; a kind
+it cannot back must be refused with ``errc.feature_not_supported`` (PoCL 3.1 backs all three
+kinds with fine-grain SVM, NVIDIA only device memory, Oclgrind none).
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+
+import sycl_ocl as sycl
+from sycl_ocl.usm import alloc
+
+sycl.register_kernel_source(
+    """
+    __kernel void usm_scale(__global float* a, float f) { a[get_global_id(0)] *= f; }
+    __kernel void usm_add(__global int* dst, __global const int* src, int k) {
+        size_t i = get_global_id(0);
+        dst[i] = src[i] + k;
+    }
+    __kernel void usm_one(__global int* a, int v) { a[0] = v; }
+    """
+)
+
+KINDS = [alloc.device, alloc.host, alloc.shared]
+ASPECT = {
+    alloc.device: sycl.aspect.usm_device_allocations,
+    alloc.host: sycl.aspect.usm_host_allocations,
+    alloc.shared: sycl.aspect.usm_shared_allocations,
+}
+MALLOC = {alloc.device: sycl.malloc_device, alloc.host: sycl.malloc_host, alloc.shared: sycl.malloc_shared}
+ALIGNED = {
+    alloc.device: sycl.aligned_alloc_device,
+    alloc.host: sycl.aligned_alloc_host,
+    alloc.shared: sycl.aligned_alloc_shared,
+}
+PROFILING = [sycl.property.queue.enable_profiling()]
+
+
+def supported(dev: sycl.device) -> list[alloc]:
+    return [k for k in KINDS if dev.has(ASPECT[k])]
+
+
+def need(dev: sycl.device, *kinds: alloc) -> None:
+    """Skip unless the device backs these kinds (their refusal is test_unsupported_kind_*)."""
+    for kind in kinds:
+        if not dev.has(ASPECT[kind]):
+            pytest.skip(f"{dev!r} has no aspect.{ASPECT[kind].name}; its refusal is tested "
+                        "by test_unsupported_kinds_are_refused")
+
+
+def any_kind(dev: sycl.device) -> alloc:
+    kinds = supported(dev)
+    if not kinds:
+        pytest.skip(f"{dev!r} backs no USM kind (no OpenCL SVM); its refusal is tested by "
+                    "test_unsupported_kinds_are_refused")
+    return kinds[0]
+
+
+def host_kind(dev: sycl.device) -> alloc:
+    """A kind the host can view (shared, else host)."""
+    for kind in (alloc.shared, alloc.host):
+        if dev.has(ASPECT[kind]):
+            return kind
+    pytest.skip(f"{dev!r} backs neither host nor shared USM (needs fine-grain SVM); the "
+                "refusal is tested by test_unsupported_kinds_are_refused")
+
+
+def ints(q: sycl.queue, kind: alloc, n: int) -> sycl.usm_ptr:
+    p = sycl.malloc(count=n, dtype=np.int32, q=q, kind=kind)
+    assert p is not None
+    return p
+
+
+def read(q: sycl.queue, p: sycl.usm_ptr, n: int) -> np.ndarray:
+    out = np.zeros(n, dtype=p.dtype or np.uint8)
+    q.memcpy(out, p, out.nbytes).wait()
+    return out
+
+
+def write(q: sycl.queue, p: sycl.usm_ptr, values: np.ndarray) -> None:
+    q.memcpy(p, values, values.nbytes).wait()
+
+
+def raises(code: sycl.errc, fn: Callable[[], object], *words: str) -> sycl.exception:
+    with pytest.raises(sycl.exception) as info:
+        fn()
+    assert info.value.code() is code, info.value.what()
+    for word in words:
+        assert word in info.value.what()
+    return info.value
+
+
+def still_works(q: sycl.queue) -> None:
+    """After a refused call, the queue and USM keep working."""
+    p = ints(q, any_kind(q.get_device()), 4)
+    write(q, p, np.arange(4, dtype=np.int32))
+    assert read(q, p, 4).tolist() == [0, 1, 2, 3]
+    sycl.free(p, q)
+
+
+# --- allocation (§4.8.3) -------------------------------------------------------------------
+
+
+def test_unsupported_kinds_are_refused(device: sycl.device) -> None:
+    q = sycl.queue(device)
+    for kind in KINDS:
+        if device.has(ASPECT[kind]):
+            continue
+        for call in _allocations(kind, q):
+            raises(sycl.errc.feature_not_supported, call, ASPECT[kind].name)
+
+
+def _allocations(kind: alloc, q: sycl.queue) -> list[Callable[[], object]]:
+    dev, ctx = q.get_device(), q.get_context()
+    return [lambda: MALLOC[kind](64, q), lambda: ALIGNED[kind](64, 64, q),
+            lambda: sycl.malloc(64, q, kind), lambda: sycl.aligned_alloc(64, 64, dev, ctx, kind),
+            lambda: MALLOC[kind](count=4, dtype=np.float32, q=q)]
+
+
+def test_oclgrind_has_no_usm() -> None:
+    devs = [d for p in sycl.platform.get_platforms() for d in p.get_devices()
+            if "Oclgrind" in p.get_info(sycl.info.platform.name)]
+    if not devs:
+        pytest.skip("Oclgrind is not installed")
+    q = sycl.queue(devs[0])
+    for kind in KINDS:
+        for call in _allocations(kind, q):
+            raises(sycl.errc.feature_not_supported, call)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_every_allocation_form(device: sycl.device, kind: alloc) -> None:
+    need(device, kind)
+    ctx = sycl.context(device)
+    q = sycl.queue(ctx, device)
+    target = (ctx,) if kind is alloc.host else (device, ctx)
+    pointers = [
+        MALLOC[kind](64, q), MALLOC[kind](64, *target), MALLOC[kind](count=16, dtype=np.float32, q=q),
+        MALLOC[kind](16, q, dtype=np.float32), MALLOC[kind](np.float32, 16, q),
+        ALIGNED[kind](256, 64, q), ALIGNED[kind](256, 64, *target),
+        sycl.malloc(64, device, ctx, kind), sycl.malloc(64, q, kind=kind),
+        sycl.aligned_alloc(256, 64, q, kind), sycl.aligned_alloc(16, count=4, dtype=np.int32, q=q, kind=kind),
+        MALLOC[kind](64, q, prop_list=sycl.property_list()),
+    ]
+    for p in pointers:
+        assert isinstance(p, sycl.usm_ptr)
+        assert sycl.get_pointer_type(p, ctx) is kind
+        assert sycl.get_pointer_device(p, ctx) == device
+    assert pointers[0].dtype is None and pointers[2].dtype == np.float32
+    assert pointers[3].dtype == np.float32 and pointers[4].dtype == np.float32
+    assert len({sycl.get_native(p).svm_ptr for p in pointers}) == len(pointers)  # distinct memory
+    for p in pointers:
+        sycl.free(p, ctx)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_alignment(device: sycl.device, kind: alloc) -> None:
+    need(device, kind)
+    q = sycl.queue(device)
+    for alignment in (1, 8, 64, 128, 256, 4096, 65536):
+        p = ALIGNED[kind](alignment, 100, q)
+        assert p is not None
+        assert sycl.get_native(p).svm_ptr % alignment == 0
+        write(q, p, np.arange(100, dtype=np.uint8))  # all 100 bytes are usable
+        assert read(q, p, 100).tolist() == list(range(100))
+        sycl.free(p, q)
+    for bad in (3, 24, -8):
+        assert ALIGNED[kind](bad, 64, q) is None  # §4.8.3: an unsupported alignment is nullptr
+
+
+def test_zero_bytes_and_failed_allocations_are_none(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    assert sycl.malloc(0, q, kind) is None
+    assert sycl.malloc(count=0, dtype=np.float64, q=q, kind=kind) is None
+    assert sycl.malloc(1 << 60, q, kind) is None  # more than any device has
+    sycl.free(None, q)  # the null pointer: no effect
+    raises(sycl.errc.invalid, lambda: sycl.malloc(-1, q, kind), ">= 0")
+    raises(sycl.errc.invalid, lambda: sycl.malloc(1.5, q, kind), "int")
+    still_works(q)
+
+
+def test_allocation_arguments_are_checked(pocl_pair: list[sycl.device]) -> None:
+    d0, d1 = pocl_pair
+    ctx = sycl.context(d0)
+    raises(sycl.errc.invalid, lambda: sycl.malloc_device(64, d1, ctx), "not one of the devices")
+    raises(sycl.errc.invalid, lambda: sycl.malloc_shared(64, ctx), "device")
+    raises(sycl.errc.invalid, lambda: sycl.malloc(64, d0, ctx), "kind")
+    raises(sycl.errc.invalid, lambda: sycl.malloc(64, d0, ctx, alloc.unknown), "kind")
+    raises(sycl.errc.invalid, lambda: sycl.malloc_device(64, "q"), "unexpected argument")
+    raises(sycl.errc.invalid, lambda: sycl.malloc_device(count=4, q=sycl.queue(d0)), "dtype")
+
+
+def test_host_allocation_device_is_the_first_of_the_context(pocl_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(pocl_pair)
+    h = sycl.malloc_host(64, ctx)
+    s = sycl.malloc_shared(64, pocl_pair[1], ctx)
+    assert sycl.get_pointer_device(h, ctx) == pocl_pair[0]
+    assert sycl.get_pointer_device(s + 10, ctx) == pocl_pair[1]
+    sycl.free(h, ctx)
+    sycl.free(s, ctx)
+
+
+def test_device_memory_of_one_device_serves_the_other_in_its_context(pocl_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(pocl_pair)
+    q0, q1 = sycl.queue(ctx, pocl_pair[0]), sycl.queue(ctx, pocl_pair[1])
+    p = sycl.malloc_device(count=8, dtype=np.int32, dev=pocl_pair[1], ctx=ctx)
+    assert p is not None
+    write(q1, p, np.arange(8, dtype=np.int32))
+    q0.parallel_for(8, "usm_add", p, p, 100).wait()
+    assert read(q1, p, 8).tolist() == list(range(100, 108))
+    sycl.free(p, ctx)
+
+
+# --- pointers ----------------------------------------------------------------------------------
+
+
+def test_pointer_queries(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    ctx = q.get_context()
+    other = sycl.context(device)
+    p = ints(q, kind, 16)
+    native = sycl.get_native(p)
+    for inside in (p, p + 15, native.svm_ptr + 63, sycl.get_native(p + 3)):
+        assert sycl.get_pointer_type(inside, ctx) is kind
+    for outside in (p + 16, native.svm_ptr + 64, np.zeros(4), 0, None, "p"):
+        assert sycl.get_pointer_type(outside, ctx) is alloc.unknown
+    assert sycl.get_pointer_type(p, other) is alloc.unknown  # another context's allocation
+    raises(sycl.errc.invalid, lambda: sycl.get_pointer_device(np.zeros(4), ctx), "does not point")
+    raises(sycl.errc.invalid, lambda: sycl.get_pointer_device(p, other), "does not point")
+    sycl.free(p, ctx)
+    assert sycl.get_pointer_type(p, ctx) is alloc.unknown
+    assert sycl.get_pointer_type(native.svm_ptr, ctx) is alloc.unknown
+
+
+def test_an_allocation_no_pointer_refers_to_is_collected(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 4)
+    address = sycl.get_native(p).svm_ptr
+    alive = weakref.ref(p._alloc)
+    del p
+    gc.collect()
+    assert alive() is None
+    assert sycl.get_pointer_type(address, q.get_context()) is alloc.unknown
+
+
+def test_pointer_arithmetic(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 8)
+    base = sycl.get_native(p).svm_ptr
+    assert sycl.get_native(p + 3).svm_ptr == base + 12
+    assert sycl.get_native(3 + p).svm_ptr == base + 12
+    assert (p + 5) - 2 == p + 3 and hash((p + 5) - 2) == hash(p + 3)
+    assert p + 1 != p
+    raw = sycl.malloc(32, q, kind)
+    assert raw is not None
+    assert sycl.get_native(raw + 3).svm_ptr == sycl.get_native(raw).svm_ptr + 3  # bytes
+    raises(sycl.errc.invalid, lambda: p + 9, "outside its allocation")
+    raises(sycl.errc.invalid, lambda: p - 1, "outside its allocation")
+    with pytest.raises(TypeError):
+        p + 1.5
+    with pytest.raises(TypeError):
+        sycl.usm_ptr()
+    assert "usm_ptr" in repr(p) and kind.name in repr(p)
+    sycl.free(p, q)
+    sycl.free(raw, q)
+    assert "freed" in repr(p)
+
+
+def test_a_typed_pointer_must_hold_the_parameters_element_type(device: sycl.device) -> None:
+    """A float64 USM pointer for a `__global float*` parameter is refused at the handler; an
+    untyped one (bytes) fits any pointer."""
+    q = sycl.queue(device)
+    kind = any_kind(device)
+    typed = sycl.malloc(count=8, dtype=np.float64, q=q, kind=kind)
+    raw = sycl.malloc(32, q, kind)
+    assert typed is not None and raw is not None
+    raises(sycl.errc.kernel_argument, lambda: q.parallel_for(8, "usm_scale", typed, 2.0),
+           "argument 0 of 'usm_scale'", "the usm_ptr holds float64")
+    q.parallel_for(8, "usm_scale", raw, 2.0).wait()
+    sycl.free(typed, q)
+    sycl.free(raw, q)
+
+
+def test_numpy_view_of_host_and_shared_memory(device: sycl.device) -> None:
+    kind = host_kind(device)
+    q = sycl.queue(device)
+    p = sycl.malloc(count=8, dtype=np.float32, q=q, kind=kind)
+    assert p is not None
+    view = np.asarray(p)
+    assert view.dtype == np.float32 and view.shape == (8,)
+    view[:] = np.arange(8)
+    assert np.asarray(p + 5).tolist() == [5.0, 6.0, 7.0]
+    assert np.asarray(p, dtype=np.float64).dtype == np.float64
+    q.parallel_for(8, "usm_scale", p, 2.0).wait()
+    assert view.tolist() == [2.0 * i for i in range(8)]  # the kernel wrote the viewed memory
+    raw = sycl.malloc(6, q, kind)
+    assert raw is not None
+    assert np.asarray(raw).dtype == np.uint8 and np.asarray(raw).size == 6
+    sycl.free(p, q)
+    sycl.free(raw, q)
+    raises(sycl.errc.invalid, lambda: np.asarray(p), "freed")
+    assert view.tolist() == [2.0 * i for i in range(8)]  # a view kept after free stays valid
+
+
+def test_device_memory_is_never_viewed_from_the_host(device: sycl.device) -> None:
+    need(device, alloc.device)
+    q = sycl.queue(device)
+    p = ints(q, alloc.device, 4)
+    raises(sycl.errc.invalid, lambda: np.asarray(p), "device memory", "q.memcpy")
+    raises(sycl.errc.invalid, lambda: np.asarray(p + 1), "device memory")
+    sycl.free(p, q)
+    still_works(q)
+
+
+def test_get_native_is_pyopencl_svm_pointer(device: sycl.device) -> None:
+    import pyopencl as cl
+
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 4)
+    assert isinstance(sycl.get_native(p), cl.SVMPointer)
+    cl.enqueue_copy(sycl.get_native(q), sycl.get_native(p + 1), np.array([7, 8, 9], dtype=np.int32),
+                    byte_count=12)  # PyOpenCL work on the same memory
+    assert read(q, p, 4)[1:].tolist() == [7, 8, 9]
+    sycl.free(p, q)
+    raises(sycl.errc.invalid, lambda: sycl.get_native(p), "freed")
+
+
+# --- commands (§4.6.5.2, §4.9.4.3) -----------------------------------------------------------
+
+
+def _pairs(dev: sycl.device) -> list[tuple[alloc, alloc]]:
+    kinds = supported(dev)
+    return [(a, b) for a in kinds for b in kinds]
+
+
+def test_memcpy_between_every_pair_of_kinds_and_numpy(device: sycl.device) -> None:
+    any_kind(device)
+    q = sycl.queue(device)
+    for src_kind, dst_kind in _pairs(device):
+        src, dst = ints(q, src_kind, 16), ints(q, dst_kind, 16)
+        write(q, src, np.arange(16, dtype=np.int32))
+        write(q, dst, np.zeros(16, dtype=np.int32))
+        q.memcpy(dst + 2, src + 4, 8 * 4).wait()
+        expected = np.zeros(16, dtype=np.int32)
+        expected[2:10] = np.arange(4, 12)
+        assert read(q, dst, 16).tolist() == expected.tolist(), (src_kind, dst_kind)
+        sycl.free(src, q)
+        sycl.free(dst, q)
+    a, b = np.arange(4, dtype=np.int32), np.zeros(4, dtype=np.int32)
+    q.memcpy(b, a, 16).wait()  # host to host
+    assert b.tolist() == [0, 1, 2, 3]
+
+
+def test_copy_counts_elements(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = sycl.malloc(count=8, dtype=np.float64, q=q, kind=kind)
+    assert p is not None
+    src = np.linspace(0, 1, 8)
+    q.copy(src, p, 8).wait()
+    out = np.zeros(8)
+    q.copy(p + 2, out, 6).wait()
+    assert out[:6].tolist() == src[2:].tolist()
+    raw = sycl.malloc(64, q, kind)
+    q.copy(src, raw, 8).wait()  # the array gives the type
+    raises(sycl.errc.invalid, lambda: q.copy(raw, raw, 1), "element type")
+    raises(sycl.errc.invalid, lambda: q.copy(np.zeros(8, np.float32), p, 8), "float32", "float64")
+    sycl.free(p, q)
+    sycl.free(raw, q)
+    still_works(q)
+
+
+def test_memset_and_fill(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 16)
+    q.memset(p, 0x101, 16 * 4).wait()  # the value is an unsigned char
+    assert read(q, p, 16).tolist() == [0x01010101] * 16
+    q.fill(p + 4, np.int32(-5), 8).wait()
+    q.fill(p + 12, 9, 2).wait()  # a Python int takes the pointer's type
+    assert read(q, p, 16).tolist() == [0x01010101] * 4 + [-5] * 8 + [9] * 2 + [0x01010101] * 2
+    raw = sycl.malloc(64, q, kind)
+    assert raw is not None
+    raises(sycl.errc.invalid, lambda: q.fill(raw, 3, 4), "numpy scalar")
+    q.fill(raw + 1, np.uint16(0xABCD), 3).wait()  # misaligned for the pattern: filled by copy
+    triple = np.zeros(1, dtype="u1,u1,u1")[0]
+    triple[0], triple[1], triple[2] = 1, 2, 3
+    q.fill(raw + 10, triple, 4).wait()  # a 3-byte pattern: not a power of two
+    got = read(q, raw, 64)
+    assert got[1:7].view(np.uint16).tolist() == [0xABCD] * 3
+    assert got[10:22].tolist() == [1, 2, 3] * 4
+    sycl.free(p, q)
+    sycl.free(raw, q)
+
+
+def test_prefetch_and_mem_advise_order_without_changing_data(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    for kind in supported(device) or [any_kind(device)]:
+        p = ints(q, kind, 8)
+        q.memcpy(p, np.arange(8, dtype=np.int32), 32)
+        q.prefetch(p, 32)
+        q.prefetch(p + 2, 8)
+        q.mem_advise(p, 32, 0)
+        q.mem_advise(p + 1, 4, 12345)  # advice is backend specific: any int is accepted
+        q.parallel_for(8, "usm_add", p, p, 1)
+        assert read(q, p, 8).tolist() == list(range(1, 9))
+        raises(sycl.errc.invalid, lambda: q.mem_advise(p, 4, "x"), "int")  # noqa: B023
+        sycl.free(p, q)
+
+
+def test_handler_members(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 8)
+    src = np.arange(8, dtype=np.int32)
+    e1 = q.submit(lambda h: h.memcpy(p, src, 32))
+
+    def cgf(h: sycl.handler) -> None:
+        h.depends_on(e1)
+        h.parallel_for(sycl.range(8), "usm_add", p, p, 10)
+
+    e2 = q.submit(cgf)
+    e3 = q.submit(lambda h: (h.depends_on(e2), h.fill(p + 6, np.int32(0), 2)))
+    e4 = q.submit(lambda h: (h.depends_on(e3), h.memset(p, 0, 4)))
+    e5 = q.submit(lambda h: (h.depends_on(e4), h.prefetch(p, 32)))
+    e6 = q.submit(lambda h: (h.depends_on(e5), h.mem_advise(p, 32, 0)))
+    out = np.zeros(8, dtype=np.int32)
+    q.submit(lambda h: (h.depends_on(e6), h.copy(p, out, 8))).wait()
+    assert out.tolist() == [0, 11, 12, 13, 14, 15, 0, 0]
+    with pytest.raises(sycl.exception) as info:
+        q.submit(lambda h: (h.memcpy(p, src, 4), h.memset(p, 0, 4)))
+    assert info.value.code() is sycl.errc.runtime  # one action per command group
+    sycl.free(p, q)
+
+
+def test_kernels_take_usm_pointers_every_way(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 4)
+    q.single_task("usm_one", p, 5).wait()
+    q.single_task("usm_one", p + 1, 6).wait()
+    q.parallel_for(sycl.range(1), "usm_one", p + 2, 7).wait()
+
+    def with_set_arg(h: sycl.handler) -> None:
+        h.set_arg(0, p + 3)
+        h.set_arg(1, 8)
+        h.single_task("usm_one")
+
+    q.submit(with_set_arg).wait()
+    assert read(q, p, 4).tolist() == [5, 6, 7, 8]
+    sycl.free(p, q)
+
+
+def test_in_order_queue_orders_usm_commands(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    p, r = ints(q, kind, 256), ints(q, kind, 256)
+    src = np.arange(256, dtype=np.int32)
+    out = np.zeros(256, dtype=np.int32)
+    q.memcpy(p, src, src.nbytes)
+    for k in range(1, 6):
+        q.parallel_for(256, "usm_add", r, p, k)  # r = p + k, then p = r + k: not commutative
+        q.parallel_for(256, "usm_add", p, r, k)
+    q.memcpy(out, p, out.nbytes)
+    q.wait()
+    assert out.tolist() == (src + 2 * sum(range(1, 6))).tolist()
+    sycl.free(p, q)
+    sycl.free(r, q)
+
+
+def test_depends_on_orders_usm_commands_across_queues(device: sycl.device) -> None:
+    kind = any_kind(device)
+    ctx = sycl.context(device)
+    q1, q2 = sycl.queue(ctx, device), sycl.queue(ctx, device)
+    p = ints(q1, kind, 64)
+    gate = threading.Event()
+    held = q1.submit(lambda h: h.host_task(lambda: gate.wait(10)))  # holds the chain back
+    e = q2.memcpy(p, np.full(64, 3, dtype=np.int32), 256, depends_on=held)
+    e = q1.parallel_for(64, "usm_add", p, p, 4, depends_on=[e])
+    e = q2.fill(p, np.int32(1), 2, depends_on=e)
+    out = np.zeros(64, dtype=np.int32)
+    done = q1.memcpy(out, p, 256, depends_on=e)
+    status = done.get_info(sycl.info.event.command_execution_status)
+    assert status is not sycl.info.event_command_status.complete
+    gate.set()
+    done.wait()
+    assert out.tolist() == [1, 1] + [7] * 62
+    sycl.free(p, ctx)
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
+def test_usm_buffers_and_host_tasks_in_one_program(device: sycl.device, kind: alloc) -> None:
+    need(device, kind)
+    q = sycl.queue(device)
+    p = ints(q, kind, 32)
+    data = np.arange(32, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        # buffer kernel -> USM kernel reading the buffer -> host task on the USM view -> buffer
+        q.submit(lambda h: h.parallel_for(32, "usm_add", *[sycl.accessor(buf, h)] * 2, 1))
+        e2 = q.submit(lambda h: h.parallel_for(32, "usm_add", p, sycl.accessor(buf, h, sycl.read_only), 5))
+
+        if kind is alloc.device:  # the host reaches device memory through copies only
+            staged = np.zeros(32, dtype=np.int32)
+            e2 = q.memcpy(staged, p, 128, depends_on=e2)
+            double = staged.__imul__
+        else:
+            double = np.asarray(p).__imul__
+
+        def host(h: sycl.handler) -> None:
+            h.depends_on(e2)
+            h.host_task(lambda: double(2))
+
+        e3 = q.submit(host)
+        if kind is alloc.device:
+            e3 = q.memcpy(p, staged, 128, depends_on=e3)
+        q.submit(lambda h: (h.depends_on(e3), h.parallel_for(
+            32, "usm_add", sycl.accessor(buf, h, sycl.write_only), p, 1)))
+    assert data.tolist() == [(i + 1 + 5) * 2 + 1 for i in range(32)]
+    sycl.free(p, q)
+
+
+def test_profiling_of_every_usm_command(device: sycl.device) -> None:
+    kind = any_kind(device)
+    if not device.has(sycl.aspect.queue_profiling):
+        pytest.skip(f"{device!r} has no aspect.queue_profiling")
+    q = sycl.queue(device, prop_list=PROFILING)
+    p = ints(q, kind, 64)
+    host = np.zeros(64, dtype=np.int32)
+    events = [
+        q.memcpy(p, host, 256), q.copy(p, host, 64), q.memset(p, 1, 256), q.fill(p, np.int32(2), 64),
+        q.fill(p + 1, np.uint16(3), 4), q.prefetch(p, 256), q.mem_advise(p, 256, 0),
+        q.parallel_for(64, "usm_add", p, p, 1), q.single_task("usm_one", p, 1),
+        q.memcpy(p, host, 0),
+    ]
+    for ev in events:
+        submit = ev.get_profiling_info(sycl.info.event_profiling.command_submit)
+        start = ev.get_profiling_info(sycl.info.event_profiling.command_start)
+        end = ev.get_profiling_info(sycl.info.event_profiling.command_end)
+        assert 0 < submit <= start <= end
+    sycl.free(p, q)
+
+
+def test_zero_byte_commands_need_no_memory(device: sycl.device) -> None:
+    q = sycl.queue(device)
+    for ev in (q.memcpy(None, None, 0), q.copy(None, np.zeros(0), 0), q.memset(None, 0, 0),
+               q.prefetch(None, 0), q.mem_advise(None, 0, 0)):
+        ev.wait()
+    raises(sycl.errc.invalid, lambda: q.memcpy(None, np.zeros(4), 4), "None")
+
+
+def test_queue_shortcuts_for_accessors(device: sycl.device) -> None:
+    q = sycl.queue(device)
+    data = np.zeros(8, dtype=np.int32)
+    out = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        q.fill(sycl.accessor(buf, mode=sycl.write_only), np.int32(4))
+        q.copy(sycl.accessor(buf, mode=sycl.read_only), out).wait()
+        q.copy(np.arange(8, dtype=np.int32), sycl.accessor(buf, mode=sycl.write_only))
+        q.update_host(sycl.accessor(buf, mode=sycl.read_only)).wait()
+    assert out.tolist() == [4] * 8
+    assert data.tolist() == list(range(8))
+
+
+# --- misuse (each refused with a message; nothing else breaks) --------------------------------
+
+
+def test_double_free_and_wrong_frees(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    other = sycl.queue(sycl.context(device), device)
+    p = ints(q, kind, 4)
+    raises(sycl.errc.invalid, lambda: sycl.free(p, other), "free it with its own context")
+    raises(sycl.errc.invalid, lambda: sycl.free(p + 1, q), "pass the pointer the allocation returned")
+    raises(sycl.errc.invalid, lambda: sycl.free(np.zeros(4), q), "usm_ptr")
+    raises(sycl.errc.invalid, lambda: sycl.free(p, "q"), "sycl.queue or sycl.context")
+    sycl.free(p, q)
+    raises(sycl.errc.invalid, lambda: sycl.free(p, q), "double free")
+    still_works(q)
+
+
+def test_pointers_of_another_context_are_refused(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    other = sycl.queue(sycl.context(device), device)
+    p = ints(q, kind, 4)
+    host = np.zeros(4, dtype=np.int32)
+    for call in (lambda: other.memcpy(host, p, 16), lambda: other.memcpy(p, host, 16),
+                 lambda: other.memset(p, 0, 4), lambda: other.fill(p, np.int32(0), 1),
+                 lambda: other.prefetch(p, 4), lambda: other.mem_advise(p, 4, 0),
+                 lambda: other.single_task("usm_one", p, 1)):
+        raises(sycl.errc.invalid, call, "not in the queue's context")
+    sycl.free(p, q)
+    still_works(other)
+    still_works(q)
+
+
+def test_copies_past_the_end_are_refused(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 4)
+    small = np.zeros(2, dtype=np.int32)
+    for call in (lambda: q.memcpy(p, np.zeros(5, np.int32), 20), lambda: q.memcpy(p + 1, small, 16),
+                 lambda: q.copy(p, np.zeros(8, np.int32), 5), lambda: q.memset(p + 3, 0, 5),
+                 lambda: q.fill(p + 2, np.int32(1), 3), lambda: q.prefetch(p, 17),
+                 lambda: q.mem_advise(p + 4, 1, 0)):
+        raises(sycl.errc.invalid, call, "pass the end of its allocation")
+    raises(sycl.errc.invalid, lambda: q.memcpy(small, p, 16), "end of the numpy array")
+    raises(sycl.errc.invalid, lambda: q.memcpy(np.zeros(8, np.int32)[::2], p, 16), "C-contiguous")
+    ro = np.zeros(4, np.int32)
+    ro.flags.writeable = False
+    raises(sycl.errc.invalid, lambda: q.memcpy(ro, p, 16), "writeable")
+    raises(sycl.errc.invalid, lambda: q.memcpy(p, [1, 2, 3, 4], 16), "usm_ptr")
+    raises(sycl.errc.invalid, lambda: q.memcpy(p, small, -1), ">= 0")
+    sycl.free(p, q)
+    still_works(q)
+
+
+def test_use_after_free_is_refused(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 4)
+    offset = p + 1
+    sycl.free(p, q)
+    for call in (lambda: q.memcpy(np.zeros(4, np.int32), p, 16), lambda: q.memset(offset, 0, 4),
+                 lambda: q.single_task("usm_one", p, 1), lambda: q.parallel_for(1, "usm_one", offset, 1)):
+        raises(sycl.errc.invalid, call, "freed")
+    still_works(q)
+
+
+def test_free_keeps_memory_for_commands_already_submitted(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    src, dst = ints(q, kind, 1024), ints(q, kind, 1024)
+    write(q, src, np.arange(1024, dtype=np.int32))
+    gate = threading.Event()
+    held = q.submit(lambda h: h.host_task(lambda: gate.wait(10)))
+    copied = q.memcpy(dst, src, 4096, depends_on=held)  # waits in the DAG
+    sycl.free(src, q)  # wrong by the spec (a command still uses it), but harmless here
+    del src
+    gate.set()
+    copied.wait()
+    assert read(q, dst, 1024).tolist() == list(range(1024))
+    sycl.free(dst, q)
+
+
+def test_allocation_from_many_threads(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    errors: list[BaseException] = []
+
+    def work(t: int) -> None:
+        try:
+            for i in range(20):
+                p = ints(q, kind, 16)
+                write(q, p, np.full(16, t * 100 + i, dtype=np.int32))
+                assert read(q, p, 16).tolist() == [t * 100 + i] * 16
+                assert sycl.get_pointer_type(p + 5, q.get_context()) is kind
+                sycl.free(p, q)
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+
+
+def test_free_racing_with_use_on_another_thread(device: sycl.device) -> None:
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    outcomes: list[str] = []
+    for _ in range(20):
+        p = ints(q, kind, 64)
+        started = threading.Event()
+
+        def use(p: sycl.usm_ptr = p, started: threading.Event = started) -> None:
+            started.set()
+            for _ in range(50):
+                try:
+                    q.parallel_for(63, "usm_add", p + 1, p, 1)
+                    q.memset(p, 0, 256)
+                except sycl.exception as error:  # freed meanwhile: refused, never a crash
+                    assert error.code() is sycl.errc.invalid and "freed" in error.what()
+                    outcomes.append("refused")
+                    return
+            outcomes.append("ran")
+
+        thread = threading.Thread(target=use)
+        thread.start()
+        started.wait(10)
+        sycl.free(p, q)
+        thread.join()
+    q.wait_and_throw()
+    assert len(outcomes) == 20

@@ -58,7 +58,10 @@ class KernelLaunch:
             for index, req in self.bindings:
                 alloc = req.memory.allocs[lane.ctx]
                 lo, hi = req.lo, req.hi
-                if alloc.buf is None or lo % alloc.ctx.align == 0:
+                if (lo == 0 and hi >= alloc.size) or alloc.buf is None:
+                    args[index] = alloc.buf  # type: ignore[index]  # all of it: the common case
+                    continue
+                if lo % alloc.ctx.align == 0:
                     args[index] = alloc.window(lo, hi)  # type: ignore[index]
                     continue
                 # A misaligned window cannot be a sub-buffer: run on a scratch copy of it.

@@ -7,7 +7,7 @@ rule S1). Nothing here touches OpenCL: planning is what ``tests/unit`` checks wi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from ..exception import errc, exception
 from .actions import HostTask
@@ -20,33 +20,40 @@ from .requirement import HOST_READ, READ, WRITE, Requirement
 FRONTIER_CAP = 16
 
 
-def plan(op: Op, requirements: Iterable[Requirement], ctx: ContextRecord, on_host: bool,
+def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,
          stagers: list[Op]) -> list[tuple[MemoryObject, Snapshot]]:
     """Plan ``op``'s requirements for a queue of context ``ctx``, on its device or on the host.
 
     Returns what to restore if ``op`` cannot be enqueued. Staging reads it needs on their own
     host ops are appended to ``stagers``, to be started by the caller.
     """
+    n = len(requirements)
+    distinct = n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)
+    saved = []
+    last = None
+    alloc = None
+    for req in requirements if distinct else _merged(requirements):
+        memory = req.memory
+        if memory is not last:  # the first requirement on this memory object
+            last = memory
+            if memory.bound_to is not None and memory.bound_to != ctx.handle:
+                raise exception(
+                    errc.invalid,
+                    "the buffer has the context_bound property for another context; use it only "
+                    "on queues of that context",
+                )
+            saved.append((memory, (dict(memory.valid), memory.frontier, memory.written)))  # see restore
+            alloc = None if on_host else memory.allocation(ctx)
+        access(req, WRITE if req.writes else READ, alloc, op, stagers)
+    return saved
+
+
+def _merged(requirements: Sequence[Requirement]) -> list[Requirement]:
+    """The requirements grouped by memory object, each group merged (``merge``)."""
     groups: dict[MemoryObject, list[Requirement]] = {}
     for req in requirements:
-        group = groups.get(req.memory)
-        if group is None:
-            groups[req.memory] = [req]
-        else:
-            group.append(req)
-    saved = []
-    for memory, group in groups.items():
-        if memory.bound_to is not None and memory.bound_to != ctx.handle:
-            raise exception(
-                errc.invalid,
-                "the buffer has the context_bound property for another context; use it only "
-                "on queues of that context",
-            )
-        saved.append((memory, (dict(memory.valid), memory.frontier, memory.written)))  # see restore
-        alloc = None if on_host else memory.allocation(ctx)
-        for req in group if len(group) == 1 else merge(group):
-            access(req, WRITE if req.writes else READ, alloc, op, stagers)
-    return saved
+        groups.setdefault(req.memory, []).append(req)
+    return [req for group in groups.values() for req in (group if len(group) == 1 else merge(group))]
 
 
 def merge(group: list[Requirement]) -> list[Requirement]:

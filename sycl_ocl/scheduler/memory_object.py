@@ -58,10 +58,10 @@ class Allocation:
         self.loc = HOST if linked else ctx.handle
         self.subs: dict[tuple[int, int], cl.Buffer] = {}
 
-    def window(self, lo: int, hi: int) -> cl.Buffer | None:
-        """A ``cl_mem`` starting at byte ``lo`` (``lo`` meets the base alignment)."""
-        if self.buf is None or (lo == 0 and hi >= self.size):
-            return self.buf
+    def window(self, lo: int, hi: int) -> cl.Buffer:
+        """A sub-buffer of bytes ``[lo, hi)`` (``lo`` meets the base alignment), made once; the
+        caller passes the allocation itself when the window is all of it."""
+        assert self.buf is not None
         key = (lo, max(hi - lo, 1))
         sub = self.subs.get(key)
         if sub is None:

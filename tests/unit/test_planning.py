@@ -218,3 +218,17 @@ def test_a_host_command_of_a_queue_plans_on_the_host() -> None:
     task = Op(FakeLane(1), HOST, True, None)  # type: ignore[arg-type]
     plan(task, [req(memory, 0, 64)], FakeContext(1), True, [])  # type: ignore[arg-type]
     assert [alloc.loc for _, alloc, _, _ in task.moves] == [1] and writer in task.deps
+
+
+def test_a_plan_merges_a_commands_requirements_on_one_memory_object() -> None:
+    """Rule S3: a discarding write and a read of overlapping windows in one command: the read
+    still gets the old bytes, so they come in."""
+    memory, other = memory_object(), memory_object()
+    for requirements in ([req(memory, 0, 16).discarding(), req(memory, 8, 24)],
+                         [req(memory, 0, 16).discarding(), req(other, 0, 8), req(memory, 8, 24)]):
+        memory.valid, other.valid = {HOST: [(0, 64, None)]}, {HOST: [(0, 64, None)]}
+        op = device_op(FakeLane(1))
+        plan(op, requirements, FakeContext(1), False, [])  # type: ignore[arg-type]
+        moved = sorted((m is memory, lo, hi) for m, _, lo, hi in op.moves)
+        assert moved == ([(True, 0, 24)] if len(requirements) == 2 else [(False, 0, 8), (True, 0, 24)])
+        assert memory.valid[1] == [(0, 24, op)] and memory.valid[HOST] == [(24, 64, None)]

@@ -20,7 +20,7 @@ from .exception import errc, exception
 from .platform import platform
 from .property import buffer as buffer_props
 from .queue import queue
-from .scheduler.command import NativeCommand
+from .scheduler.runtime import RUNTIME
 
 _OPENCL = backend.opencl
 
@@ -105,4 +105,4 @@ def make_event(native: cl.Event, ctx: context) -> event:
     _expect(ctx, context, "make_event's second argument")
     if native.get_info(cl.event_info.CONTEXT) != ctx._native:
         raise exception(errc.invalid, "make_event: the event does not belong to the given context", ctx)
-    return event(NativeCommand.of(native), ctx)
+    return event(RUNTIME.native_command(native), ctx)

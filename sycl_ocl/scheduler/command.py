@@ -7,9 +7,7 @@ still wait in the DAG, or a :class:`NativeCommand`, known only by its OpenCL eve
 
 from __future__ import annotations
 
-import threading
-import weakref
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pyopencl as cl
 
@@ -64,21 +62,11 @@ def cl_status(ev: cl.Event) -> event_command_status:
 
 
 class NativeCommand:
-    """A command known only by its OpenCL event (interop, or an already enqueued command)."""
+    """A command known only by its OpenCL event (interop: ``Runtime.native_command`` keeps one
+    per event, so that its SYCL events compare equal)."""
 
     __slots__ = ("__weakref__", "_event", "_profiled")
     async_errors: AsyncErrors | None = None  # its failure is raised by wait()
-    _by_handle: ClassVar[weakref.WeakValueDictionary[int, NativeCommand]] = weakref.WeakValueDictionary()
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
-    @classmethod
-    def of(cls, ev: cl.Event) -> NativeCommand:
-        """The one command object of an OpenCL event, so that its SYCL events compare equal."""
-        with cls._lock:
-            cmd = cls._by_handle.get(ev.int_ptr)
-            if cmd is None:
-                cmd = cls._by_handle[ev.int_ptr] = cls(ev)
-            return cmd
 
     def __init__(self, ev: cl.Event | None, profiled: bool | None = None) -> None:
         self._event = ev

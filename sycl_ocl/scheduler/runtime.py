@@ -2,8 +2,8 @@
 
 ``RUNTIME`` is made when sycl_ocl is imported and holds everything the scheduler keeps
 between calls: the lock, the lanes, the deferred operations, the OpenCL events it watches,
-the threads it has yet to start, the error stores holding undelivered errors and the
-records of the contexts in use. The first queue starts it (``progress.start``): its
+the threads it has yet to start, the error stores holding undelivered errors, the
+records of the contexts in use and the commands of interop events. The first queue starts it (``progress.start``): its
 progress thread runs, and the interpreter's exit waits for the work still in flight, then
 logs the asynchronous errors nobody received.
 """
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from .._async_errors import log
+from .command import NativeCommand
 from .context_record import ContextRecord
 
 if TYPE_CHECKING:
@@ -43,8 +44,8 @@ class Runtime:
     """
 
     __slots__ = (
-        "_records_lock", "_start_lock", "contexts", "deferred", "lanes", "local", "lock", "owner",
-        "owners", "spawns", "thread", "undelivered", "wake", "watched",
+        "_records_lock", "_start_lock", "contexts", "deferred", "lanes", "local", "lock",
+        "native_commands", "owner", "owners", "spawns", "thread", "undelivered", "wake", "watched",
     )
 
     def __init__(self) -> None:
@@ -59,6 +60,7 @@ class Runtime:
         self.spawns: deque[Spawn] = deque()  # threads for the progress thread to start
         self.undelivered: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
         self.contexts: weakref.WeakValueDictionary[int, ContextRecord] = weakref.WeakValueDictionary()
+        self.native_commands: weakref.WeakValueDictionary[int, NativeCommand] = weakref.WeakValueDictionary()
         self.thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
         self._records_lock = threading.Lock()
@@ -117,6 +119,14 @@ class Runtime:
             if record is None:
                 record = self.contexts[native.int_ptr] = ContextRecord(native, owner, self)
             return record
+
+    def native_command(self, ev: cl.Event) -> NativeCommand:
+        """The one command of an OpenCL event (interop), kept while an event refers to it."""
+        with self._records_lock:
+            cmd = self.native_commands.get(ev.int_ptr)
+            if cmd is None:
+                cmd = self.native_commands[ev.int_ptr] = NativeCommand(ev)
+            return cmd
 
     def report(self, store: AsyncErrors, error: BaseException) -> None:
         """Store an asynchronous error for its queue's (or context's) handler."""

@@ -22,6 +22,9 @@ sycl.register_kernel_source(
         y[get_global_id(0)] = 2 * x[get_global_id(0)];
     }
     __kernel void ta_bytes(__global void* a, __global uchar* b, __global char* c) {}
+    __kernel void ta_even(__global int* a) {
+        if (get_global_id(0) % 2 == 0) a[get_global_id(0)] = -1;  /* the odd elements are not written */
+    }
     __kernel void ta_group_sum(__global int* out, __global const int* in, __local int* tmp) {
         size_t l = get_local_id(0), n = get_local_size(0);
         tmp[l] = in[get_global_id(0)];
@@ -72,6 +75,18 @@ def test_ranged_accessor_touches_only_its_range(queue: sycl.queue) -> None:
     expect[32:40] += 1
     expect[5:13] += 1
     assert (a == expect).all()
+
+
+def test_a_misaligned_write_only_window_keeps_what_the_kernel_does_not_write(queue: sycl.queue) -> None:
+    """§4.7.6.4: without no_init, a write accessor's unwritten elements keep their contents,
+    also when the window is not a sub-buffer (its offset misses the device's alignment)."""
+    a = np.arange(64, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        queue.submit(lambda h: h.parallel_for(
+            8, "ta_even", sycl.accessor(b, h, sycl.write_only, sycl.range(8), sycl.id(1))))
+    expect = np.arange(64, dtype=np.int32)
+    expect[1:9:2] = -1
+    assert a.tolist() == expect.tolist()
 
 
 def test_ranged_2d_accessor_keeps_the_row_pitch(queue: sycl.queue) -> None:

@@ -37,7 +37,7 @@ class context(NativeWrapper, PropertyHolder):
         prop_list: context properties (SYCL 2020 defines none).
     """
 
-    __slots__ = ("_async_errors", "_devices", "_props", "_runtime_state")
+    __slots__ = ("_async_errors", "_devices", "_props")
 
     def __init__(
         self,
@@ -72,7 +72,6 @@ class context(NativeWrapper, PropertyHolder):
         self._devices = devs
         self._async_errors = AsyncErrors(async_handler)
         self._props = props
-        self._runtime_state: Any = None  # the scheduler's ContextRecord, made on first use
 
     @classmethod
     def _from_native(cls, native: cl.Context) -> context:

@@ -2,10 +2,10 @@
 
 ``RUNTIME`` is made when sycl_ocl is imported and holds everything the scheduler keeps
 between calls: the lock, the lanes, the deferred operations, the OpenCL events it watches,
-the threads it has yet to start, the error stores holding undelivered errors, the
-records of the contexts in use and the commands of interop events. The first queue starts it (``progress.start``): its
-progress thread runs, and the interpreter's exit waits for the work still in flight, then
-logs the asynchronous errors nobody received.
+the threads it has yet to start, the error stores holding undelivered errors, the records
+of the contexts in use and the commands of interop events. The first queue starts it
+(``progress.start``): its progress thread runs, and the interpreter's exit waits for the
+work still in flight, then logs the asynchronous errors nobody received.
 """
 
 from __future__ import annotations

@@ -43,7 +43,12 @@ def held_submits(count: int) -> None:
 
     q.submit(cgf).wait()
     gate = cl.UserEvent(sycl.get_native(q.get_context()))
-    q.submit(lambda h: (h.depends_on(sycl.make_event(gate, q.get_context())), cgf(h)))
+
+    def held(h: sycl.handler) -> None:  # later commands follow it through the buffers
+        h.depends_on(sycl.make_event(gate, q.get_context()))
+        cgf(h)
+
+    q.submit(held)
     for _ in range(count):
         q.submit(cgf)
     gate.set_status(cl.command_execution_status.COMPLETE)
@@ -71,7 +76,8 @@ def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         held_submits(int(sys.argv[2]))
         return
-    for checkout in sys.argv[1:] or [None]:
+    checkouts: list[str | None] = [*sys.argv[1:]] or [None]
+    for checkout in checkouts:
         small = main_thread_instructions(SMALL, checkout)
         large = main_thread_instructions(LARGE, checkout)
         print(f"{checkout or 'installed sycl_ocl'}: {(large - small) / (LARGE - SMALL):,.0f} "

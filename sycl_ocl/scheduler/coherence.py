@@ -2,7 +2,7 @@
 
 Runs under the scheduler lock at submission time, so the logical state (frontier, validity)
 advances in submission order even when the enqueue itself is deferred (docs/scheduler.md
-rule S1). Nothing here touches OpenCL: planning is what ``tests/unit`` checks without a device.
+rule S1). Planning touches no OpenCL object: ``tests/unit`` checks it without a device.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..exception import errc, exception
-from .actions import HostTask
 from .context_record import ContextRecord
+from .hostops import transfer_op
 from .intervals import gaps, insert, overlapping, remove
 from .memory_object import HOST, Allocation, MemoryObject, Snapshot
 from .op import DONE, ISSUED, Op, depend
@@ -182,8 +182,7 @@ def _to_device(
 def _stage(memory: MemoryObject, ranges: list[tuple[int, int]], op: Op, stagers: list[Op]) -> None:
     """Read ``ranges`` back to the host copy on a host op of their own (rule S11); the host
     pieces it makes valid name it as producer, so ``op`` depends on it."""
-    stager = Op(None, HOST, True, op.async_errors)
-    stager.work = HostTask(None, staging=True)
+    stager = transfer_op(op.async_errors, staging=True)
     for a, b in ranges:
         _to_host(memory, a, b, stager)
     if stager.moves:

@@ -8,9 +8,8 @@ never behind a user event), while submit keeps returning at once.
 
 from __future__ import annotations
 
-from .actions import HostTask
 from .coherence import access
-from .hostops import host_op, prepare, start
+from .hostops import prepare, start, transfer_op
 from .memory_object import MemoryObject
 from .op import Op
 from .progress import drain
@@ -22,7 +21,7 @@ def acquire(req: Requirement) -> Op:
     """Plan and wait for a host hold on ``req``; returns the hold to release."""
     stagers: list[Op] = []
     with RUNTIME:
-        op = host_op(None, HostTask(None))
+        op = transfer_op()
         access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
         req.memory.holds.add(op)
         for stager in stagers:

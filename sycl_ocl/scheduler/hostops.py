@@ -22,14 +22,15 @@ from .progress import drain, spawn
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
-    from .lane import Lane
     from .memory_object import MemoryObject
 
 
-def host_op(async_errors: AsyncErrors | None, task: HostTask, lane: Lane | None = None) -> Op:
-    """A new host op doing ``task`` (not started)."""
-    op = Op(lane, HOST, True, async_errors)
-    op.work = task
+def transfer_op(async_errors: AsyncErrors | None = None, staging: bool = False) -> Op:
+    """A host op whose whole work is its transfers to the host: a host accessor's or a buffer's
+    write-back (run by their caller, which gets its errors), or a read-back on the way to
+    another context (``staging``, reporting to ``async_errors``)."""
+    op = Op(None, HOST, True, async_errors)
+    op.work = HostTask(None, staging)
     return op
 
 

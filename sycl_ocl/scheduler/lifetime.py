@@ -14,9 +14,8 @@ import numpy as np
 
 from .._async_errors import log
 from . import holds
-from .actions import HostTask
 from .coherence import access
-from .hostops import host_op, prepare
+from .hostops import prepare, transfer_op
 from .memory_object import MemoryObject
 from .op import Op
 from .progress import spawn
@@ -71,7 +70,7 @@ def _destroy(memory: MemoryObject) -> None:
         return
     stagers: list[Op] = []
     with RUNTIME:
-        op = host_op(None, HostTask(None))
+        op = transfer_op()
         access(Requirement(memory, 0, memory.size, False, True, 0, memory.size), READ, None, op, stagers)
     try:
         prepare(op)

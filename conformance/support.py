@@ -52,6 +52,12 @@ def needs_state(dev: sycl.device, state: sycl.bundle_state) -> None:
         needs(dev, sycl.aspect.online_compiler, sycl.aspect.online_linker)
 
 
+def aligned_elements(dev: sycl.device, itemsize: int = 4) -> int:
+    """Elements of ``itemsize`` bytes in the device's ``mem_base_addr_align``: the smallest
+    non-zero offset a sub-buffer used on the device may start at (512 bytes on NVIDIA GPUs)."""
+    return max(1, dev.get_info(sycl.info.device.mem_base_addr_align) // 8 // itemsize)
+
+
 def other_devices(dev: sycl.device) -> list[sycl.device]:
     """The other root devices of the device's platform."""
     return [d for d in dev.get_platform().get_devices() if d != dev]

@@ -111,5 +111,13 @@ max_sub_group_size = _desc(
     int,
     lambda k, d: _sub_group_info(k, d, _SG.MAX_SUB_GROUP_SIZE_FOR_NDRANGE, 1),
 )
-# OpenCL C has no attribute fixing a sub-group size (only an Intel extension), so none is set.
-compile_sub_group_size = _desc("compile_sub_group_size", int, lambda k, d: 0)
+
+
+def _compile_sub_group_size(k: _kernel, d: _device) -> int:
+    """The kernel's ``intel_reqd_sub_group_size(N)`` (cl_intel_required_subgroup_size, the only
+    OpenCL C attribute fixing a sub-group size), read from its registered source; else 0."""
+    decl = k._image._declaration(k._name) if k._image is not None else None
+    return (decl.reqd_sub_group_size or 0) if decl is not None else 0
+
+
+compile_sub_group_size = _desc("compile_sub_group_size", int, _compile_sub_group_size)

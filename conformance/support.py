@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -133,5 +134,9 @@ def child(code: str, timeout: float = 300) -> Any:
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
     )
-    assert done.returncode == 0, f"the child process failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    if done.returncode < 0:
+        how = f"died from {signal.Signals(-done.returncode).name} (the driver crashed it)"
+    else:
+        how = f"failed (exit status {done.returncode})"
+    assert done.returncode == 0, f"the child process {how}:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -11,7 +11,7 @@ import copy
 import numpy as np
 import pyopencl as cl
 import pytest
-from kernel_support import platform_devices
+from kernel_support import child_json, platform_devices
 
 import sycl_ocl as sycl
 from sycl_ocl import library
@@ -361,6 +361,36 @@ def test_a_required_sub_group_size_decides_compatibility(queue: sycl.queue) -> N
         assert "sub-group size 4099" in str(info.value)
         queue.submit(lambda h: h.single_task(fits, sycl.accessor(buf, h)))
     assert out[0] == n
+
+
+def test_units_no_device_can_run_are_never_compiled() -> None:
+    """§4.11.7: kernels compatible with none of the devices are not compiled. A unit whose only
+    kernel needs a larger work-group, or a sub-group size the device lacks, is left out of every
+    bundle of the whole application without a compile (here it would fail with errc.build; on
+    NVIDIA, reqd_work_group_size beyond the device's limits can kill the compiler)."""
+    found = child_json(
+        """
+        import json, sycl_ocl as sycl
+        S = sycl.bundle_state
+        body = "(__global int *a) { a[0] = this_does_not_compile; }"
+        broken = sycl.register_kernel_source(
+            "__attribute__((reqd_work_group_size(1048576, 1, 1))) __kernel void kb_wg_broken" + body)
+        broken += sycl.register_kernel_source(
+            "__attribute__((intel_reqd_sub_group_size(4099))) __kernel void kb_sg_broken" + body)
+        (plain,) = sycl.register_kernel_source("__kernel void kb_plain(__global int *a) { a[0] = 1; }")
+        out = []
+        for dev in sycl.device.get_devices():
+            ctx = sycl.context(dev)
+            for state in (S.input, S.object, S.executable):
+                if not sycl.has_kernel_bundle(state, ctx):
+                    continue
+                kb = sycl.get_kernel_bundle(state, ctx)
+                out.append([kb.has_kernel(plain), [kb.has_kernel(k) for k in broken],
+                            sum(1 for _ in kb)])
+        print(json.dumps(out))
+        """
+    )
+    assert found and all(row == [True, [False, False], 1] for row in found), found
 
 
 @pytest.mark.parametrize("state", list(sycl.bundle_state))

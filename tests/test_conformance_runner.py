@@ -215,7 +215,7 @@ def test_coverage_lists_every_scenario() -> None:
     assert any(line.startswith("  KB-33   kernel_bundle::test_KB_33_required_work_group") for line in lines)
     assert any(line.startswith("  BU-15   n/a:") for line in lines)
     not_covered = [line.split()[0] for line in lines if "NOT COVERED" in line]
-    assert not_covered == ["US-01", "US-02", "US-03", "US-04", "QU-12"]  # USM is not built yet
+    assert not_covered == []
     assert not any(line.startswith("ids checked by tests but missing") for line in lines)
 
 

@@ -43,8 +43,8 @@ ON_TYPE = {
     for asp in (A.cpu, A.gpu, A.accelerator)
 }
 # Required work-group sizes in every whole-application bundle: one that fits every device, and
-# one none fits (never built). Smaller sizes, written before ``__kernel``, are built in child
-# processes of their own (test_KB_33_required_size_builds_alone).
+# one none fits (never compiled). Sizes 1, 8 and 16 written before ``__kernel`` are registered
+# and built in child processes of their own (test_KB_33_required_size_alone).
 REQD_WG = {
     4: sycl.register_kernel_source(
         f"__kernel __attribute__((reqd_work_group_size(4, 1, 1))) void cts_kb_wg_4{BODY}"
@@ -53,13 +53,24 @@ REQD_WG = {
         f"__attribute__((reqd_work_group_size(4294967295, 1, 1))) __kernel void cts_kb_wg_4294967295{BODY}"
     )[0],
 }
-# Driver defects: the compiler kills the process building these sizes (reproducers beside the results).
+# Sources with edge-case attributes that the driver compiles whatever sycl_ocl's compatibility
+# rules say (test_KB_72_edge_attributes_never_crash_the_compiler), each in a process of its own.
+EDGE_SOURCES = {
+    **{
+        f"reqd_work_group_size_{n}": f"__attribute__((reqd_work_group_size({n}, 1, 1))) "
+        f"__kernel void kb72_wg_{n}{BODY}"
+        for n in (1, 8, 16, 4294967295)
+    },
+    "intel_reqd_sub_group_size_4099": f"__attribute__((intel_reqd_sub_group_size(4099))) "
+    f"__kernel void kb72_sg_4099{BODY}",
+}
+# Driver defects: the compiler kills the process building these (reproducers beside the results).
 COMPILER_CRASHES = {
-    1: (
+    "reqd_work_group_size_4294967295": (
         "NVIDIA CUDA",
         "NVIDIA's OpenCL compiler (driver 580) dies with SIGFPE in clBuildProgram on "
-        "reqd_work_group_size(1, 1, 1) "
-        "(conformance/results/nvidia-h100/repro_reqd_work_group_size_one.py)",
+        "reqd_work_group_size(4294967295, 1, 1), beyond the device's limits "
+        "(conformance/results/nvidia-h100/repro_reqd_work_group_size_beyond_limits.py)",
     ),
 }
 (USES_FP64,) = sycl.register_kernel_source(
@@ -426,14 +437,11 @@ def _fits(device: sycl.device, size: int) -> bool:
     return size <= item_limit and size <= device.get_info(sycl.info.device.max_work_group_size)
 
 
-@pytest.mark.parametrize("size", [1, 8, 16])
-def test_KB_33_required_size_builds_alone(
-    request: pytest.FixtureRequest, device: sycl.device, size: int
-) -> None:
-    """reqd_work_group_size(N, 1, 1) before __kernel, in a process of its own: compatible exactly
-    when N fits; then the kernel builds, reports N and runs with local size N."""
-    if size in COMPILER_CRASHES:
-        known_defect(request, device, *COMPILER_CRASHES[size])
+@pytest.mark.parametrize("size", [1, 8, 16, 4294967295])
+def test_KB_33_required_size_alone(device: sycl.device, size: int) -> None:
+    """reqd_work_group_size(N, 1, 1) before __kernel, alone in a fresh process: compatible exactly
+    when N fits; then it builds, reports N and runs with local size N; else the application's
+    bundle leaves it out (never compiled) and a launch raises kernel_not_supported."""
     found = child(
         f"""
         import json, numpy as np, sycl_ocl as sycl
@@ -442,22 +450,28 @@ def test_KB_33_required_size_builds_alone(
             "__attribute__((reqd_work_group_size({size}, 1, 1))) "
             "__kernel void kb33_wg_{size}(__global int *d) "
             "{{ d[get_global_id(0)] = (int)get_local_size(0); }}")
-        out = {{"compatible": sycl.is_compatible([k], dev)}}
-        if out["compatible"]:
-            kb = sycl.get_kernel_bundle(sycl.bundle_state.executable, q.get_context(), kernel_ids=[k])
-            out["compile_size"] = list(kb.get_kernel(k).get_info(
-                sycl.info.kernel_device_specific.compile_work_group_size, dev))
-            data = np.zeros(2 * {size}, np.int32)
+        whole = sycl.get_kernel_bundle(sycl.bundle_state.executable, q.get_context())
+        out = {{"compatible": sycl.is_compatible([k], dev), "in_bundle": whole.has_kernel(k)}}
+        local = min({size}, 4096)
+        data = np.zeros(2 * local, np.int32)
+        try:
             with sycl.buffer(data) as buf:
                 q.submit(lambda h: h.parallel_for(
-                    sycl.nd_range(sycl.range(2 * {size}), sycl.range({size})), k, sycl.accessor(buf, h)))
+                    sycl.nd_range(sycl.range(2 * local), sycl.range(local)), k, sycl.accessor(buf, h)))
             out["local_sizes"] = sorted(set(data.tolist()))
+            out["compile_size"] = list(whole.get_kernel(k).get_info(
+                sycl.info.kernel_device_specific.compile_work_group_size, dev))
+        except sycl.exception as e:
+            out["launch"] = e.code().name
         print(json.dumps(out))
         """
     )
-    assert found["compatible"] == _fits(device, size), found
-    if found["compatible"]:
+    fits = _fits(device, size)
+    assert found["compatible"] == found["in_bundle"] == fits, found
+    if fits:
         assert found["compile_size"] == [1, 1, size] and found["local_sizes"] == [size], found
+    else:
+        assert found["launch"] == "kernel_not_supported", found
 
 
 @pytest.mark.scenarios("OKF-06")
@@ -694,6 +708,31 @@ def test_KB_66_errors(queue: sycl.queue) -> None:
     if outside:
         with raises(sycl.errc.invalid):
             sycl.get_kernel_bundle(E, ctx, outside[:1])
+
+
+@pytest.mark.parametrize("name", list(EDGE_SOURCES))
+def test_KB_72_edge_attributes_never_crash_the_compiler(
+    request: pytest.FixtureRequest, device: sycl.device, name: str
+) -> None:
+    """The driver builds a source with an edge-case attribute (brought in with make_kernel_bundle,
+    so sycl_ocl's compatibility rules do not spare it), in a process of its own: it builds, or
+    fails with errc.build; the process never dies."""
+    needs_state(device, I)
+    if name in COMPILER_CRASHES:
+        known_defect(request, device, *COMPILER_CRASHES[name])
+    found = child(
+        f"""
+        import json, pyopencl as cl, sycl_ocl as sycl
+        ctx = sycl.context(sycl.device())
+        program = cl.Program(sycl.get_native(ctx), {EDGE_SOURCES[name]!r})
+        try:
+            built = sycl.build(sycl.make_kernel_bundle(program, ctx, sycl.bundle_state.input))
+            print(json.dumps(["built", [k.get_name() for k in built.get_kernel_ids()]]))
+        except sycl.exception as e:
+            print(json.dumps([e.code().name, e.what()[-300:]]))
+        """
+    )
+    assert found[0] in ("built", "build"), found
 
 
 def test_KB_70_build_options(queue: sycl.queue) -> None:

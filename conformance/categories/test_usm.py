@@ -9,7 +9,7 @@ kind is refused with ``errc.feature_not_supported``, then skips what needs the k
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -19,6 +19,7 @@ import pytest
 import sycl_ocl as sycl
 from conformance.support import Gate, raises, status
 from sycl_ocl.usm import alloc
+from sycl_ocl.usm.kinds import NEEDS
 
 AXPY, ATOMICS, SCATTER = sycl.register_kernel_source(
     """
@@ -49,24 +50,24 @@ AXPY, ATOMICS, SCATTER = sycl.register_kernel_source(
 )
 
 KINDS = [alloc.device, alloc.host, alloc.shared]
-ASPECT = {
-    alloc.device: sycl.aspect.usm_device_allocations,
-    alloc.host: sycl.aspect.usm_host_allocations,
-    alloc.shared: sycl.aspect.usm_shared_allocations,
-}
-MALLOC = {alloc.device: sycl.malloc_device, alloc.host: sycl.malloc_host, alloc.shared: sycl.malloc_shared}
-ALIGNED = {
-    alloc.device: sycl.aligned_alloc_device,
-    alloc.host: sycl.aligned_alloc_host,
-    alloc.shared: sycl.aligned_alloc_shared,
-}
+ASPECT = NEEDS  # the aspect that permits each kind
 N = 64  # ints per allocation
+
+
+def malloc_of(kind: alloc) -> Callable[..., sycl.usm_ptr | None]:
+    """sycl.malloc_device, malloc_host or malloc_shared."""
+    return getattr(sycl, f"malloc_{kind.name}")
+
+
+def aligned_alloc_of(kind: alloc) -> Callable[..., sycl.usm_ptr | None]:
+    """sycl.aligned_alloc_device, aligned_alloc_host or aligned_alloc_shared."""
+    return getattr(sycl, f"aligned_alloc_{kind.name}")
 
 
 def _refused(q: sycl.queue, kind: alloc) -> None:
     """Allocating a kind the device lacks raises errc.feature_not_supported."""
     with raises(sycl.errc.feature_not_supported):
-        MALLOC[kind](64, q)
+        malloc_of(kind)(64, q)
 
 
 def kinds(q: sycl.queue) -> list[alloc]:
@@ -121,12 +122,12 @@ def test_US_01_allocations(queue: sycl.queue, kind: alloc) -> None:
     dev, ctx = queue.get_device(), queue.get_context()
     target = (ctx,) if kind is alloc.host else (dev, ctx)
     made = [
-        MALLOC[kind](256, queue), MALLOC[kind](256, *target), sycl.malloc(256, queue, kind),
-        sycl.malloc(256, dev, ctx, kind), MALLOC[kind](count=N, dtype=np.int32, q=queue),
-        MALLOC[kind](np.int32, N, queue),
+        malloc_of(kind)(256, queue), malloc_of(kind)(256, *target), sycl.malloc(256, queue, kind),
+        sycl.malloc(256, dev, ctx, kind), malloc_of(kind)(count=N, dtype=np.int32, q=queue),
+        malloc_of(kind)(np.int32, N, queue),
     ]
-    made += [ALIGNED[kind](a, 256, queue) for a in (1, 8, 64, 256, 4096)]
-    made += [ALIGNED[kind](4096, 256, *target), sycl.aligned_alloc(512, 256, queue, kind)]
+    made += [aligned_alloc_of(kind)(a, 256, queue) for a in (1, 8, 64, 256, 4096)]
+    made += [aligned_alloc_of(kind)(4096, 256, *target), sycl.aligned_alloc(512, 256, queue, kind)]
     alignments = [0] * 6 + [1, 8, 64, 256, 4096, 4096, 512]
     for p, alignment in zip(made, alignments, strict=True):
         assert isinstance(p, sycl.usm_ptr), p
@@ -138,7 +139,7 @@ def test_US_01_allocations(queue: sycl.queue, kind: alloc) -> None:
     assert len({sycl.get_native(p).svm_ptr for p in made}) == len(made)  # distinct memory
     for p in made:
         sycl.free(p, ctx)
-    assert ALIGNED[kind](3, 64, queue) is None  # not a power of two: nullptr (§4.8.3)
+    assert aligned_alloc_of(kind)(3, 64, queue) is None  # not a power of two: nullptr (§4.8.3)
     assert sycl.malloc(0, queue, kind) is None
 
 

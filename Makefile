@@ -16,6 +16,7 @@ test: install lint unit suite docs conformance-ci
 lint: install
 	$(BIN)/ruff check sycl_ocl tests examples bench conformance
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 suite: install
 	cd tests && ../$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) .
@@ -38,6 +39,7 @@ $(BIN)/python: | opencl
 
 # Installs the built package (not the checkout) so tests see what users get.
 $(STAMP): $(BIN)/python pyproject.toml $(shell find sycl_ocl kernels_cl -type f -not -name '*.pyc')
+	rm -rf build  # setuptools would ship modules deleted since the last build
 	$(BIN)/python -m pip install -q --upgrade ".[dev]"
 	touch $(STAMP)
 

@@ -3,23 +3,20 @@
 Errors found after ``submit`` returned are stored on the queue (or, with no queue, the
 context) and handed over once: to the queue's ``async_handler``, else the context's, at
 ``wait_and_throw`` / ``throw_asynchronous``. With no handler anywhere they are raised
-there instead, and logged at exit if never delivered. The interpreter is never terminated.
+there instead. Errors never delivered are logged when their queue or context is collected,
+or at interpreter exit. The interpreter is never terminated.
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
 import threading
-import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .exception import exception, exception_list
+from .exception import errc, exception, exception_list
 
 log = logging.getLogger("sycl_ocl")  # the one logger of the package
-
-_stores: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
 
 
 class AsyncErrors:
@@ -34,7 +31,6 @@ class AsyncErrors:
         self.fallback = fallback
         self._pending: list[BaseException] = []
         self._lock = threading.Lock()
-        _stores.add(self)
 
     def report(self, error: BaseException) -> None:
         """Store an error for the next delivery."""
@@ -65,17 +61,19 @@ class AsyncErrors:
         if len(errors) > 1:
             log.error("sycl_ocl: %d more asynchronous errors after the first: %s", len(errors) - 1,
                       "; ".join(map(str, errors[1:])))
-        raise first if isinstance(first, exception) else exception(_runtime(), str(first))
+        raise first if isinstance(first, exception) else exception(errc.runtime, str(first))
+
+    def log_undelivered(self) -> None:
+        """Log the errors nobody received (the queue or context is gone, or the interpreter ends)."""
+        for error in self._take():
+            log.error("sycl_ocl: asynchronous error never delivered: %s", error, exc_info=_exc_info(error))
+
+    def __del__(self) -> None:  # docs/scheduler.md rule S14
+        if self._pending:
+            self.log_undelivered()
 
 
-def _runtime() -> Any:
-    from .exception import errc
-
-    return errc.runtime
-
-
-@atexit.register
-def _log_undelivered() -> None:
-    for store in list(_stores):
-        for error in store._take():
-            log.error("sycl_ocl: asynchronous error never delivered: %s", error)
+def _exc_info(error: BaseException) -> Any:
+    """The original exception of a wrapped one (a host task's), so its traceback is logged."""
+    cause = error.__cause__
+    return (type(cause), cause, cause.__traceback__) if cause is not None else None

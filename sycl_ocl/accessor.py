@@ -31,10 +31,10 @@ from .property._base import PropertyHolder, make_property_list, property_list
 from .property.accessor import no_init
 from .range import as_id, as_range, id, range
 from .scheduler import holds
+from .scheduler.requirement import Requirement
 
 if TYPE_CHECKING:
     from .handler import handler
-    from .scheduler.memory_object import MemoryObject
     from .scheduler.op import Op
 
 
@@ -58,16 +58,12 @@ class _Window(PropertyHolder):
         "_base",
         "_contiguous",
         "_dtype",
-        "_hi",
-        "_lo",
         "_mode",
         "_no_init",
         "_offset",
         "_props",
         "_range",
-        "_reads",
         "_req",
-        "_root",
         "_shape",
         "_writes",
     )
@@ -88,25 +84,27 @@ class _Window(PropertyHolder):
             reads, writes = mode.reads, mode.writes
         shape = buf._shape
         self._props = props
-        self._root: MemoryObject = buf._root
         self._base = buf._base
         self._shape = shape
         self._dtype = buf._dtype
         self._mode = mode
         self._no_init = discard
-        self._reads = reads
         self._writes = writes
         if access_range is None and access_offset is None:
-            # The whole buffer (the common case, on the submit path): no window arithmetic.
+            # The whole buffer (the common case, on the submit path): a requirement made once.
             self._range = buf._range
             self._offset = _ZERO[len(shape)]
             self._contiguous = True
-            self._lo = lo = buf._base
-            self._hi = hi = lo + buf._nbytes
-        else:
-            self._lo, self._hi = lo, hi = self._window(buf, access_range, access_offset)
+            whole = buf._whole
+            if whole is None:
+                whole = buf._whole = buf._whole_requirements()
+            self._req = whole[writes] if reads or not discard else whole[writes].discarding()
+            return
+        lo, hi = self._window(buf, access_range, access_offset)
+        view_lo = buf._base
         # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
-        self._req = (lo, hi, writes, reads or not (discard and self._contiguous))
+        needs_old = reads or not (discard and self._contiguous)
+        self._req = Requirement(buf._root, lo, hi, writes, needs_old, view_lo, view_lo + buf._nbytes)
 
     def _window(self, buf: buffer, access_range: Any, access_offset: Any) -> tuple[int, int]:
         """Set the range and offset of a ranged accessor; returns its byte span."""
@@ -133,7 +131,7 @@ class _Window(PropertyHolder):
     def _view(self) -> np.ndarray:
         """The accessed range in the buffer's host copy."""
         nbytes = int(np.prod(self._shape)) * self._dtype.itemsize
-        whole = self._root.host_copy()[self._base:self._base + nbytes]
+        whole = self._req.memory.host_copy()[self._base:self._base + nbytes]
         arr = whole.view(self._dtype).reshape(self._shape)
         view = arr[tuple(slice(o, o + r) for o, r in zip(self._offset, self._range, strict=False))]
         if not self._writes:
@@ -214,8 +212,9 @@ class accessor(_Window):
         self._placeholder = h is None
         if h is not None:
             if self._sub_base:
-                self._check_alignment(h._queue._device)
+                self._check_alignment(h._device)
             h._accessors.append(self)  # h.require(self), less its checks: a new accessor
+            h._requirements.append(self._req)
 
     def is_placeholder(self) -> bool:
         """Whether the accessor was made without a handler (§4.7.6.9)."""
@@ -275,15 +274,14 @@ class host_accessor(_Window):
         self._setup(buf, mode, access_range, access_offset, prop_list, "host_accessor")
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf = buf
-        lo, hi, writes, needs_old = self._req
-        self._hold = holds.acquire(self._root, lo, hi, writes, needs_old)
+        self._hold = holds.acquire(self._req)
         self._array = self._view()
 
     def release(self) -> None:
         """End the access: later commands on the buffer may run."""
         hold, self._hold = self._hold, None
         if hold is not None:
-            holds.release(self._root, hold)
+            holds.release(self._req.memory, hold)
 
     def __enter__(self) -> host_accessor:
         return self

@@ -22,8 +22,9 @@ from .property import buffer as buffer_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .range import as_id, as_range, range
 from .scheduler import lifetime
-from .scheduler.memory_object import Allocation, MemoryObject, TransferCounters, context_record
-from .scheduler.state import LOCK
+from .scheduler.memory_object import MemoryObject, TransferCounters
+from .scheduler.requirement import Requirement
+from .scheduler.runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .accessor import accessor, host_accessor
@@ -46,6 +47,7 @@ class buffer(PropertyHolder):
 
     __slots__ = (
         "__weakref__", "_alive", "_base", "_dtype", "_nbytes", "_props", "_range", "_root", "_shape", "_sub",
+        "_whole",
     )
 
     def __init__(
@@ -112,7 +114,7 @@ class buffer(PropertyHolder):
         root = MemoryObject(nbytes, host.reshape(-1) if host is not None else None, user, use_host_ptr)
         root.dtype = self._dtype
         if self._props.has_property(buffer_props.context_bound):
-            root.bound = self._props.get_property(buffer_props.context_bound).get_context()
+            root.bound_to = self._props.get_property(buffer_props.context_bound).get_context()._handle
         if self._props.has_property(buffer_props.use_mutex):
             # The runtime holds the mutex while the buffer lives: the host data is in use.
             root.mutex = self._props.get_property(buffer_props.use_mutex).get_mutex_ptr()
@@ -157,10 +159,18 @@ class buffer(PropertyHolder):
         self._dtype = dtype
         self._shape = rng.to_tuple()
         self._nbytes = rng.size() * dtype.itemsize
+        self._whole: tuple[Requirement, Requirement] | None = None
+
+    def _whole_requirements(self) -> tuple[Requirement, Requirement]:
+        """What an accessor of the whole buffer requires, reading and writing (made once: the
+        submit path's accessors take them as they are)."""
+        lo, hi = self._base, self._base + self._nbytes
+        return (Requirement(self._root, lo, hi, False, True, lo, hi),
+                Requirement(self._root, lo, hi, True, True, lo, hi))
 
     def _attach(self) -> None:
         self._alive = True
-        with LOCK:
+        with RUNTIME:
             self._root.handles += 1
 
     # --- destruction (§4.7.2.3) ---------------------------------------------------------
@@ -169,7 +179,7 @@ class buffer(PropertyHolder):
         if not getattr(self, "_alive", False):
             return
         self._alive = False
-        with LOCK:
+        with RUNTIME:
             root = self._root
             root.handles -= 1
             last = root.handles == 0
@@ -249,7 +259,7 @@ class buffer(PropertyHolder):
         """Where the contents go at destruction: a writable array, a ``weakref.ref`` to one,
         or ``None`` for nowhere (§4.7.2.1)."""
         root = self._root
-        with LOCK:
+        with RUNTIME:
             if final_data is None:
                 root.write_back = False
                 root.target = None
@@ -263,7 +273,7 @@ class buffer(PropertyHolder):
 
     def set_write_back(self, flag: bool = True) -> None:
         """Switch the write-back at destruction on or off (§4.7.2.1)."""
-        with LOCK:
+        with RUNTIME:
             self._root.write_back = bool(flag) and (
                 self._root.user is not None or self._root.target is not None
             )
@@ -323,7 +333,7 @@ class buffer(PropertyHolder):
 
     def _get_native(self) -> list[cl.Buffer]:
         """``get_native``: the ``pyopencl.Buffer`` of every context the buffer lives in."""
-        with LOCK:
+        with RUNTIME:
             return [a.buf for a in self._root.allocs.values() if a.buf is not None]
 
     def __eq__(self, other: object) -> bool:
@@ -354,9 +364,8 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
         raise exception(errc.invalid, f"the memory object's {mem.size} bytes are not whole {dt} elements")
     buf = buffer(range(mem.size // dt.itemsize), dt)
     root = buf._root
-    with LOCK:
-        root.allocs[ctx._handle] = Allocation(mem, context_record(ctx), False)
-        root.valid[ctx._handle] = [(0, root.size, None)]
+    with RUNTIME:
+        root.adopt(mem, RUNTIME.context(ctx._native, ctx))
     return buf
 
 

@@ -13,34 +13,36 @@ from .event import event
 from .exception import errc, exception
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
-from .scheduler.actions import (
-    Barrier,
-    DeviceCopy,
-    DeviceFill,
-    HostTask,
-    KernelLaunch,
-)
-from .scheduler.command_group import submit
+from .scheduler import Barrier, Command, DeviceCopy, DeviceFill, HostTask, KernelLaunch, Requirement, submit
 from .usm import commands as usm_commands
 from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
-    from .queue import queue
+    from .context import context
+    from .device import device
+    from .scheduler import Lane
 
 
 class handler:
     """The command-group handler: built by ``queue.submit``, passed to the cgf (§4.9.4).
 
-    It records the command's dependencies and exactly one action (a kernel, a copy, a fill,
-    a host task, ...). The scheduler turns the result into OpenCL commands.
+    It records the command's dependencies, the requirements of its accessors and exactly one
+    action (a kernel, a copy, a fill, a host task, ...). The scheduler turns them into OpenCL
+    commands and returns an operation, which the user receives wrapped in an ``event``.
     """
 
-    __slots__ = ("_accessors", "_action", "_args", "_bundle", "_depends", "_queue", "_spec_constants")
+    __slots__ = (
+        "_accessors", "_action", "_args", "_bundle", "_context", "_depends", "_device", "_lane",
+        "_requirements", "_spec_constants",
+    )
 
-    def __init__(self, q: queue) -> None:
-        self._queue = q
+    def __init__(self, lane: Lane, ctx: context, dev: device) -> None:
+        self._lane = lane  # the queue's, in the scheduler
+        self._context = ctx
+        self._device = dev
         self._accessors: list[accessor] = []
-        self._depends: list[event] = []
+        self._requirements: list[Requirement] = []  # of the accessors, in the same order
+        self._depends: list[Command] = []  # the commands of the events depended on
         self._action: Any = None
         self._args: dict[int, Any] = {}
         self._bundle: Any = None
@@ -54,7 +56,7 @@ class handler:
         for ev in evs:
             if not isinstance(ev, event):
                 raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
-        self._depends.extend(evs)
+        self._depends.extend(ev._cmd for ev in evs)
 
     def require(self, acc: accessor) -> None:
         """Add an accessor's requirement to this command group (§4.9.4.1).
@@ -67,9 +69,10 @@ class handler:
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
         if acc._sub_base:
-            acc._check_alignment(self._queue._device)
+            acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
             self._accessors.append(acc)
+            self._requirements.append(acc._req)
 
     # --- kernel arguments and launches ------------------------------------------------
 
@@ -223,18 +226,18 @@ class handler:
             kind = type(arg)
             if kind is accessor:
                 self._check_mine(arg)
-                accs.append((index, arg))
+                accs.append((index, arg._req))
             elif kind is local_accessor:
                 if not grouped:
                     raise _no_work_groups(index)
                 memory = (*memory[:index], arg._mem, *memory[index + 1:])
             elif kind is usm_ptr:
-                svm = arg._in(self._queue._context._handle, "a kernel argument")
+                svm = arg._in(self._context._handle, "a kernel argument")
                 memory = (*memory[:index], svm, *memory[index + 1:])
-        q = self._queue
-        resolved = resolve_kernel(kernel, q._context, q._device, self._bundle, self._spec_constants)
+        resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
         resolved._check_launch(args, local_size)
-        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, memory, tuple(accs)))
+        self._set_action(
+            KernelLaunch(resolved._enqueue, global_size, local_size, offset, memory, tuple(accs)))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -246,7 +249,7 @@ class handler:
         between USM pointers and numpy arrays instead.
         """
         if count is not None or type(src) is usm_ptr or type(dst) is usm_ptr:
-            self._set_action(usm_commands.copy(self._queue, src, dst, count))
+            self._set_action(usm_commands.copy(self, src, dst, count))
             return
         if isinstance(src, accessor):
             self._check_mine(src)
@@ -263,12 +266,12 @@ class handler:
                 f"destination with room for the source ({n} elements, room for {room})",
             )
         if isinstance(dst, accessor) and n == room:
-            _overwrite(dst)  # only a copy that fills the destination may skip its old contents
+            self._overwrite(dst)  # only a copy that fills the destination may skip its old contents
         if (
             isinstance(src, accessor) and isinstance(dst, accessor)
             and src._contiguous and dst._contiguous and src._dtype == dst._dtype and n == room
         ):
-            self._set_action(DeviceCopy(src, dst))
+            self._set_action(DeviceCopy(src._req, dst._req))
             return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 
@@ -278,40 +281,40 @@ class handler:
         ``fill(ptr, pattern, count)`` writes ``count`` copies of ``pattern`` from a USM pointer.
         """
         if count is not None or type(dst) is usm_ptr:
-            self._set_action(usm_commands.fill(self._queue, dst, value, count))
+            self._set_action(usm_commands.fill(self, dst, value, count))
             return
         if not isinstance(dst, accessor) or not dst._writes:
             raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
         self._check_mine(dst)
-        _overwrite(dst)
+        self._overwrite(dst)
         pattern = np.array([value], dtype=dst._dtype)
         if dst._contiguous:
-            self._set_action(DeviceFill(dst, pattern))
+            self._set_action(DeviceFill(dst._req, pattern))
         else:
             self._set_action(HostTask(lambda: dst._view().__setitem__(Ellipsis, pattern[0])))
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int) -> None:
         """Copy ``num_bytes`` bytes; each end is a USM pointer or a numpy array (§4.9.4.3)."""
-        self._set_action(usm_commands.memcpy(self._queue, dest, src, num_bytes))
+        self._set_action(usm_commands.memcpy(self, dest, src, num_bytes))
 
     def memset(self, ptr: usm_ptr, value: int, num_bytes: int) -> None:
         """Set ``num_bytes`` bytes from a USM pointer to ``value`` (an unsigned char) (§4.9.4.3)."""
-        self._set_action(usm_commands.memset(self._queue, ptr, value, num_bytes))
+        self._set_action(usm_commands.memset(self, ptr, value, num_bytes))
 
     def prefetch(self, ptr: usm_ptr, num_bytes: int) -> None:
         """Move ``num_bytes`` of shared memory to the queue's device ahead of use (§4.9.4.3)."""
-        self._set_action(usm_commands.prefetch(self._queue, ptr, num_bytes))
+        self._set_action(usm_commands.prefetch(self, ptr, num_bytes))
 
     def mem_advise(self, ptr: usm_ptr, num_bytes: int, advice: int) -> None:
         """Advise on a USM range; OpenCL has no advice, so this only orders (§4.9.4.3)."""
-        self._set_action(usm_commands.mem_advise(self._queue, ptr, num_bytes, advice))
+        self._set_action(usm_commands.mem_advise(self, ptr, num_bytes, advice))
 
     def update_host(self, acc: accessor) -> None:
         """Bring the accessor's range up to date in the buffer's host memory (§4.9.4.3)."""
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"update_host takes a sycl.accessor, got {acc!r}")
         self._check_mine(acc)
-        self._set_action(HostTask(_nothing))
+        self._set_action(HostTask(None))  # the transfer before it is the whole work
 
     def _check_mine(self, acc: accessor) -> None:
         if acc not in self._accessors:
@@ -335,6 +338,15 @@ class handler:
 
     # --- internals ----------------------------------------------------------------------
 
+    def _overwrite(self, acc: accessor) -> None:
+        """This command writes the whole (contiguous) range: its old contents need not move.
+
+        Only this command group's requirement changes: the accessor (a placeholder may be
+        required again) keeps its own.
+        """
+        if acc._contiguous:
+            self._requirements[self._accessors.index(acc)] = acc._req.discarding()
+
     def _set_action(self, action: Any) -> None:
         if self._action is not None:
             raise exception(
@@ -347,7 +359,8 @@ class handler:
     def _submit(self) -> event:
         """Hand the finished command group to the scheduler (``queue.submit``)."""
         action = self._action if self._action is not None else Barrier()
-        return submit(self._queue, action, self._accessors, self._depends)
+        op = submit(self._lane, action, self._requirements, self._depends)
+        return event(op, self._context)
 
 
 def _no_work_groups(index: int) -> exception:
@@ -356,20 +369,6 @@ def _no_work_groups(index: int) -> exception:
         f"argument {index} is a local_accessor, but single_task and parallel_for over a range "
         "have no work-groups to share local memory (§4.7.6.11); launch over a sycl.nd_range",
     )
-
-
-def _nothing() -> None:
-    """update_host's body: the transfer before it is the whole work."""
-
-
-def _overwrite(acc: accessor) -> None:
-    """The command writes the whole (contiguous) range: its old contents need not move.
-
-    Only for an accessor made with this handler: a placeholder is required again by later
-    command groups, which may read through it.
-    """
-    if acc._contiguous and not acc._placeholder:
-        acc._req = (acc._lo, acc._hi, True, False)
 
 
 def _copy_on_host(src: Any, dst: Any, n: int) -> None:

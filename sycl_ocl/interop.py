@@ -15,10 +15,12 @@ from .backend import backend
 from .buffer import buffer
 from .context import AsyncHandler, _wrap_device, context
 from .device import device
-from .event import NativeCommand, event
+from .event import event
 from .exception import errc, exception
 from .platform import platform
+from .property import buffer as buffer_props
 from .queue import queue
+from .scheduler.command import NativeCommand
 
 _OPENCL = backend.opencl
 
@@ -53,7 +55,9 @@ def _buffer_memory(buf: buffer) -> list[cl.Buffer]:
     the memory holds the buffer's data and what native code writes there is seen afterwards.
     """
     if not buf._get_native() and buf.byte_size():
-        ctx = buf._root.bound or context._default_for(device().get_platform())
+        bound = buffer_props.context_bound
+        ctx = (buf.get_property(bound).get_context() if buf.has_property(bound)
+               else context._default_for(device().get_platform()))
         queue(ctx, ctx.get_devices()[0]).submit(lambda h: h.require(accessor(buf, h))).wait()
     return buf._get_native()
 

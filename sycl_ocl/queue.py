@@ -20,6 +20,7 @@ from .handler import handler
 from .info._descriptor import check_namespace
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
+from .scheduler import open_lane
 from .selector import default_selector_v, select_device
 
 if TYPE_CHECKING:
@@ -82,8 +83,6 @@ class queue(NativeWrapper, PropertyHolder):
         props: property_list,
         async_handler: AsyncHandler | None,
     ) -> None:
-        from .scheduler import lane_for
-
         self._bind(native)
         self._context = ctx
         self._device = dev
@@ -91,7 +90,7 @@ class queue(NativeWrapper, PropertyHolder):
         self._in_order = props.has_property(queue_props.in_order)
         self._profiling = bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE)
         self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
-        self._lane = lane_for(self)
+        self._lane = open_lane(native, ctx, self._async_errors, self._in_order, self._profiling)
 
     @classmethod
     def _from_native(cls, native: cl.CommandQueue, ctx: context) -> queue:
@@ -129,7 +128,7 @@ class queue(NativeWrapper, PropertyHolder):
 
     def submit(self, cgf: Callable[[handler], Any]) -> event:
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1)."""
-        h = handler(self)
+        h = handler(self._lane, self._context, self._device)
         cgf(h)
         return h._submit()
 
@@ -200,7 +199,7 @@ class queue(NativeWrapper, PropertyHolder):
 
     def _one(self, depends_on: Any, member: Callable[..., None], *args: Any) -> event:
         """Submit a command group of one handler member call (the shortcuts)."""
-        h = handler(self)
+        h = handler(self._lane, self._context, self._device)
         if depends_on is not None:
             h.depends_on(depends_on)
         member(h, *args)

@@ -108,7 +108,7 @@ def test_range_buffer_final_data_needs_a_write(queue: sycl.queue) -> None:
         b.set_final_data(untouched)
         with b.get_host_access(sycl.read_only):
             pass
-    assert (untouched == -1).all()  # only read accessors: nothing written (T398)
+    assert (untouched == -1).all()  # only read accessors: nothing written (§4.7.2.3)
 
 
 def test_final_data_weakref_expired_and_alive(queue: sycl.queue) -> None:
@@ -121,7 +121,7 @@ def test_final_data_weakref_expired_and_alive(queue: sycl.queue) -> None:
     with sycl.buffer(sycl.range(4), np.int32) as b:
         b.set_final_data(weakref.ref(gone))
         queue.submit(lambda h: h.fill(sycl.accessor(b, h), 3))
-        del gone  # T399: an expired target is skipped without error
+        del gone  # an expired target is skipped without error
 
 
 def test_set_final_data_none_and_set_write_back_false(queue: sycl.queue) -> None:
@@ -226,7 +226,7 @@ def test_sub_buffer_errors() -> None:
 
 def test_misaligned_sub_buffer_fails_at_the_accessor(queue: sycl.queue) -> None:
     parent = sycl.buffer(sycl.range(64), np.int32)
-    sub = sycl.buffer(parent, sycl.id(1), sycl.range(8))  # the constructor accepts it (T382)
+    sub = sycl.buffer(parent, sycl.id(1), sycl.range(8))  # the constructor accepts it (§4.7.2.1)
 
     def cgf(h: sycl.handler) -> None:
         sycl.accessor(sub, h)
@@ -236,7 +236,7 @@ def test_misaligned_sub_buffer_fails_at_the_accessor(queue: sycl.queue) -> None:
     assert info.value.code() == sycl.errc.invalid
     placeholder = sycl.accessor(sub)
     with pytest.raises(sycl.exception) as info:
-        queue.submit(lambda h: h.require(placeholder))  # T383: from require
+        queue.submit(lambda h: h.require(placeholder))  # from require
     assert info.value.code() == sycl.errc.invalid
 
 
@@ -284,7 +284,7 @@ def test_last_handle_triggers_write_back(queue: sycl.queue) -> None:
     b = sycl.buffer(a)
     r = b.reinterpret(np.int32)
     queue.submit(lambda h, b=b: h.fill(sycl.accessor(b, h), 6)).wait()
-    del b  # T410: a reinterpreted copy is still alive
+    del b  # a reinterpreted copy is still alive
     assert (a == 0).all()
     del r
     assert (a == 6).all()
@@ -359,7 +359,7 @@ def test_iterator_buffer_destructor_does_not_block(queue: sycl.queue) -> None:
     ev = _gated_writer(queue, b, gate)
     t = _destroy_in_thread(b)
     del b
-    t.join()  # returns while the writer is still gated (T429)
+    t.join()  # returns while the writer is still gated
     assert ev.get_info(sycl.info.event.command_execution_status) != sycl.info.event_command_status.complete
     gate.set()
     ev.wait()
@@ -389,7 +389,7 @@ def test_use_host_ptr_views_the_users_memory(queue: sycl.queue) -> None:
         assert b.has_property(sycl.property.buffer.use_host_ptr)
         _inc(queue, b)
         with b.get_host_access() as h:
-            assert np.shares_memory(np.asarray(h), a)  # T413
+            assert np.shares_memory(np.asarray(h), a)  # use_host_ptr: the user's memory
             assert (np.asarray(h) == np.arange(8) + 1).all()
     assert (a == np.arange(8) + 1).all()
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import gc
+import logging
 import threading
+import time
+import traceback
 
 import pytest
 
@@ -145,3 +149,38 @@ def test_throw_asynchronous_does_not_wait_for_pending_work(device: sycl.device) 
     gate.set()
     q.wait_and_throw()
     assert len(received) == 1
+
+
+def test_host_task_exception_reaches_the_user_as_the_cause_of_errc_runtime(queue: sycl.queue) -> None:
+    """§4.13.1, §4.10: the user sees the exception their host task raised, with the line."""
+    def task() -> None:
+        raise ValueError("a bad value in the host task")
+
+    queue.submit(lambda h: h.host_task(task))
+    with pytest.raises(sycl.exception) as info:
+        queue.wait_and_throw()
+    error = info.value
+    assert error.code() is sycl.errc.runtime
+    assert isinstance(error.__cause__, ValueError) and "a bad value" in str(error.__cause__)
+    assert "task" in [frame.name for frame in traceback.extract_tb(error.__cause__.__traceback__)]
+
+
+def test_undelivered_errors_are_logged_when_their_queue_is_collected(
+    device: sycl.device, caplog: pytest.LogCaptureFixture
+) -> None:
+    """§4.13.1: a queue that lives inside a function does not lose its errors silently."""
+    def lose_an_error() -> None:
+        q = sycl.queue(sycl.context(device), device)
+
+        def fail() -> None:
+            raise ValueError("nobody waits and throws for this")
+
+        q.submit(lambda h: h.host_task(fail)).wait()
+
+    with caplog.at_level(logging.ERROR, logger="sycl_ocl"):
+        lose_an_error()
+        deadline = time.monotonic() + 10
+        while "never delivered" not in caplog.text and time.monotonic() < deadline:
+            gc.collect()  # the host thread may still hold the command for a moment
+            time.sleep(0.01)
+    assert "never delivered" in caplog.text and "nobody waits and throws for this" in caplog.text

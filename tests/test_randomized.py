@@ -483,7 +483,7 @@ class Run:
         self.arrays: list[np.ndarray | None] = []  # where each root is written back
         self.bufs: list[sycl.buffer] = []
         self.where: list[tuple[int, int]] = []  # (root, base element) of each view
-        self.written = [False] * len(prog.roots)  # set_final_data needs a write access (T398)
+        self.written = [False] * len(prog.roots)  # set_final_data needs a write access (§4.7.2.3)
         for r, spec in enumerate(prog.roots):
             init = (np.arange(spec.size, dtype=np.int32) * (r + 2) + 1000 * (r + 1)).astype(np.int32)
             self.model.append(init.copy())

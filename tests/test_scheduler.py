@@ -1,4 +1,4 @@
-"""The DAG scheduler (SYCL 2020 §3.7.1, §3.8.1, §4.7.4; INVENTORY D01-D27): ordering by data
+"""The DAG scheduler (SYCL 2020 §3.7.1, §3.8.1, §4.7.4; docs/scheduler.md): ordering by data
 dependencies across queues, devices, contexts and platforms, host accessors that block and hold
 back later users, in-order queues, cleanup and asynchronous errors. Ordering uses gates (host
 tasks waiting on a threading.Event), never sleeps."""
@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
-from kernel_support import aligned_ints
+from kernel_support import aligned_ints, run_child
 
 import sycl_ocl as sycl
 from sycl_ocl.info import event_command_status as status
@@ -117,8 +118,8 @@ def test_disjoint_sub_buffers_run_concurrently(queue: sycl.queue, gate: threadin
         low = sycl.buffer(parent, sycl.id(0), sycl.range(k))
         high = sycl.buffer(parent, sycl.id(k), sycl.range(k))
         held = _gated(queue, low, gate, sycl.write_only, lambda v: v.__setitem__(Ellipsis, 5))
-        _inc(queue, high).wait()  # independent of the gated writer (T044)
-        whole = _inc(queue, parent)  # overlaps both: waits (T046)
+        _inc(queue, high).wait()  # independent of the gated writer (§3.8.1 Table 5)
+        whole = _inc(queue, parent)  # overlaps both: waits
         assert _state(held) != DONE and _state(whole) != DONE
         gate.set()
         whole.wait()
@@ -137,7 +138,7 @@ def test_in_order_queue_chains_unrelated_groups(device: sycl.device, gate: threa
     assert _state(held) == DONE
 
 
-# --- host accessors (§4.7.4; D06, D07) ---------------------------------------------------------
+# --- host accessors (§4.7.4; docs/scheduler.md rules S4, S8) -----------------------------------
 
 
 def test_host_accessor_holds_back_later_users_only(queue: sycl.queue) -> None:
@@ -145,10 +146,10 @@ def test_host_accessor_holds_back_later_users_only(queue: sycl.queue) -> None:
     other = np.zeros(4, dtype=np.int32)
     with sycl.buffer(a) as b, sycl.buffer(other) as c:
         with sycl.host_accessor(b) as h:
-            blocked = _inc(queue, b)  # returns at once (T052)
+            blocked = _inc(queue, b)  # returns at once
             reader = _read_on_host(queue, b)
-            _inc(queue, c).wait()  # another buffer flows on the same queue (T048, D07)
-            assert _state(blocked) != DONE and _state(reader) != DONE  # readers too (T050)
+            _inc(queue, c).wait()  # another buffer flows on the same queue (§3.8.1 Table 6)
+            assert _state(blocked) != DONE and _state(reader) != DONE  # readers too
             np.asarray(h)[:] = 10
         blocked.wait()
     assert (a == 11).all() and (other == 1).all()
@@ -329,3 +330,96 @@ def test_empty_command_group_completes(queue: sycl.queue) -> None:
         ev = queue.submit(lambda h: sycl.accessor(b, h, sycl.read_only))
         ev.wait()
         assert _state(ev) == DONE
+
+
+# --- issue 10: spec overlap, failures that do not cancel, the interpreter's exit -----------------
+
+
+def test_ranged_accessors_on_disjoint_windows_of_one_buffer_are_ordered(
+    queue: sycl.queue, gate: threading.Event
+) -> None:
+    """§3.8.1: two accessors of one buffer overlap unless both are on non-overlapping
+    sub-buffers (docs/scheduler.md rule S2), so ranged accessors on disjoint windows are ordered."""
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        def low(h: sycl.handler) -> None:
+            acc = sycl.accessor(b, h, sycl.write_only, sycl.range(4))
+            h.host_task(lambda: (gate.wait(), np.asarray(acc).__setitem__(Ellipsis, 5)))
+
+        held = queue.submit(low)
+        high = queue.submit(lambda h: h.parallel_for(
+            4, "ts_inc", sycl.accessor(b, h, sycl.read_write, sycl.range(4), sycl.id(4))))
+        waits_for, state = high.get_wait_list(), _state(high)
+        gate.set()  # before asserting: the buffer's destruction waits for the gated task
+        high.wait()
+    assert held in waits_for and state != DONE
+    assert a.tolist() == [5, 5, 5, 5, 1, 1, 1, 1]
+
+
+def test_commands_that_depend_on_a_failed_host_task_still_run(device: sycl.device) -> None:
+    """§4.13.1, docs/scheduler.md rule S10: a failed host task cancels nothing; each command
+    that depends on it runs and reports only its own errors (as the CTS's event tests expect)."""
+    caught: list[sycl.exception] = []
+    q = sycl.queue(device, async_handler=caught.extend)
+    a = np.zeros(4, dtype=np.int32)
+    ran = threading.Event()
+    with sycl.buffer(a) as b:
+        def failing(h: sycl.handler) -> None:
+            sycl.accessor(b, h)
+
+            def boom() -> None:
+                raise ValueError("the first host task fails")
+
+            h.host_task(boom)
+
+        def reader(h: sycl.handler) -> None:
+            sycl.accessor(b, h, sycl.read_only)
+            h.host_task(ran.set)
+
+        failed = q.submit(failing)
+        kernel = _inc(q, b)
+        after = q.submit(reader)
+        assert failed in kernel.get_wait_list()
+        sycl.event.wait([kernel, after])
+        q.throw_asynchronous()
+    assert ran.is_set()
+    assert a.tolist() == [1, 1, 1, 1]
+    assert [str(e.__cause__) for e in caught] == ["the first host task fails"]
+
+
+def test_work_in_flight_at_interpreter_exit_completes(device: sycl.device, tmp_path: Path) -> None:
+    """docs/scheduler.md rule S14: a program that ends without waiting still runs its commands
+    (as DPC++ waits at shutdown), and no driver abort follows."""
+    out = tmp_path / "done.txt"
+    platform_name = device.get_platform().get_info(sycl.info.platform.name)
+    name = device.get_info(sycl.info.device.name)
+    done = run_child(f"""
+        import time
+        import numpy as np
+        import sycl_ocl as sycl
+
+        def mine(d):
+            names = (d.get_platform().get_info(sycl.info.platform.name), d.get_info(sycl.info.device.name))
+            return 1 if names == ({platform_name!r}, {name!r}) else -1
+
+        q = sycl.queue(sycl.device(mine))
+        buf = sycl.buffer(sycl.range(4), np.int32)
+
+        def slow(h):
+            acc = sycl.accessor(buf, h, sycl.write_only)
+
+            def task():
+                time.sleep(0.5)  # still running when the script ends
+                np.asarray(acc)[:] = 7
+
+            h.host_task(task)
+
+        def report(h):
+            acc = sycl.accessor(buf, h, sycl.read_only)
+            h.host_task(lambda: open({str(out)!r}, "w").write(str(np.asarray(acc).tolist())))
+
+        q.submit(slow)
+        q.submit(report)
+    """)
+    assert done.returncode == 0 and "terminate called" not in done.stderr, done.stderr
+    assert out.exists() and out.read_text() == "[7, 7, 7, 7]"

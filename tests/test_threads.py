@@ -1,6 +1,6 @@
-"""Thread safety (SYCL 2020 §4, D01, D27): command groups submitted from several threads onto
-shared buffers give the result of a sequential order consistent with each thread's program
-order; one kernel shared by many threads keeps each launch's own arguments (T086)."""
+"""Thread safety (SYCL 2020 §4; docs/scheduler.md rules S1, S9): command groups submitted from
+several threads onto shared buffers give the result of a sequential order consistent with each
+thread's program order; one kernel shared by many threads keeps each launch's own arguments."""
 
 from __future__ import annotations
 

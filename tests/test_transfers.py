@@ -1,4 +1,4 @@
-"""No redundant transfers (DESIGN.md "Memory objects and coherence"): the per-buffer counters
+"""No redundant transfers (docs/scheduler.md rule S5): the per-buffer counters
 of ``buffer.transfer_counters()`` after typical programs, on every device under test."""
 
 from __future__ import annotations

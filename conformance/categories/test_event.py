@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-import pytest
 
 import sycl_ocl as sycl
 from conformance.support import GATE_TIMEOUT_S, Gate, needs, raises, status
@@ -77,11 +76,6 @@ def test_EV_07_wait_and_throw_delivers_once(device: sycl.device) -> None:
     assert got == [1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 18 (h11): dependents of a failed host task still run; today they fail "
-    "with 'a command it depends on failed' instead of running",
-)
 def test_EV_09_errors_go_to_each_queue(device: sycl.device) -> None:
     """A command on queue 2 depending on a failed one on queue 1: each handler gets its own error."""
     got1: list[str] = []
@@ -97,10 +91,6 @@ def test_EV_09_errors_go_to_each_queue(device: sycl.device) -> None:
     assert [("second queue" in m) for m in got2] == [True]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 18 (h11): dependents of a failed host task still run; today they are cancelled",
-)
 def test_EV_08_dependents_of_a_failed_task_run(device: sycl.device) -> None:
     """A command depending on a failed host task still runs; the failure is reported once."""
     got: list[str] = []

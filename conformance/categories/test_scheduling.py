@@ -115,11 +115,6 @@ def test_SCH_02_three_queues_devices_contexts(device: sycl.device) -> None:
 
 
 @pytest.mark.scenarios("AC-14")
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10 item 17 (h11): ranged accessors on disjoint windows "
-    "of one buffer are not yet ordered (§3.8.1)",
-)
 def test_SCH_05_ranged_accessors_depend_on_the_whole_buffer(queue: sycl.queue) -> None:
     """A command on a disjoint window of a buffer waits for an earlier command on another window."""
     buf = sycl.buffer(np.zeros(8, np.int32))

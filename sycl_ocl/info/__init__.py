@@ -9,7 +9,7 @@ classes half-made.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .enums import (
     device_type,
@@ -21,9 +21,6 @@ from .enums import (
     partition_affinity_domain,
     partition_property,
 )
-
-if TYPE_CHECKING:
-    from . import context, device, event, event_profiling, kernel, kernel_device_specific, platform, queue
 
 _NAMESPACES = frozenset(
     {"context", "device", "event", "event_profiling", "kernel", "kernel_device_specific", "platform", "queue"}

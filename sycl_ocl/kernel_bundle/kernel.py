@@ -175,7 +175,6 @@ class kernel(NativeWrapper):
     def _enqueue(
         self,
         cl_queue: cl.CommandQueue,
-        dev: device,
         global_size: tuple[int, ...],
         local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None,

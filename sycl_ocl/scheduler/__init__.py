@@ -1,14 +1,39 @@
 """The scheduler: one process-wide DAG turning command groups into OpenCL commands.
 
-Modules: ``state`` (the lock), ``op`` (a command), ``lane`` (a queue's in-order OpenCL
-queue), ``memory_object`` (a buffer's coherence record, its allocations and counters),
-``intervals``, ``coherence`` (dependencies and transfers of one requirement), ``issue``
-(enqueueing), ``progress`` (deferred ops), ``hostops`` (host tasks, host accessors,
-read-backs), ``holds`` (host accessors), ``lifetime`` (buffer destruction), ``actions``
-(what a command does), ``command_group`` (submitting one).
+A closed core (docs/scheduler.md): it knows requirements, actions and commands, never the
+user's queues, events, buffers, accessors, handlers or kernels. Modules: ``runtime`` (its
+state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wraps),
+``op`` (an operation of the DAG), ``lane`` (a queue's OpenCL queue), ``memory_object``
+(a buffer's coherence record), ``context_record``, ``intervals``, ``coherence`` (planning),
+``issue`` (enqueueing), ``progress`` (deferred ops), ``hostops`` (host tasks, read-backs),
+``holds`` (host accessors), ``lifetime`` (buffer destruction), ``command_group`` (the
+entry point: ``open_lane``, ``submit``).
 """
 
-from .command_group import lane_for, submit
+from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch
+from .command import COMPLETE, Command, NativeCommand
+from .command_group import open_lane, submit
 from .lane import Lane
+from .memory_object import MemoryObject, TransferCounters
+from .op import Op
+from .requirement import Requirement
+from .runtime import RUNTIME
 
-__all__ = ["Lane", "lane_for", "submit"]
+__all__ = [
+    "COMPLETE",
+    "RUNTIME",
+    "Barrier",
+    "Command",
+    "DeviceCopy",
+    "DeviceFill",
+    "HostTask",
+    "KernelLaunch",
+    "Lane",
+    "MemoryObject",
+    "NativeCommand",
+    "Op",
+    "Requirement",
+    "TransferCounters",
+    "open_lane",
+    "submit",
+]

@@ -1,7 +1,9 @@
-"""The actions a command group hands the scheduler.
+"""Actions: what an operation does once its requirements are met.
 
-Device actions enqueue themselves on a lane (``enqueue(lane, wait_for, keep)``); host actions
-are a callable run on a host thread after the requirements are current on the host.
+A device action enqueues itself on a lane (``enqueue(lane, wait_for, keep)``), finding its
+memory through requirements, never through user objects; a host action is a callable run on
+a host thread after its requirements are current on the host. A new kind of command (a USM
+copy, a recorded graph) is a new action class.
 """
 
 from __future__ import annotations
@@ -16,53 +18,62 @@ import pyopencl as cl
 from .usm_actions import SvmCopy, SvmFill, SvmMigrate
 
 if TYPE_CHECKING:
-    from ..accessor import accessor
-    from ..kernel_bundle.kernel import kernel
     from .lane import Lane
+    from .memory_object import Allocation
+    from .requirement import Requirement
+
+# Sets the arguments and enqueues the kernel: (cl_queue, global_size, local_size, offset,
+# args, wait_for) -> the OpenCL event.
+EnqueueKernel = Callable[
+    [cl.CommandQueue, tuple[int, ...], "tuple[int, ...] | None", "tuple[int, ...] | None",
+     tuple[Any, ...], "list[cl.Event] | None"],
+    cl.Event,
+]
 
 
-def _alloc(acc: accessor, lane: Lane) -> Any:
-    return acc._root.allocs[lane.ctx]
+def _alloc(req: Requirement, lane: Lane) -> Allocation:
+    return req.memory.allocs[lane.ctx]
 
 
 @dataclass(slots=True)
 class KernelLaunch:
-    """Enqueue a kernel; sizes in OpenCL dimension order; ``accs``: (arg index, accessor)."""
+    """Enqueue a kernel; sizes in OpenCL dimension order.
 
-    kernel: kernel
+    ``bindings`` pairs an argument index with the requirement whose memory it receives: the
+    argument becomes the ``cl_mem`` of the requirement's window in the lane's context.
+    """
+
+    kernel: EnqueueKernel
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
     offset: tuple[int, ...] | None
     args: tuple[Any, ...]
-    accs: tuple[tuple[int, accessor], ...]
+    bindings: tuple[tuple[int, Requirement], ...]
 
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
         args = self.args
         post: list[tuple[Any, cl.Buffer, int, int]] = []
-        if self.accs:
+        if self.bindings:
             args = list(args)  # type: ignore[assignment]
-            for index, acc in self.accs:
-                alloc = acc._root.allocs[lane.ctx]
-                lo, hi = acc._lo, acc._hi
+            for index, req in self.bindings:
+                alloc = req.memory.allocs[lane.ctx]
+                lo, hi = req.lo, req.hi
                 if alloc.buf is None or lo % alloc.ctx.align == 0:
                     args[index] = alloc.window(lo, hi)  # type: ignore[index]
                     continue
                 # A misaligned window cannot be a sub-buffer: run on a scratch copy of it.
                 tmp = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
                 keep.append(tmp)
-                if acc._reads:
+                if req.needs_old:
                     copied = cl.enqueue_copy(
                         lane.cl_queue, tmp, alloc.buf, byte_count=hi - lo, src_offset=lo,
                         wait_for=wait_for)
                     keep.append(copied)
                     wait_for = lane.after(copied)
-                if acc._writes:
+                if req.writes:
                     post.append((alloc, tmp, lo, hi))
                 args[index] = tmp  # type: ignore[index]
-        ev = self.kernel._enqueue(
-            lane.cl_queue, lane.device, self.global_size, self.local_size, self.offset,
-            tuple(args), wait_for,
-        )
+        ev = self.kernel(lane.cl_queue, self.global_size, self.local_size, self.offset, tuple(args), wait_for)
         for alloc, tmp, lo, hi in post:
             keep.append(ev)
             ev = cl.enqueue_copy(
@@ -72,33 +83,33 @@ class KernelLaunch:
 
 @dataclass(slots=True)
 class DeviceCopy:
-    """Copy between two contiguous accessor windows in the queue's context."""
+    """Copy between two contiguous windows in the queue's context (same size)."""
 
-    src: accessor
-    dst: accessor
+    src: Requirement
+    dst: Requirement
 
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
         src, dst = _alloc(self.src, lane), _alloc(self.dst, lane)
-        n = self.src._hi - self.src._lo
-        if n == 0 or src.buf is None:
+        n = self.src.hi - self.src.lo
+        if n == 0 or src.buf is None or dst.buf is None:
             return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
-        self.dst._root.counters.d2d_bytes += n
+        self.dst.memory.counters.d2d_bytes += n
         return cl.enqueue_copy(
-            lane.cl_queue, dst.buf, src.buf, byte_count=n, src_offset=self.src._lo,
-            dst_offset=self.dst._lo, wait_for=wait_for,
+            lane.cl_queue, dst.buf, src.buf, byte_count=n, src_offset=self.src.lo,
+            dst_offset=self.dst.lo, wait_for=wait_for,
         )
 
 
 @dataclass(slots=True)
 class DeviceFill:
-    """Fill a contiguous accessor window with one value."""
+    """Fill a contiguous window with one value."""
 
-    dst: accessor
+    dst: Requirement
     pattern: np.ndarray
 
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
         alloc = _alloc(self.dst, lane)
-        lo, hi = self.dst._lo, self.dst._hi
+        lo, hi = self.dst.lo, self.dst.hi
         if hi == lo or alloc.buf is None:
             return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
         return cl.enqueue_fill_buffer(
@@ -117,9 +128,11 @@ class Barrier:
 
 @dataclass(frozen=True, slots=True)
 class HostTask:
-    """Run a Python callable on a host thread (host tasks and host-side copies)."""
+    """Run ``fn`` on a host thread (host tasks, host-side copies); ``fn`` None: only the
+    transfers (host accessors, ``update_host``, destruction's write-back, staging)."""
 
-    fn: Callable[[], Any]
+    fn: Callable[[], Any] | None
+    staging: bool = False  # a read-back on the way to another context (counted apart)
 
 
 DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier | SvmCopy | SvmFill | SvmMigrate

@@ -1,38 +1,85 @@
-"""Planning one requirement: dependency edges from the frontier, and the transfers it needs.
+"""Planning requirements: the dependency edges of an access, and the transfers it needs.
 
 Runs under the scheduler lock at submission time, so the logical state (frontier, validity)
-advances in submission order even when the physical enqueue is deferred (D01).
+advances in submission order even when the enqueue itself is deferred (docs/scheduler.md
+rule S1). Nothing here touches OpenCL: planning is what ``tests/unit`` checks without a device.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
+from ..exception import errc, exception
+from .actions import HostTask
+from .context_record import ContextRecord
 from .intervals import gaps, insert, overlapping, remove
-from .memory_object import HOST, HOST_READ, READ, WRITE, Allocation, MemoryObject
+from .memory_object import HOST, Allocation, MemoryObject, Snapshot
 from .op import DONE, ISSUED, Op, depend
+from .requirement import HOST_READ, READ, WRITE, Requirement
 
 FRONTIER_CAP = 16
 
-# A transfer: (root, alloc, lo, hi); its direction follows from the op (device op: host to
-# alloc; host op: alloc to host).
-Move = tuple[MemoryObject, Allocation, int, int]
+
+def plan(op: Op, requirements: Iterable[Requirement], ctx: ContextRecord, on_host: bool,
+         stagers: list[Op]) -> list[tuple[MemoryObject, Snapshot]]:
+    """Plan ``op``'s requirements for a queue of context ``ctx``, on its device or on the host.
+
+    Returns what to restore if ``op`` cannot be enqueued. Staging reads it needs on their own
+    host ops are appended to ``stagers``, to be started by the caller.
+    """
+    groups: dict[MemoryObject, list[Requirement]] = {}
+    for req in requirements:
+        group = groups.get(req.memory)
+        if group is None:
+            groups[req.memory] = [req]
+        else:
+            group.append(req)
+    saved = []
+    for memory, group in groups.items():
+        if memory.bound_to is not None and memory.bound_to != ctx.handle:
+            raise exception(
+                errc.invalid,
+                "the buffer has the context_bound property for another context; use it only "
+                "on queues of that context",
+            )
+        saved.append((memory, (dict(memory.valid), memory.frontier, memory.written)))  # see restore
+        alloc = None if on_host else memory.allocation(ctx)
+        for req in group if len(group) == 1 else merge(group):
+            access(req, WRITE if req.writes else READ, alloc, op, stagers)
+    return saved
 
 
-def access(
-    root: MemoryObject, lo: int, hi: int, kind: int, needs_old: bool, alloc: Allocation | None, op: Op,
-    moves: list[Move],
-) -> None:
-    """Plan ``op``'s access to bytes ``[lo, hi)`` of ``root`` at ``alloc`` (None: the host).
+def merge(group: list[Requirement]) -> list[Requirement]:
+    """One command's requirements on one memory object, overlapping windows merged into one
+    (docs/scheduler.md rule S3)."""
+    out: list[Requirement] = []
+    for req in sorted(group, key=lambda r: (r.lo, r.hi)):
+        if out and req.lo < out[-1].hi:
+            last = out[-1]
+            out[-1] = last._replace(
+                hi=max(last.hi, req.hi), writes=last.writes or req.writes,
+                needs_old=last.needs_old or req.needs_old,
+                view_lo=min(last.view_lo, req.view_lo), view_hi=max(last.view_hi, req.view_hi),
+            )
+        else:
+            out.append(req)
+    return out
 
-    Appends the dependencies to ``op.deps`` and the transfers to ``moves``; updates the
+
+def access(req: Requirement, kind: int, alloc: Allocation | None, op: Op, stagers: list[Op]) -> None:
+    """Plan ``op``'s access of ``kind`` to ``req`` at ``alloc`` (None: the host; docs/scheduler.md
+    rule S5).
+
+    Adds the dependencies to ``op.deps`` and the transfers to ``op.moves``; updates the
     frontier and the validity of every copy.
     """
+    memory, lo, hi, _, needs_old, view_lo, view_hi = req
+    if view_lo < view_hi:
+        _frontier(memory, view_lo, view_hi, kind, op)
     if lo >= hi:
         return
-    _frontier(root, lo, hi, kind, op)
     loc = HOST if alloc is None else alloc.loc
-    valid = root.valid
+    valid = memory.valid
     if needs_old:
         pieces = valid.get(loc, [])
         if len(pieces) == 1 and pieces[0][0] <= lo and pieces[0][1] >= hi:
@@ -41,30 +88,31 @@ def access(
             missing = gaps(pieces, lo, hi)
             if alloc is not None and alloc.linked:
                 if missing:
-                    _stage(root, missing, op)  # the device reads the host copy itself
+                    _stage(memory, missing, op, stagers)  # the device reads the host copy itself
             else:
                 for a, b in missing:
                     if alloc is None:
-                        _to_host(root, a, b, op, moves)
+                        _to_host(memory, a, b, op)
                     else:
-                        _to_device(root, a, b, alloc, op, moves)
+                        _to_device(memory, a, b, alloc, op, stagers)
             producers = [p for _, _, p in overlapping(valid.get(loc, []), lo, hi)]
         for producer in producers:
             if producer is not None and producer is not op:
                 depend(op, producer)
     if kind == WRITE:
-        root.written = True
+        memory.written = True
         for key, pieces in valid.items():
             if key != loc and pieces:
                 valid[key] = remove(pieces, lo, hi)
         valid[loc] = insert(valid.get(loc, []), lo, hi, op)
 
 
-def _frontier(root: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None:
-    """Add edges to the conflicting accesses (overlap and a write, or a host hold)."""
+def _frontier(memory: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None:
+    """Add edges to the conflicting accesses: views that overlap, and a write or a host
+    hold on either side (docs/scheduler.md rules S2, S4)."""
     lane = op.lane
-    kept: list[tuple[Any, int, int, int]] = []
-    for entry in root.frontier:
+    kept = []
+    for entry in memory.frontier:
         other, elo, ehi, ekind = entry
         if other.state == DONE:
             continue
@@ -80,26 +128,26 @@ def _frontier(root: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None:
               and other.lane is lane and other.state == ISSUED):
             continue  # an older read on this in-order lane finishes before this one
         kept.append(entry)
-    if len(kept) >= FRONTIER_CAP:
+    if len(kept) >= FRONTIER_CAP:  # rule S15
         kept = [entry for entry in kept if not entry[0].poll()]
         while len(kept) >= FRONTIER_CAP:
             depend(op, kept.pop(0)[0])  # still reachable through this op
     kept.append((op, lo, hi, kind))
-    root.frontier = kept
+    memory.frontier = kept
 
 
-def _to_host(root: MemoryObject, lo: int, hi: int, op: Op, moves: list[Move]) -> None:
+def _to_host(memory: MemoryObject, lo: int, hi: int, op: Op) -> None:
     """Read back ``[lo, hi)`` from the contexts that hold it (done by the host op itself)."""
-    valid = root.valid
+    valid = memory.valid
     todo = [(lo, hi)]
     for key, pieces in list(valid.items()):
         if key == HOST or not todo:
             continue
-        alloc = root.allocs[key]
+        alloc = memory.allocs[key]
         left: list[tuple[int, int]] = []
         for a, b in todo:
             for x, y, producer in overlapping(pieces, a, b):
-                moves.append((root, alloc, x, y))
+                op.moves.append((memory, alloc, x, y))
                 if producer is not None:
                     depend(op, producer)
                 valid[HOST] = insert(valid.get(HOST, []), x, y, op)
@@ -107,28 +155,29 @@ def _to_host(root: MemoryObject, lo: int, hi: int, op: Op, moves: list[Move]) ->
         todo = left
 
 
-def _to_device(root: MemoryObject, lo: int, hi: int, alloc: Allocation, op: Op, moves: list[Move]) -> None:
+def _to_device(
+    memory: MemoryObject, lo: int, hi: int, alloc: Allocation, op: Op, stagers: list[Op]
+) -> None:
     """Write ``[lo, hi)`` from the host copy, staging through the host from other contexts."""
-    valid = root.valid
+    valid = memory.valid
     host_pieces = valid.get(HOST, [])
     missing = gaps(host_pieces, lo, hi)
     if missing:
-        _stage(root, missing, op)
+        _stage(memory, missing, op, stagers)
         host_pieces = valid.get(HOST, [])
     for x, y, producer in overlapping(host_pieces, lo, hi):
-        moves.append((root, alloc, x, y))
+        op.moves.append((memory, alloc, x, y))
         if producer is not None:
             depend(op, producer)
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)
 
 
-def _stage(root: MemoryObject, ranges: list[tuple[int, int]], op: Op) -> None:
-    """Read ``ranges`` back to the host copy on a host op of their own; the host pieces it
-    makes valid name it as producer, so ``op`` depends on it."""
-    from .hostops import stage, start
-
-    stager = stage(root, op.async_errors)
+def _stage(memory: MemoryObject, ranges: list[tuple[int, int]], op: Op, stagers: list[Op]) -> None:
+    """Read ``ranges`` back to the host copy on a host op of their own (rule S11); the host
+    pieces it makes valid name it as producer, so ``op`` depends on it."""
+    stager = Op(None, HOST, True, op.async_errors)
+    stager.work = HostTask(None, staging=True)
     for a, b in ranges:
-        _to_host(root, a, b, stager, stager.moves)
+        _to_host(memory, a, b, stager)
     if stager.moves:
-        start(stager)
+        stagers.append(stager)

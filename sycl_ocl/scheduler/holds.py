@@ -1,41 +1,46 @@
-"""Host accessors as DAG holds (§4.7.4, §3.8.1 Table 6; D06).
+"""Host accessors as DAG holds (§4.7.4, §3.8.1 Table 6; docs/scheduler.md rule S4).
 
 Constructing one plans a host op that reads (or writes) the window on the host, waits for
 the conflicting commands, reads back the missing bytes, and stays incomplete until released:
-every later command that touches the window depends on it and waits in the DAG (deferred,
+every later command that touches the buffer depends on it and waits in the DAG (deferred,
 never behind a user event), while submit keeps returning at once.
 """
 
 from __future__ import annotations
 
+from .actions import HostTask
 from .coherence import access
-from .hostops import host_op, prepare
-from .memory_object import HOST_READ, WRITE, MemoryObject
+from .hostops import host_op, prepare, start
+from .memory_object import MemoryObject
 from .op import Op
-from .progress import drain, kick
-from .state import LOCK
+from .progress import drain
+from .requirement import HOST_READ, WRITE, Requirement
+from .runtime import RUNTIME
 
 
-def acquire(root: MemoryObject, lo: int, hi: int, writes: bool, needs_old: bool) -> Op:
-    """Plan and wait for a host hold on bytes ``[lo, hi)``; returns the hold to release."""
-    with LOCK:
-        op = host_op(None, None)
-        access(root, lo, hi, WRITE if writes else HOST_READ, needs_old, None, op, op.moves)
-        root.holds.add(op)
+def acquire(req: Requirement) -> Op:
+    """Plan and wait for a host hold on ``req``; returns the hold to release."""
+    stagers: list[Op] = []
+    with RUNTIME:
+        op = host_op(None, HostTask(None))
+        access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
+        req.memory.holds.add(op)
+        for stager in stagers:
+            start(stager)
     try:
         prepare(op)
     except BaseException:
-        release(root, op)
+        release(req.memory, op)
         raise
     return op
 
 
-def release(root: MemoryObject, op: Op) -> None:
+def release(memory: MemoryObject, op: Op) -> None:
     """End the hold and issue what waited for it."""
-    with LOCK:
-        root.holds.discard(op)
+    with RUNTIME:
+        memory.holds.discard(op)
     op.finish()
-    if LOCK._is_owned():  # type: ignore[attr-defined]
-        kick()  # a finalizer inside the scheduler: let the progress thread issue
+    if RUNTIME.held():
+        RUNTIME.kick()  # a finalizer inside the scheduler: let the progress thread issue
     else:
         drain()

@@ -21,18 +21,18 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
     action: DeviceAction = op.work
     keep: list[Any] = []
     try:
-        for root, alloc, lo, hi in op.moves:
+        for memory, alloc, lo, hi in op.moves:
             assert alloc.buf is not None  # a move has bytes, so the allocation exists
             # Keep the NannyEvent until the op is known complete (its destructor would block).
             copied = cl.enqueue_copy(
-                lane.cl_queue, alloc.buf, root.host_copy()[lo:hi], dst_offset=lo,
+                lane.cl_queue, alloc.buf, memory.host_copy()[lo:hi], dst_offset=lo,
                 is_blocking=False, wait_for=wait_for)
             keep.append(copied)
             wait_for = lane.after(copied)
-            counters = root.counters
+            counters = memory.counters
             counters.h2d_bytes += hi - lo
             counters.h2d_copies += 1
-            keep.append(root.host)
+            keep.append(memory.host)
         ev = action.enqueue(lane, wait_for, keep)
     except cl.Error as error:
         raise translate(error, "enqueueing a command") from error

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from .op import DONE
-from .state import LOCK
+from .runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
-    from ..device import device
+    from .context_record import ContextRecord
     from .op import Op
 
 TRIM_EVERY = 8
@@ -23,19 +23,19 @@ class Lane:
 
     ``ops`` holds every op not yet known complete, in submission order; ``add`` trims it
     from the front, so its length follows the device's backlog, never the number of
-    commands ever submitted.
+    commands ever submitted (docs/scheduler.md rule S15).
     """
 
-    __slots__ = ("__weakref__", "async_errors", "cl_queue", "ctx", "device", "in_order", "last",
+    __slots__ = ("__weakref__", "async_errors", "cl_queue", "context", "ctx", "in_order", "last",
                  "ops", "ordered", "profiling", "serial", "trim_at", "unflushed")
 
     def __init__(
-        self, cl_queue: cl.CommandQueue, ctx: int, device: device, async_errors: AsyncErrors,
+        self, cl_queue: cl.CommandQueue, context: ContextRecord, async_errors: AsyncErrors,
         in_order: bool, profiling: bool,
     ) -> None:
         self.cl_queue = cl_queue
-        self.ctx = ctx
-        self.device = device
+        self.context = context
+        self.ctx = context.handle
         self.async_errors = async_errors
         self.in_order = in_order  # the SYCL property: each command follows the previous one
         # The OpenCL queue runs commands in enqueue order (every queue sycl_ocl creates does).
@@ -45,7 +45,7 @@ class Lane:
         self.ops: deque[Op] = deque()
         self.unflushed = False
         self.trim_at = TRIM_EVERY
-        self.serial: Any = None  # see ContextRecord.serial
+        self.serial: Any = context.serial
 
     def add(self, op: Op) -> None:
         """Record a newly submitted op (under the scheduler lock).
@@ -71,16 +71,20 @@ class Lane:
             self.unflushed = False
             self.cl_queue.flush()
 
+    def unfinished(self) -> list[Op]:
+        """The ops not known complete (under the scheduler lock)."""
+        return [op for op in self.ops if op.state != DONE]
+
     def wait_all(self) -> None:
         """Block until every op submitted so far completed."""
-        with LOCK:
+        with RUNTIME:
             ops = list(self.ops)
         for op in reversed(ops):
             if op.state != DONE:
                 op.wait()
         for op in ops:
             op.poll()
-        with LOCK:
+        with RUNTIME:
             while self.ops and self.ops[0].state == DONE:
                 self.ops.popleft()
             self.trim_at = len(self.ops) + TRIM_EVERY

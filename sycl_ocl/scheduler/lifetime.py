@@ -1,4 +1,5 @@
-"""Buffer destruction (§4.7.2.3; D15, D16): wait, then write back when the spec says so.
+"""Buffer destruction (§4.7.2.3; docs/scheduler.md rule S13): wait, then write back when the
+spec says so.
 
 Finalizers can run while this thread holds the scheduler lock (garbage collection during a
 submit) or on a scheduler thread; then the destruction runs on a thread of its own.
@@ -6,7 +7,6 @@ submit) or on a scheduler thread; then the destruction runs on a thread of its o
 
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import Any
 
@@ -14,80 +14,84 @@ import numpy as np
 
 from .._async_errors import log
 from . import holds
+from .actions import HostTask
 from .coherence import access
 from .hostops import host_op, prepare
-from .memory_object import READ, MemoryObject
+from .memory_object import MemoryObject
+from .op import Op
 from .progress import spawn
-from .state import LOCK
+from .requirement import READ, Requirement
+from .runtime import RUNTIME
 
 
-def destroy(root: MemoryObject) -> None:
-    """Run the destruction semantics of the root's last user handle.
+def destroy(memory: MemoryObject) -> None:
+    """Run the destruction semantics of the memory object's last user handle.
 
     On a thread of the scheduler (a host op's, the progress thread) or inside it, blocking
     could wait for that very thread: the destruction then runs on a thread of its own.
     """
-    if LOCK._is_owned() or threading.current_thread().name.startswith("sycl_ocl-"):  # type: ignore[attr-defined]
-        spawn(_guarded, (root,), "sycl_ocl-destroy",
+    if RUNTIME.held() or RUNTIME.on_own_thread():
+        spawn(_guarded, (memory,), "sycl_ocl-destroy",
               lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
         return
-    _guarded_run(root)
+    _guarded_run(memory)
 
 
-def _guarded(root: MemoryObject) -> None:
+def _guarded(memory: MemoryObject) -> None:
     try:
-        _guarded_run(root)
+        _guarded_run(memory)
     except Exception as error:  # a finalizer cannot raise: report it instead
         log.error("sycl_ocl: buffer destruction failed: %s", error)
 
 
-def _guarded_run(root: MemoryObject) -> None:
+def _guarded_run(memory: MemoryObject) -> None:
     try:
-        _destroy(root)
+        _destroy(memory)
     finally:
-        if root.mutex is not None:
-            root.mutex.release()
-            root.mutex = None
+        if memory.mutex is not None:
+            memory.mutex.release()
+            memory.mutex = None
 
 
-def _destroy(root: MemoryObject) -> None:
-    with LOCK:
-        unreleased = list(root.holds)
+def _destroy(memory: MemoryObject) -> None:
+    with RUNTIME:
+        unreleased = list(memory.holds)
     # Host accessors still open here belong to garbage or outlive a ``with`` block of the
     # buffer: waiting for them would never end, so their access ends now.
     for hold in unreleased:
-        holds.release(root, hold)
-    if not root.blocking:
+        holds.release(memory, hold)
+    if not memory.blocking:
         return
-    with LOCK:
-        ops = [entry[0] for entry in root.frontier]
+    with RUNTIME:
+        ops = [entry[0] for entry in memory.frontier]
     for op in ops:
         op.wait()
-    target = _target(root)
-    if target is None or not root.written or not root.size:
+    target = _target(memory)
+    if target is None or not memory.written or not memory.size:
         return
-    with LOCK:
-        op = host_op(None, None)
-        access(root, 0, root.size, READ, True, None, op, op.moves)
+    stagers: list[Op] = []
+    with RUNTIME:
+        op = host_op(None, HostTask(None))
+        access(Requirement(memory, 0, memory.size, False, True, 0, memory.size), READ, None, op, stagers)
     try:
         prepare(op)
     finally:
         op.finish()
-    if not (isinstance(target, np.ndarray) and np.shares_memory(target, root.host_copy())):
-        _copy_out(root, target)
+    if not (isinstance(target, np.ndarray) and np.shares_memory(target, memory.host_copy())):
+        _copy_out(memory, target)
 
 
-def _target(root: MemoryObject) -> Any:
-    if not root.write_back:
+def _target(memory: MemoryObject) -> Any:
+    if not memory.write_back:
         return None
-    target = root.target
+    target = memory.target
     if isinstance(target, weakref.ref):
         return target()
-    return target if target is not None else root.user
+    return target if target is not None else memory.user
 
 
-def _copy_out(root: MemoryObject, target: Any) -> None:
+def _copy_out(memory: MemoryObject, target: Any) -> None:
     dst = np.asarray(target)
-    src = root.host_copy().view(root.dtype)
+    src = memory.host_copy().view(memory.dtype)
     n = min(dst.size, src.size)
     dst.flat[:n] = src[:n]

@@ -1,12 +1,12 @@
-"""Memory objects: one record per root buffer, with its host copy and per-context allocations.
+"""Memory objects: the coherence record of a buffer, its host copy and its allocations.
 
-Sub-buffers and ``reinterpret`` views are byte windows of the root and share its record.
-Validity is tracked per copy ("location": ``HOST`` or a context handle) as byte intervals.
+A buffer, its sub-buffers and its ``reinterpret`` views are byte windows of one memory
+object. Validity is tracked per copy ("location": ``HOST`` or a context handle) as byte
+intervals (docs/scheduler.md rule S5).
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
@@ -14,15 +14,18 @@ import numpy as np
 import pyopencl as cl
 
 from .._native import translate
+from .context_record import ContextRecord
 from .intervals import Piece
-from .state import LOCK
 
 if TYPE_CHECKING:
-    from ..context import context
+    from .op import Op
 
 HOST = 0
-# Frontier access kinds: read, write, read by a host accessor (holds back every later user).
-READ, WRITE, HOST_READ = 0, 1, 2
+
+# An entry of a memory object's frontier: (op, view_lo, view_hi, access kind).
+Access = tuple["Op", int, int, int]
+# What planning changes, restored when a command cannot be enqueued.
+Snapshot = tuple[dict[int, list[Piece]], list[Access], bool]
 
 
 @dataclass
@@ -41,58 +44,9 @@ class TransferCounters:
         return TransferCounters(**{f.name: getattr(self, f.name) for f in fields(self)})
 
 
-class ContextRecord:
-    """What the scheduler needs to know about one context, computed once.
-
-    Kept on the context itself (never in a global table), holding only its OpenCL handles,
-    so the context and its device memory go when the last user reference does.
-    """
-
-    __slots__ = ("align", "device", "handle", "host_unified", "native", "queue", "serial")
-
-    def __init__(self, ctx: context) -> None:
-        devs = [d._native for d in ctx._devices]
-        self.native: cl.Context = ctx._native
-        self.handle: int = ctx._handle
-        self.device = devs[0]
-        self.host_unified = all(_host_unified(d) for d in devs)
-        self.align = max(d.mem_base_addr_align for d in devs) // 8
-        self.queue: cl.CommandQueue | None = None
-        # Oclgrind is not thread safe (it runs commands on the thread that waits, and asserts
-        # when two threads do): its blocking calls take the scheduler lock, like its enqueues.
-        # That cannot deadlock: an enqueued command never waits for Python.
-        self.serial = LOCK if "Oclgrind" in self.device.platform.name else None
-
-    def transfer_queue(self) -> cl.CommandQueue:
-        """A queue of this context for host-side transfers (host accessors, write-back)."""
-        if self.queue is None:
-            self.queue = cl.CommandQueue(self.native, self.device)
-        return self.queue
-
-
-def _host_unified(dev: cl.Device) -> bool:
-    try:
-        return bool(dev.host_unified_memory)
-    except cl.Error:
-        return bool(dev.type & cl.device_type.CPU)
-
-
-_records_lock = threading.Lock()
-
-
-def context_record(ctx: context) -> ContextRecord:
-    """The facts of a context, computed on first use."""
-    found: ContextRecord | None = ctx._runtime_state
-    if found is None:
-        with _records_lock:
-            found = ctx._runtime_state
-            if found is None:
-                found = ctx._runtime_state = ContextRecord(ctx)
-    return found
-
-
 class Allocation:
-    """A root's ``cl_mem`` in one context; ``linked`` when it is the host copy (USE_HOST_PTR)."""
+    """A memory object's ``cl_mem`` in one context; ``linked`` when it is the host copy
+    (``CL_MEM_USE_HOST_PTR``)."""
 
     __slots__ = ("buf", "ctx", "linked", "loc", "size", "subs")
 
@@ -122,9 +76,9 @@ class MemoryObject:
     """The coherence record of one buffer and all its sub-buffers and reinterpretations."""
 
     __slots__ = (
-        "__weakref__", "allocs", "blocking", "bound", "counters", "dtype", "frontier", "handles",
-        "holds", "host", "mutex",
-        "size", "target", "use_host_ptr", "user", "valid", "write_back", "written",
+        "__weakref__", "allocs", "blocking", "bound_to", "counters", "dtype", "frontier", "handles",
+        "holds", "host", "mutex", "size", "target", "use_host_ptr", "user", "valid", "write_back",
+        "written",
     )
 
     def __init__(self, size: int, host: np.ndarray | None, user: Any, use_host_ptr: bool) -> None:
@@ -133,15 +87,15 @@ class MemoryObject:
         self.user = user  # where write-back goes when the host copy is private
         self.use_host_ptr = use_host_ptr
         self.valid: dict[int, list[Piece]] = {HOST: [(0, size, None)]} if host is not None else {}
-        self.frontier: list[tuple[Any, int, int, int]] = []
+        self.frontier: list[Access] = []
         self.allocs: dict[int, Allocation] = {}
         self.counters = TransferCounters()
         self.handles = 0
-        self.holds: set[Any] = set()  # unreleased host accessors' ops
+        self.holds: set[Op] = set()  # unreleased host accessors' ops
         self.write_back = host is not None and user is not None
         self.target: Any = None  # set_final_data destination
         self.written = False
-        self.bound: context | None = None
+        self.bound_to: int | None = None  # the context handle of a context_bound buffer
         self.mutex: Any = None
         self.blocking = host is not None  # the destructor waits (host memory attached)
         self.dtype = np.dtype(np.uint8)
@@ -152,21 +106,31 @@ class MemoryObject:
             self.host = np.empty(self.size, dtype=np.uint8)
         return self.host
 
-    def alloc(self, ctx: context) -> Allocation:
+    def allocation(self, ctx: ContextRecord) -> Allocation:
         """The allocation in ``ctx``, created on first use (none for zero bytes)."""
-        found = self.allocs.get(ctx._handle)
+        found = self.allocs.get(ctx.handle)
         if found is not None:
             return found
-        info = context_record(ctx)
-        linked = self.use_host_ptr and info.host_unified and self.host is not None and self.size > 0
+        linked = self.use_host_ptr and ctx.host_unified and self.host is not None and self.size > 0
         buf = None
         try:
             if linked:
                 flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
-                buf = cl.Buffer(ctx._native, flags, hostbuf=self.host)
+                buf = cl.Buffer(ctx.native, flags, hostbuf=self.host)
             elif self.size:
-                buf = cl.Buffer(ctx._native, cl.mem_flags.READ_WRITE, self.size)
+                buf = cl.Buffer(ctx.native, cl.mem_flags.READ_WRITE, self.size)
         except cl.Error as error:
-            raise translate(error, f"allocating {self.size} bytes", ctx) from error
-        found = self.allocs[ctx._handle] = Allocation(buf, info, linked)
+            raise translate(error, f"allocating {self.size} bytes", ctx.user_context()) from error
+        found = self.allocs[ctx.handle] = Allocation(buf, ctx, linked)
         return found
+
+    def adopt(self, buf: cl.Buffer, ctx: ContextRecord) -> None:
+        """Take ``buf`` of ``ctx`` as the allocation holding the current contents (interop)."""
+        self.allocs[ctx.handle] = Allocation(buf, ctx, False)
+        self.valid[ctx.handle] = [(0, self.size, None)]
+
+    def restore(self, saved: Snapshot) -> None:
+        """Undo the planning of a command that could not be enqueued: ``saved`` is
+        ``(dict(valid), frontier, written)`` from before it (the lists are never changed in
+        place, so copying the dict is enough)."""
+        self.valid, self.frontier, self.written = saved

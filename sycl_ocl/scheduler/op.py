@@ -1,4 +1,5 @@
-"""One command of the DAG (the scheduler's implementation of ``event.Command``).
+"""One operation of the DAG: what ``submit`` returns, and what an ``event`` wraps (a
+``command.Command``).
 
 A device op becomes an OpenCL event when issued; a host op (host task, host accessor,
 host-side copy, staging transfer) completes on a host thread. Ops keep alive what their
@@ -8,31 +9,35 @@ commands touch (``keep``: cl buffers, host arrays, NannyEvents) until they are k
 from __future__ import annotations
 
 import threading
-import time
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
-from ..event import cl_status
 from ..exception import errc, exception
 from ..info.enums import event_command_status
+from .command import cl_status
+from .runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
-    from ..event import Command
-    from .coherence import Move
+    from .command import Command
     from .lane import Lane
+    from .memory_object import Allocation, MemoryObject
 
 DEFERRED, ISSUED, DONE = 0, 1, 2
 _COMPLETE = cl.command_execution_status.COMPLETE
 
+# A transfer: (memory object, allocation, lo, hi); its direction follows from the op (device
+# op: host to the allocation; host op: the allocation to the host).
+Move = tuple["MemoryObject", "Allocation", int, int]
+
 
 class Op:
-    """A command: deferred, issued (or running on the host), or done."""
+    """An operation: deferred, issued (or running on the host), or done."""
 
     __slots__ = (
         "__weakref__", "async_errors", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
-        "moves", "prof", "state", "submitted", "work",
+        "moves", "state", "work",
     )
 
     def __init__(self, lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> None:
@@ -48,8 +53,6 @@ class Op:
         self.keep: list[Any] | None = None
         self.flag: threading.Event | None = threading.Event() if host else None
         self.failed = False
-        self.prof = lane.profiling if lane is not None else False
-        self.submitted = time.perf_counter_ns() if self.prof else None
 
     # --- state --------------------------------------------------------------------------
 
@@ -94,13 +97,14 @@ class Op:
             self.flag.set()
 
     def fail(self, error: BaseException) -> None:
-        """Complete with an error, reported once to the queue's (or context's) handler."""
+        """Complete with an error, reported once to the queue's (or context's) handler
+        (docs/scheduler.md rule S10)."""
         if not self.failed and self.async_errors is not None:
-            self.async_errors.report(error)
+            RUNTIME.report(self.async_errors, error)
         self.failed = True
         self.finish()
 
-    # --- Command protocol ---------------------------------------------------------------
+    # --- the Command protocol -----------------------------------------------------------
 
     def cl_event(self) -> cl.Event | None:
         return self.event
@@ -109,9 +113,7 @@ class Op:
         if self.state == DONE:
             return
         if self.event is None:
-            from .progress import kick
-
-            kick()
+            RUNTIME.kick()  # a host wait wakes the progress thread (docs/scheduler.md rule S9)
             assert self.flag is not None
             self.flag.wait()
         ev = self.event
@@ -138,20 +140,22 @@ class Op:
     def dependencies(self) -> list[Command]:
         return list(dict.fromkeys(self.deps))  # one entry per command, in the order added
 
-
-    def submit_time(self) -> int | None:
-        return self.submitted
-
     def profiled(self) -> bool:
-        return self.prof
+        return self.lane is not None and self.lane.profiling
 
 
 def depend(op: Op, other: Op) -> None:
     """Make ``op`` wait for ``other``, unless that is complete or implied: a command already
-    enqueued on ``op``'s own in-order OpenCL queue runs before ``op``'s enqueue does."""
+    enqueued on ``op``'s own in-order OpenCL queue runs before ``op``'s enqueue does
+    (docs/scheduler.md rule S6)."""
     if other.state == DONE:
         return
     lane = op.lane
     if other.lane is lane and other.event is not None and not op.host and lane.ordered:  # type: ignore[union-attr]
         return
+    add_edge(op, other)
+
+
+def add_edge(op: Op, other: Command) -> None:
+    """The one place where an edge enters the DAG: ``op`` runs after ``other`` (rule S6)."""
     op.deps.append(other)

@@ -1,39 +1,30 @@
 """Issuing device ops: at once when their dependencies allow it, else later from the DAG.
 
 A device op can be enqueued when every dependency is complete or is an enqueued OpenCL
-command of the same context (passed in the wait list; same-queue ones are implied by the
-in-order queue). Otherwise (a deferred or host op, or another context's command still
-running) it waits in ``_deferred``: it is never put behind a user event (D07). Deferred ops
-are issued in submission order by ``drain``, called when a host op completes, a host
-accessor is released, and from a progress thread woken by OpenCL completion callbacks and
-host waits (D27).
+command of the same context (docs/scheduler.md rule S7). Otherwise it waits in
+``RUNTIME.deferred``, never behind a user event (rule S8), and ``drain`` issues it, in
+submission order, when a host op completes, a host accessor is released, or the progress
+thread wakes for an OpenCL completion callback or a host wait (rule S9).
 """
 
 from __future__ import annotations
 
 import threading
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
 from .._async_errors import log
-from ..exception import errc, exception
+from ..exception import exception
+from .issue import issue
 from .op import DEFERRED, DONE, Op
-from .state import LOCK
+from .runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .lane import Lane
 
 BLOCKED: Any = object()
-
-_deferred: list[Op] = []
-_watched: set[int] = set()
-_wake = threading.Event()
-_thread: threading.Thread | None = None
-_start_lock = threading.Lock()
-_spawns: deque[tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException], Any]]] = deque()
 
 
 def wait_list(op: Op) -> Any:
@@ -57,8 +48,9 @@ def wait_list(op: Op) -> Any:
                 if dep.poll():
                     continue
                 dep.lane.flush()  # type: ignore[union-attr]  # some drivers (Oclgrind) run only flushed work
-                _watch(ev)
-                return BLOCKED
+                if _watch(ev):
+                    return BLOCKED
+                continue  # it completed meanwhile (Oclgrind runs a queue's work as it flushes)
             else:
                 dep.lane.flush()  # type: ignore[union-attr]  # another queue's event: flush before waiting on it
         else:
@@ -66,10 +58,9 @@ def wait_list(op: Op) -> Any:
             if ev is None:
                 continue
             if ev.context.int_ptr != ctx:
-                if ev.command_execution_status == cl.command_execution_status.COMPLETE:
-                    continue
-                _watch(ev)
-                return BLOCKED
+                if _watch(ev):
+                    return BLOCKED
+                continue
         if events is None:
             events = [ev]
         else:
@@ -77,25 +68,61 @@ def wait_list(op: Op) -> Any:
     return events
 
 
-def _watch(ev: cl.Event) -> None:
+def _watch(ev: cl.Event) -> bool:
+    """Have the progress thread woken when ``ev`` (another context's) completes; False when it
+    has completed already, so it needs no waiting.
+
+    The status is read after the callback is registered: a driver may never call a callback
+    registered on a complete event, and an event that completed in between would then leave
+    the op waiting for good.
+    """
     key = ev.int_ptr
-    if key not in _watched:
-        _watched.add(key)
+    watched = RUNTIME.watched
+    if key not in watched:
+        watched.add(key)
         ev.set_callback(cl.command_execution_status.COMPLETE, lambda status: _fired(key))
+    if ev.command_execution_status > cl.command_execution_status.COMPLETE:
+        return True
+    watched.discard(key)  # its callback may never come: a later event at this address needs its own
+    return False
 
 
 def _fired(key: int) -> None:
     # Runs on a driver thread: no blocking OpenCL calls, no scheduler lock; wake the thread.
-    _watched.discard(key)
-    _wake.set()
+    RUNTIME.watched.discard(key)
+    RUNTIME.kick()
 
 
 def defer(op: Op) -> None:
     """Keep ``op`` in the DAG until its dependencies allow enqueueing it (under the lock)."""
     if op.flag is None:
         op.flag = threading.Event()
-    _deferred.append(op)
-    ensure_running()
+    RUNTIME.deferred.append(op)
+
+
+def drain() -> None:
+    """Issue every deferred op whose dependencies now allow it, in submission order.
+
+    A failed dependency does not stop an op: it runs and reports its own errors
+    (docs/scheduler.md rule S10).
+    """
+    deferred = RUNTIME.deferred
+    if not deferred:
+        return
+    with RUNTIME:
+        still = []
+        for op in deferred:
+            if op.state != DEFERRED:
+                continue
+            events = wait_list(op)
+            if events is BLOCKED:
+                still.append(op)
+                continue
+            try:
+                issue(op, events)
+            except exception as error:
+                op.fail(error)
+        deferred[:] = still
 
 
 def spawn(
@@ -107,65 +134,25 @@ def spawn(
 
     Starting a thread waits until it runs, and a garbage collection there may run a buffer's
     finalizer, which takes the scheduler lock: a thread started under the lock could
-    deadlock with its starter. Spawning never waits, so it is safe anywhere.
+    deadlock with its starter. Spawning never waits, so it is safe anywhere (rule S12).
     """
-    _spawns.append((target, args, name, failed))
-    ensure_running()
-    _wake.set()
+    RUNTIME.spawns.append((target, args, name, failed))
+    start()
+    RUNTIME.kick()
 
 
-def ensure_running() -> None:
-    """Start the progress thread (first called when a queue is made, outside the lock)."""
-    global _thread
-    if _thread is None:
-        with _start_lock:
-            if _thread is None:
-                thread = threading.Thread(target=_progress, name="sycl_ocl-progress", daemon=True)
-                thread.start()
-                _thread = thread
-
-
-def kick() -> None:
-    """Ask the progress thread to try the deferred ops again."""
-    _wake.set()
-
-
-def drain() -> None:
-    """Issue every deferred op whose dependencies now allow it, in submission order."""
-    if not _deferred:
-        return
-    from .issue import issue
-
-    with LOCK:
-        still = []
-        for op in _deferred:
-            if op.state != DEFERRED:
-                continue
-            failed = _failed_dep(op)
-            if failed:
-                op.fail(exception(errc.runtime, "not run: a command it depends on failed"))
-                continue
-            events = wait_list(op)
-            if events is BLOCKED:
-                still.append(op)
-                continue
-            try:
-                issue(op, events)
-            except exception as error:
-                op.fail(error)
-        _deferred[:] = still
-
-
-def _failed_dep(op: Op) -> bool:
-    return any(type(d) is Op and d.failed for d in op.deps)
+def start() -> None:
+    """Start the runtime's progress thread (first called when a queue is made, outside the lock)."""
+    RUNTIME.start(_progress)
 
 
 def _progress() -> None:
+    wake, spawns = RUNTIME.wake, RUNTIME.spawns
     while True:
-        _wake.wait()
-        _wake.clear()
-        while _spawns:
-            _start(*_spawns.popleft())  # in a function: this loop keeps no reference to its args
+        wake.wait()
+        wake.clear()
+        while spawns:
+            _start(*spawns.popleft())  # in a function: this loop keeps no reference to its args
         try:
             drain()
         except Exception:  # the progress thread outlives any one failure; drain retries later
@@ -177,6 +164,6 @@ def _start(
     failed: Callable[[BaseException], Any],
 ) -> None:
     try:
-        threading.Thread(target=target, args=args, name=name, daemon=True).start()
+        threading.Thread(target=RUNTIME.run_thread, args=(target, args), name=name, daemon=True).start()
     except RuntimeError as error:  # "can't start new thread": fail the work instead of hanging
         failed(error)

@@ -10,7 +10,6 @@ target arguments or as ``kind=``.
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,10 +20,12 @@ from ..context import context
 from ..device import device
 from ..exception import errc, exception
 from ..property._base import property_list
+from ..queue import queue
 from . import allocation
 from .allocation import Allocation
 from .kinds import ATOMICS, NEEDS, alloc, svm_flags
 from .pointer import usm_ptr
+from .sizes import as_int, non_negative
 
 
 @dataclass
@@ -41,8 +42,6 @@ class _Request:
 
 def _request(what: str, size: Any, where: tuple[Any, ...], kw: dict[str, Any]) -> _Request:
     """Sort the positional targets and keywords of an allocation call."""
-    from ..queue import queue  # the queue layer sits above memory
-
     req = _Request(what, kind=kw.pop("kind", None), dev=kw.pop("dev", None), ctx=kw.pop("ctx", None))
     count, dtype, q = kw.pop("count", None), kw.pop("dtype", None), kw.pop("q", None)
     kw.pop("prop_list", None)  # §4.8.3: no USM allocation properties are defined
@@ -72,22 +71,6 @@ def _request(what: str, size: Any, where: tuple[Any, ...], kw: dict[str, Any]) -
         raise exception(errc.invalid, f"{what}: count= needs dtype= (or give num_bytes)")
     req.count = non_negative(what, size if count is None else count)
     return req
-
-
-def as_int(what: str, value: Any) -> int:
-    """``value`` as an int, else ``errc.invalid``."""
-    try:
-        return operator.index(value)
-    except TypeError:
-        raise exception(errc.invalid, f"{what} takes an int, got {value!r}") from None
-
-
-def non_negative(what: str, value: Any) -> int:
-    """``value`` as a size: an int >= 0, else ``errc.invalid``."""
-    n = as_int(what, value)
-    if n < 0:
-        raise exception(errc.invalid, f"{what}: the size must be >= 0, got {value!r}")
-    return n
 
 
 def _allocate(req: _Request, alignment: int = 0) -> usm_ptr | None:
@@ -293,8 +276,6 @@ def _allocation_of(ptr: Any, ctx: context) -> Allocation | None:
 
 
 def _context_of(q_or_ctx: Any, what: str) -> context:
-    from ..queue import queue
-
     if isinstance(q_or_ctx, context):
         return q_or_ctx
     if isinstance(q_or_ctx, queue):

@@ -1,0 +1,172 @@
+"""The scheduler's state in one object, with a lifetime (docs/scheduler.md rules S12, S14).
+
+``RUNTIME`` is made when sycl_ocl is imported and holds everything the scheduler keeps
+between calls: the lock, the lanes, the deferred operations, the OpenCL events it watches,
+the threads it has yet to start, the error stores holding undelivered errors and the
+records of the contexts in use. The first queue starts it (``progress.start``): its
+progress thread runs, and the interpreter's exit waits for the work still in flight, then
+logs the asynchronous errors nobody received.
+"""
+
+from __future__ import annotations
+
+import atexit
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from threading import get_ident
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+
+from .._async_errors import log
+from .context_record import ContextRecord
+
+if TYPE_CHECKING:
+    from .._async_errors import AsyncErrors
+    from .lane import Lane
+    from .op import Op
+
+# A thread to start: (target, args, name, what to do with the error when none can start).
+Spawn = tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException], Any]]
+
+EXIT_PATIENCE_S = 10.0  # at exit, give up on work that completes nothing for this long
+
+
+class Runtime:
+    """The scheduler's state; ``with RUNTIME:`` holds its lock.
+
+    The lock is re-entrant (a buffer's finalizer may run inside the scheduler) and records
+    its owner, so that finalizers can tell whether their own thread holds it (``held``).
+    """
+
+    __slots__ = (
+        "_records_lock", "_start_lock", "contexts", "deferred", "lanes", "local", "lock", "owner",
+        "owners", "spawns", "thread", "undelivered", "wake", "watched",
+    )
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.owner = 0  # the ident of the thread holding the lock, 0 for none
+        self.owners: list[int] = []  # the owners before each nested acquisition
+        self.local = threading.local()  # .scheduler_thread: set on the scheduler's own threads
+        self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
+        self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
+        self.watched: set[int] = set()  # OpenCL events with a completion callback
+        self.wake = threading.Event()  # wakes the progress thread
+        self.spawns: deque[Spawn] = deque()  # threads for the progress thread to start
+        self.undelivered: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
+        self.contexts: weakref.WeakValueDictionary[int, ContextRecord] = weakref.WeakValueDictionary()
+        self.thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self._records_lock = threading.Lock()
+
+    # --- the lock -------------------------------------------------------------------------
+
+    def __enter__(self) -> None:
+        self.lock.acquire()
+        self.owners.append(self.owner)
+        self.owner = get_ident()
+
+    def __exit__(self, *exc: object) -> None:
+        self.owner = self.owners.pop()
+        self.lock.release()
+
+    def held(self) -> bool:
+        """Whether this thread holds the scheduler lock."""
+        return self.owner == get_ident()
+
+    def on_own_thread(self) -> bool:
+        """Whether this is one of the scheduler's threads (progress, host commands, destruction)."""
+        return getattr(self.local, "scheduler_thread", False)
+
+    # --- threads --------------------------------------------------------------------------
+
+    def start(self, loop: Callable[[], None]) -> None:
+        """Start the progress thread running ``loop``, once; from then on the interpreter's
+        exit waits for the work in flight."""
+        if self.thread is None:
+            with self._start_lock:
+                if self.thread is None:
+                    thread = threading.Thread(
+                        target=self.run_thread, args=(loop, ()), name="sycl_ocl-progress", daemon=True
+                    )
+                    thread.start()
+                    self.thread = thread
+                    atexit.register(self.shutdown)
+
+    def run_thread(self, target: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        """The body of every scheduler thread: ``target(*args)``, marked as the scheduler's
+        (rule S12)."""
+        self.local.scheduler_thread = True
+        target(*args)
+
+    def kick(self) -> None:
+        """Wake the progress thread: something it waits for may have happened."""
+        self.wake.set()
+
+    # --- records of the world outside ---------------------------------------------------
+
+    def context(self, native: cl.Context, owner: Any = None) -> ContextRecord:
+        """The record of an OpenCL context (``owner``: the user's context, named in errors),
+        made on first use and kept while a lane or an allocation uses it."""
+        with self._records_lock:
+            record = self.contexts.get(native.int_ptr)
+            if record is None:
+                record = self.contexts[native.int_ptr] = ContextRecord(native, owner, self)
+            return record
+
+    def report(self, store: AsyncErrors, error: BaseException) -> None:
+        """Store an asynchronous error for its queue's (or context's) handler."""
+        store.report(error)
+        self.undelivered.add(store)
+
+    # --- the end of the interpreter -------------------------------------------------------
+
+    def shutdown(self) -> None:
+        """At interpreter exit: wait for the commands still in flight (as DPC++ does at
+        shutdown), then log the asynchronous errors never delivered (rule S14)."""
+        self._wait_for_lanes()
+        for store in list(self.undelivered):
+            store.log_undelivered()
+
+    def _wait_for_lanes(self) -> None:
+        with self:
+            lanes = list(self.lanes)
+        if not any(lane.unfinished() for lane in lanes):
+            return
+        waiter = threading.Thread(
+            target=self.run_thread, args=(_wait_all, (lanes,)), name="sycl_ocl-exit", daemon=True
+        )
+        waiter.start()
+        left, since = _count_unfinished(self, lanes), time.monotonic()
+        while waiter.is_alive():
+            waiter.join(0.05)
+            now = _count_unfinished(self, lanes)
+            if now < left:
+                left, since = now, time.monotonic()
+            elif time.monotonic() - since > EXIT_PATIENCE_S:
+                log.error(
+                    "sycl_ocl: %d commands were still waiting at interpreter exit and completed "
+                    "nothing for %.0f s (waiting for a user event or a host task that never ends?); "
+                    "they are abandoned", left, EXIT_PATIENCE_S,
+                )
+                return
+
+
+def _wait_all(lanes: list[Lane]) -> None:
+    try:
+        for lane in lanes:
+            lane.wait_all()
+    except Exception:  # the interpreter is ending: say so, do not raise into its exit
+        log.exception("sycl_ocl: waiting for the work in flight at interpreter exit failed")
+
+
+def _count_unfinished(runtime: Runtime, lanes: list[Lane]) -> int:
+    with runtime:
+        return sum(len(lane.unfinished()) for lane in lanes)
+
+
+RUNTIME = Runtime()

@@ -1,0 +1,184 @@
+"""The runtime object, lanes, issuing decisions and error stores, without a device
+(docs/scheduler.md rules S7-S10, S12, S14, S15)."""
+
+from __future__ import annotations
+
+import gc
+import logging
+import threading
+
+import pytest
+from scheduler_fakes import FakeContext, FakeEvent, FakeLane, device_op, host_op
+
+import sycl_ocl as sycl
+from sycl_ocl._async_errors import AsyncErrors
+from sycl_ocl.scheduler.command import COMPLETE
+from sycl_ocl.scheduler.lane import TRIM_EVERY, Lane
+from sycl_ocl.scheduler.op import DONE, add_edge
+from sycl_ocl.scheduler.progress import BLOCKED, wait_list
+from sycl_ocl.scheduler.runtime import RUNTIME, Runtime
+
+# --- the lock and the scheduler's threads (rule S12) -------------------------------------------
+
+
+def test_the_lock_knows_its_owner_through_nesting() -> None:
+    runtime = Runtime()
+    assert not runtime.held()
+    with runtime:
+        with runtime:
+            assert runtime.held()
+        assert runtime.held()
+        seen_elsewhere: list[bool] = []
+        other = threading.Thread(target=lambda: seen_elsewhere.append(runtime.held()))
+        other.start()
+        other.join()
+        assert seen_elsewhere == [False]
+    assert not runtime.held()
+
+
+def test_the_scheduler_threads_carry_a_mark() -> None:
+    runtime = Runtime()
+    seen: list[bool] = []
+    mark = lambda: seen.append(runtime.on_own_thread())  # noqa: E731
+    thread = threading.Thread(target=runtime.run_thread, args=(mark, ()))
+    thread.start()
+    thread.join()
+    assert seen == [True] and not runtime.on_own_thread()
+
+
+def test_reported_errors_are_remembered_until_delivered() -> None:
+    runtime = Runtime()
+    store = AsyncErrors(None)
+    runtime.report(store, sycl.exception(sycl.errc.runtime, "late"))
+    assert store.pending() and store in runtime.undelivered
+
+
+def test_shutdown_logs_what_nobody_received(caplog: pytest.LogCaptureFixture) -> None:
+    runtime = Runtime()
+    store = AsyncErrors(None)
+    runtime.report(store, sycl.exception(sycl.errc.runtime, "never waited for"))
+    with caplog.at_level(logging.ERROR, logger="sycl_ocl"):
+        runtime.shutdown()  # no lane: nothing in flight to wait for
+    assert "never waited for" in caplog.text and not store.pending()
+
+
+# --- error stores (rule S10, S14) -------------------------------------------------------------
+
+
+def test_a_store_delivers_once_to_its_handler_then_the_contexts() -> None:
+    received: list[list[sycl.exception]] = []
+    context_store = AsyncErrors(lambda errors: received.append(list(errors)))
+    queue_store = AsyncErrors(None, fallback=context_store)
+    queue_store.report(sycl.exception(sycl.errc.runtime, "a"))
+    context_store.report(sycl.exception(sycl.errc.runtime, "b"))
+    queue_store.deliver()
+    queue_store.deliver()
+    assert [[e.what() for e in batch] for batch in received] == [["a", "b"]]
+
+
+def test_a_store_without_handler_raises_the_first_error() -> None:
+    store = AsyncErrors(None)
+    store.report(sycl.exception(sycl.errc.kernel, "first"))
+    with pytest.raises(sycl.exception, match="first"):
+        store.deliver()
+    store.deliver()  # delivered once
+
+
+def test_a_collected_store_logs_its_errors(caplog: pytest.LogCaptureFixture) -> None:
+    store = AsyncErrors(None)
+    cause = ValueError("the original")
+    error = sycl.exception(sycl.errc.runtime, "wrapped")
+    error.__cause__ = cause
+    store.report(error)
+    with caplog.at_level(logging.ERROR, logger="sycl_ocl"):
+        del store
+        gc.collect()
+    assert "never delivered: [runtime] wrapped" in caplog.text and "ValueError: the original" in caplog.text
+
+
+# --- issuing decisions (rules S7, S8) ----------------------------------------------------------
+
+
+def test_a_device_op_waits_in_the_dag_behind_deferred_and_host_work() -> None:
+    lane = FakeLane(1)
+    for blocker in (device_op(lane), host_op()):
+        op = device_op(lane)
+        add_edge(op, blocker)
+        assert wait_list(op) is BLOCKED
+
+
+def test_completed_and_same_queue_dependencies_need_no_wait_list() -> None:
+    lane = FakeLane(1)
+    done, queued = device_op(lane), device_op(lane, issued=True)
+    done.state = DONE
+    op = device_op(lane)
+    for dep in (done, queued, COMPLETE):
+        add_edge(op, dep)
+    assert wait_list(op) is None
+
+
+def test_another_queue_of_the_context_is_flushed_and_waited_for() -> None:
+    mine, other = FakeLane(1), FakeLane(1)
+    queued = device_op(other, issued=True)
+    op = device_op(mine)
+    add_edge(op, queued)
+    assert wait_list(op) == [queued.event] and other.flushed == 1
+
+
+def test_another_contexts_command_is_watched_until_it_completes() -> None:
+    other = FakeLane(2)
+    dep = device_op(other, issued=True)
+    op = device_op(FakeLane(1))
+    add_edge(op, dep)
+    assert wait_list(op) is BLOCKED and other.flushed == 1
+    dep.event.complete()  # type: ignore[union-attr]  # its callback wakes the progress thread
+    assert dep.event.int_ptr not in RUNTIME.watched  # type: ignore[union-attr]
+    assert wait_list(op) is None
+
+
+def test_a_command_that_completes_as_its_queue_is_flushed_is_not_waited_for() -> None:
+    """Oclgrind runs a queue's work when it is flushed: the event is complete before its
+    callback is registered, and the callback never comes."""
+    event = FakeEvent(0xC0FFEE)
+    dep = device_op(FakeLane(2, on_flush=event.complete), issued=True)
+    dep.event = event  # type: ignore[assignment]
+    op = device_op(FakeLane(1))
+    add_edge(op, dep)
+    assert wait_list(op) is None and event.int_ptr not in RUNTIME.watched
+
+
+def test_an_out_of_order_queue_waits_for_its_own_commands() -> None:
+    lane = FakeLane(1, ordered=False)
+    queued, op = device_op(lane, issued=True), device_op(lane)
+    add_edge(op, queued)
+    assert wait_list(op) == [queued.event]
+
+
+# --- lanes (rule S15) ---------------------------------------------------------------------------
+
+
+class _Queue:
+    properties = 0  # in order
+
+
+def test_a_lane_drops_completed_ops_as_it_goes() -> None:
+    lane = Lane(_Queue(), FakeContext(1), AsyncErrors(None), False, False)  # type: ignore[arg-type]
+    ops = []
+    for _ in range(5 * TRIM_EVERY):
+        op = device_op(lane)
+        lane.add(op)
+        ops.append(op)
+        op.finish()
+        assert len(lane.ops) <= TRIM_EVERY
+    assert lane.last is ops[-1] and lane.unfinished() == []
+
+
+def test_unfinished_ops_stay_on_the_lane() -> None:
+    lane = Lane(_Queue(), FakeContext(1), AsyncErrors(None), True, False)  # type: ignore[arg-type]
+    waiting = device_op(lane)
+    lane.add(waiting)
+    for _ in range(2 * TRIM_EVERY):
+        op = device_op(lane)
+        lane.add(op)
+        op.finish()
+    assert lane.unfinished() == [waiting] and lane.ops[0] is waiting and lane.ordered

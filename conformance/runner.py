@@ -26,7 +26,7 @@ from .report import Row
 
 ROOT = Path(__file__).resolve().parent.parent  # the directory that holds the package
 DEVICE_FILTER_ENV = "SYCL_OCL_DEVICE"
-OUTPUT_TAIL = 4000
+OUTPUT_KEPT = 6000  # characters of a child's output kept for a crashed or failed row
 _POLL_S = 0.05
 _OUT_OF_TIME = "the category's time limit ran out"
 
@@ -201,8 +201,21 @@ def _run_child(
             for ev in events:
                 _handle(child, ev, on_event)
             child.returncode = proc.returncode
-        child.output = output.read_text(errors="replace")[-OUTPUT_TAIL:]
+        child.output = _kept_output(output.read_text(errors="replace"))
     return child
+
+
+def _kept_output(text: str) -> str:
+    """What a row keeps of a child's output: from Python's fatal-error report on (its stack
+    starts with the frame that crashed, such as the driver call), else the end; at most
+    ``OUTPUT_KEPT`` characters, the middle left out."""
+    fatal = text.find("Fatal Python error")
+    if fatal >= 0:
+        text = text[fatal:]
+    if len(text) <= OUTPUT_KEPT:
+        return text
+    half = OUTPUT_KEPT // 2
+    return f"{text[:half]}\n[... {len(text) - 2 * half} characters left out ...]\n{text[-half:]}"
 
 
 def _handle(child: Child, ev: Event, on_event: Callable[[Event], None]) -> float | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -50,6 +51,12 @@ def needs_state(dev: sycl.device, state: sycl.bundle_state) -> None:
         needs(dev, sycl.aspect.online_compiler)
     elif state is sycl.bundle_state.object:
         needs(dev, sycl.aspect.online_compiler, sycl.aspect.online_linker)
+
+
+def aligned_elements(dev: sycl.device, itemsize: int = 4) -> int:
+    """Elements of ``itemsize`` bytes in the device's ``mem_base_addr_align``: the smallest
+    non-zero offset a sub-buffer used on the device may start at (512 bytes on NVIDIA GPUs)."""
+    return max(1, dev.get_info(sycl.info.device.mem_base_addr_align) // 8 // itemsize)
 
 
 def other_devices(dev: sycl.device) -> list[sycl.device]:
@@ -127,5 +134,9 @@ def child(code: str, timeout: float = 300) -> Any:
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=timeout
     )
-    assert done.returncode == 0, f"the child process failed ({done.returncode}):\n{done.stderr[-3000:]}"
+    if done.returncode < 0:
+        how = f"died from {signal.Signals(-done.returncode).name} (the driver crashed it)"
+    else:
+        how = f"failed (exit status {done.returncode})"
+    assert done.returncode == 0, f"the child process {how}:\n{done.stderr[-3000:]}"
     return json.loads(done.stdout.strip().splitlines()[-1])

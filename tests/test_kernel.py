@@ -16,6 +16,7 @@ import pytest
 
 import sycl_ocl as sycl
 from sycl_ocl import library
+from sycl_ocl.info.kernel_device_specific import sub_group_count
 
 E = sycl.bundle_state.executable
 
@@ -328,6 +329,15 @@ def test_kernel_info(queue: sycl.queue) -> None:
     tiled = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[TRANSPOSE])
     transpose = tiled.get_kernel(TRANSPOSE)
     assert tuple(transpose.get_info(kds.compile_work_group_size, dev)) == (1, 16, 16)
+
+
+def test_max_num_sub_groups_is_at_least_one() -> None:
+    """KN-05: a driver answering 0 sub-groups for a plain kernel (PoCL 5.0) is read as 1, and no
+    answer exceeds the device's max_num_sub_groups."""
+    assert sub_group_count(0, 8) == 1
+    assert sub_group_count(0, 0) == 1  # a device without sub-groups: one per work-group
+    assert sub_group_count(3, 8) == 3
+    assert sub_group_count(16, 8) == 8
 
 
 def test_kernels_with_hint_attributes_run(queue: sycl.queue) -> None:

@@ -11,7 +11,7 @@ import copy
 import numpy as np
 import pyopencl as cl
 import pytest
-from kernel_support import platform_devices
+from kernel_support import child_json, platform_devices
 
 import sycl_ocl as sycl
 from sycl_ocl import library
@@ -43,6 +43,10 @@ PER_ASPECT = {
 }
 HUGE_WG = sycl.register_kernel_source(
     "__kernel __attribute__((reqd_work_group_size(1048576, 1, 1))) void kb_huge(__global int *a) {}"
+)
+# No device has sub-groups of 4099 work-items.
+HUGE_SG = sycl.register_kernel_source(
+    "__attribute__((intel_reqd_sub_group_size(4099))) __kernel void kb_sg_huge(__global int *a) { a[0] = 1; }"
 )
 
 
@@ -328,6 +332,65 @@ def test_is_compatible(device: sycl.device) -> None:
     assert sycl.is_compatible([library.get_kernel_id("transpose_float32")], device)  # reqd 16x16 fits
     fp64 = library.get_kernel_id("fill_float64")
     assert sycl.is_compatible([fp64], device) == device.has(sycl.aspect.fp64)
+
+
+def test_a_required_sub_group_size_decides_compatibility(queue: sycl.queue) -> None:
+    """KB-34, OKF-06 (§5.7): a kernel with ``intel_reqd_sub_group_size(N)`` is compatible exactly
+    when N is one of the device's sub_group_sizes; an incompatible one is left out of bundles
+    and refused at launch; compile_sub_group_size reports N."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    n = max(dev.get_info(sycl.info.device.sub_group_sizes))
+    (fits,) = sycl.register_kernel_source(
+        f"__kernel __attribute__((intel_reqd_sub_group_size({n}))) "
+        f"void kb_sg_{n}(__global int *a) {{ a[0] = {n}; }}"
+    )
+    assert sycl.is_compatible([fits], dev) and not sycl.is_compatible([HUGE_SG[0]], dev)
+    kb = sycl.get_kernel_bundle(E, ctx)
+    assert kb.has_kernel(fits) and not kb.has_kernel(HUGE_SG[0])
+    kds = sycl.info.kernel_device_specific
+    assert kb.get_kernel(fits).get_info(kds.compile_sub_group_size, dev) == n
+    assert kb.get_kernel(ADD_MUL[0]).get_info(kds.compile_sub_group_size, dev) == 0
+    with pytest.raises(sycl.exception) as info:
+        sycl.get_kernel_bundle(E, ctx, kernel_ids=HUGE_SG)
+    assert info.value.code() is sycl.errc.invalid
+    out = np.zeros(1, np.int32)
+    with sycl.buffer(out) as buf:
+        with pytest.raises(sycl.exception) as info:
+            queue.submit(lambda h: h.single_task(HUGE_SG[0], sycl.accessor(buf, h)))
+        assert info.value.code() is sycl.errc.kernel_not_supported
+        assert "sub-group size 4099" in str(info.value)
+        queue.submit(lambda h: h.single_task(fits, sycl.accessor(buf, h)))
+    assert out[0] == n
+
+
+def test_units_no_device_can_run_are_never_compiled() -> None:
+    """§4.11.7: kernels compatible with none of the devices are not compiled. A unit whose only
+    kernel needs a larger work-group, or a sub-group size the device lacks, is left out of every
+    bundle of the whole application without a compile (here it would fail with errc.build; on
+    NVIDIA, reqd_work_group_size beyond the device's limits can kill the compiler)."""
+    found = child_json(
+        """
+        import json, sycl_ocl as sycl
+        S = sycl.bundle_state
+        body = "(__global int *a) { a[0] = this_does_not_compile; }"
+        broken = sycl.register_kernel_source(
+            "__attribute__((reqd_work_group_size(1048576, 1, 1))) __kernel void kb_wg_broken" + body)
+        broken += sycl.register_kernel_source(
+            "__attribute__((intel_reqd_sub_group_size(4099))) __kernel void kb_sg_broken" + body)
+        (plain,) = sycl.register_kernel_source("__kernel void kb_plain(__global int *a) { a[0] = 1; }")
+        out = []
+        for dev in sycl.device.get_devices():
+            ctx = sycl.context(dev)
+            for state in (S.input, S.object, S.executable):
+                if not sycl.has_kernel_bundle(state, ctx):
+                    continue
+                kb = sycl.get_kernel_bundle(state, ctx)
+                out.append([kb.has_kernel(plain), [kb.has_kernel(k) for k in broken],
+                            sum(1 for _ in kb)])
+        print(json.dumps(out))
+        """
+    )
+    assert found and all(row == [True, [False, False], 1] for row in found), found
 
 
 @pytest.mark.parametrize("state", list(sycl.bundle_state))

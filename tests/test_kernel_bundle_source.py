@@ -88,6 +88,24 @@ def test_attributes_before_the_kernel_keyword() -> None:
     assert sizes == {"ks_before": (4294967295, 1, 1), "ks_after_it": None, "ks_both": (2, 2, 1)}
 
 
+def test_required_sub_group_size() -> None:
+    """KB-34: ``intel_reqd_sub_group_size(N)`` (cl_intel_required_subgroup_size) is read before
+    or after ``__kernel``, with macros, beside a required work-group size."""
+    source = """
+    #define KS_SG 16
+    __attribute__((intel_reqd_sub_group_size(8))) __kernel void ks_sg_before(__global int *a) {}
+    __kernel __attribute__((__intel_reqd_sub_group_size__(KS_SG)))
+    __attribute__((reqd_work_group_size(32, 1, 1))) void ks_sg_after(__global int *a) {}
+    __kernel void ks_sg_none(__global int *a) {}
+    """
+    kernels = {k.name: k for k in parse_kernels(source, {})}
+    assert {n: k.reqd_sub_group_size for n, k in kernels.items()} == {
+        "ks_sg_before": 8, "ks_sg_after": 16, "ks_sg_none": None,
+    }
+    assert kernels["ks_sg_after"].reqd_work_group_size == (32, 1, 1)
+    assert kernels["ks_sg_before"].reqd_work_group_size is None
+
+
 def test_registration_uses_the_units_options() -> None:
     source = """
     __kernel void ks_opt_base(__global int *a) {}

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import sycl_ocl as sycl
-from conformance.support import known_defect, raises
+from conformance.support import aligned_elements, known_defect, raises
 
 INDEX, INC, STRIDED, TOUCH, SUM_WINDOW = sycl.register_kernel_source(
     """
@@ -141,13 +141,14 @@ def test_BU_09_constructors_initial_data(queue: sycl.queue) -> None:
     data = np.arange(6, dtype=np.int32)
     ro = data.copy()
     ro.setflags(write=False)
-    parent = sycl.buffer(np.arange(64, dtype=np.int32))
+    base = aligned_elements(queue.get_device())  # a sub-buffer used on the device starts there
+    parent = sycl.buffer(np.arange(2 * base, dtype=np.int32))
     cases = [
         (sycl.buffer(data.copy()), list(range(6))),
         (sycl.buffer(ro), list(range(6))),
         (sycl.buffer(data.copy(), sycl.range(4)), [0, 1, 2, 3]),
         (sycl.buffer(iter(range(5)), dtype=np.int32), list(range(5))),
-        (sycl.buffer(parent, sycl.id(32), sycl.range(4)), [32, 33, 34, 35]),
+        (sycl.buffer(parent, sycl.id(base), sycl.range(4)), list(range(base, base + 4))),
     ]
     for buf, expected in cases:
         assert buf.get_range() == sycl.range(len(expected))
@@ -251,6 +252,13 @@ def test_BU_20_beyond_max_mem_alloc_size_is_refused(
         "Oclgrind 21.10 creates buffers larger than "
         "CL_DEVICE_MAX_MEM_ALLOC_SIZE (conformance/results/oclgrind-21.10/repro_alloc_beyond_max.py)",
     )
+    known_defect(
+        request,
+        queue.get_device(),
+        "NVIDIA CUDA",
+        "NVIDIA's OpenCL creates and uses buffers larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE "
+        "(a quarter of its memory) (conformance/results/nvidia-h100/repro_alloc_beyond_max.py)",
+    )
     limit = queue.get_device().get_info(sycl.info.device.max_mem_alloc_size)
     too_big = sycl.buffer(sycl.range(limit // 4 + 1), np.uint32)
     errors: list[sycl.exception_list] = []
@@ -265,7 +273,7 @@ def test_BU_20_beyond_max_mem_alloc_size_is_refused(
 
 def test_BU_21_sub_buffers_at_mem_base_addr_align(queue: sycl.queue) -> None:
     """Sub-buffers on the device's base alignment see their own window; misaligned ones are refused."""
-    align = queue.get_device().get_info(sycl.info.device.mem_base_addr_align) // 8 // 4  # in ints
+    align = aligned_elements(queue.get_device())
     n = 4 * align
     parent = sycl.buffer(np.arange(n, dtype=np.int32))
     out = sycl.buffer(sycl.range(1), np.int32)

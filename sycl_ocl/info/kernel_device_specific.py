@@ -87,8 +87,21 @@ preferred_work_group_size_multiple = _desc(
 private_mem_size = _desc(
     "private_mem_size", int, lambda k, d: int(_work_group_info(k, d, _WG.PRIVATE_MEM_SIZE))
 )
+def sub_group_count(driver_answer: int, device_max: int) -> int:
+    """The driver's maximum number of sub-groups of a kernel, between 1 and ``device_max``.
+
+    A work-group always holds at least one sub-group (§4.11.13.2), but a driver may answer 0
+    (PoCL 5.0 does for a kernel that uses no sub-group function).
+    """
+    return min(max(1, driver_answer), max(1, device_max))
+
+
 max_num_sub_groups = _desc(
-    "max_num_sub_groups", int, lambda k, d: _sub_group_info(k, d, _SG.MAX_NUM_SUB_GROUPS, 1)
+    "max_num_sub_groups",
+    int,
+    lambda k, d: sub_group_count(
+        _sub_group_info(k, d, _SG.MAX_NUM_SUB_GROUPS, 1), d._int_info("MAX_NUM_SUB_GROUPS", 1)
+    ),
 )
 compile_num_sub_groups = _desc(
     "compile_num_sub_groups", int, lambda k, d: _sub_group_info(k, d, _SG.COMPILE_NUM_SUB_GROUPS, 0)
@@ -98,5 +111,13 @@ max_sub_group_size = _desc(
     int,
     lambda k, d: _sub_group_info(k, d, _SG.MAX_SUB_GROUP_SIZE_FOR_NDRANGE, 1),
 )
-# OpenCL C has no attribute fixing a sub-group size (only an Intel extension), so none is set.
-compile_sub_group_size = _desc("compile_sub_group_size", int, lambda k, d: 0)
+
+
+def _compile_sub_group_size(k: _kernel, d: _device) -> int:
+    """The kernel's ``intel_reqd_sub_group_size(N)`` (cl_intel_required_subgroup_size, the only
+    OpenCL C attribute fixing a sub-group size), read from its registered source; else 0."""
+    decl = k._image._declaration(k._name) if k._image is not None else None
+    return (decl.reqd_sub_group_size or 0) if decl is not None else 0
+
+
+compile_sub_group_size = _desc("compile_sub_group_size", int, _compile_sub_group_size)

@@ -63,11 +63,24 @@ class KernelParam:
 
 @dataclass(frozen=True)
 class KernelDecl:
-    """A ``__kernel`` function: name, parameters and required work-group size (or None)."""
+    """A ``__kernel`` function: name, parameters, required work-group size (OpenCL order) and
+    required sub-group size (``intel_reqd_sub_group_size``), each None when not given."""
 
     name: str
     params: tuple[KernelParam, ...]
     reqd_work_group_size: tuple[int, ...] | None
+    reqd_sub_group_size: int | None = None
+
+
+# The kernel attributes read at registration, by spelling: the KernelDecl field each sets.
+# ``intel_reqd_sub_group_size`` is cl_intel_required_subgroup_size's (OpenCL C has no other).
+_ATTRIBUTES = {
+    "reqd_work_group_size": "reqd_work_group_size",
+    "__reqd_work_group_size__": "reqd_work_group_size",
+    "intel_reqd_sub_group_size": "reqd_sub_group_size",
+    "__intel_reqd_sub_group_size__": "reqd_sub_group_size",
+}
+Attributes = dict[str, tuple[int, ...]]
 
 
 def _numpy_type(type_name: str, address_bits: int) -> np.dtype | None:
@@ -142,21 +155,19 @@ def _definitions(tokens: list[str]) -> tuple[set[str], set[str]]:
 def _kernels(tokens: list[str]) -> list[KernelDecl]:
     typedefs = _typedefs(tokens)
     kernels = []
-    before: tuple[int, ...] | None = None  # a required size in attributes ahead of ``__kernel``
+    before: Attributes = {}  # attributes ahead of ``__kernel``
     i = 0
     while i < len(tokens):
         if tokens[i] == "__attribute__":
-            attr_end = _matching(tokens, i + 1)
-            before = _reqd_size(tokens[i + 1:attr_end]) or before
-            i = attr_end
+            i = _read_attributes(tokens, i, before)
         elif tokens[i] in ("__kernel", "kernel") and (i == 0 or tokens[i - 1] in (";", "}", ")")):
             decl, i = _kernel_at(tokens, i + 1, typedefs, before)
-            before = None
+            before = {}
             if decl is not None:
                 kernels.append(decl)
         else:
             if tokens[i] in (";", "{", "}"):
-                before = None
+                before = {}
             i += 1
     return kernels
 
@@ -177,30 +188,31 @@ def _typedefs(tokens: list[str]) -> dict[str, str]:
 
 
 def _kernel_at(
-    tokens: list[str], i: int, typedefs: dict[str, str], reqd: tuple[int, ...] | None
+    tokens: list[str], i: int, typedefs: dict[str, str], before: Attributes
 ) -> tuple[KernelDecl | None, int]:
+    attributes = dict(before)
     name = ""
     while i < len(tokens) and tokens[i] != "(":
         if tokens[i] == "__attribute__":
-            attr_end = _matching(tokens, i + 1)
-            reqd = _reqd_size(tokens[i + 1:attr_end]) or reqd
-            i = attr_end
+            i = _read_attributes(tokens, i, attributes)
             continue
         name = tokens[i]
         i += 1
     close = _matching(tokens, i)
     after = close
     while after < len(tokens) and tokens[after] == "__attribute__":
-        attr_end = _matching(tokens, after + 1)
-        reqd = _reqd_size(tokens[after + 1:attr_end]) or reqd
-        after = attr_end
+        after = _read_attributes(tokens, after, attributes)
     if not name or after >= len(tokens) or tokens[after] != "{":
         return None, close
     params = tuple(
         p for p in (_param(group, typedefs) for group in _split_commas(tokens[i + 1:close - 1]))
         if p is not None
     )
-    return KernelDecl(name, params, reqd), after
+    sub_group = attributes.get("reqd_sub_group_size")
+    decl = KernelDecl(
+        name, params, attributes.get("reqd_work_group_size"), sub_group[0] if sub_group else None
+    )
+    return decl, after
 
 
 def _matching(tokens: list[str], open_index: int, opening: str = "(", closing: str = ")") -> int:
@@ -231,14 +243,19 @@ def _split_commas(tokens: list[str]) -> list[list[str]]:
     return [g for g in groups if g and g != ["void"]]
 
 
-def _reqd_size(attr: list[str]) -> tuple[int, ...] | None:
+def _read_attributes(tokens: list[str], at: int, found: Attributes) -> int:
+    """Add the known attributes of the ``__attribute__((...))`` at ``at`` to ``found`` (those
+    with integer arguments); returns the index just after it."""
+    end = _matching(tokens, at + 1)
+    attr = tokens[at + 1:end]
     for j, tok in enumerate(attr):
-        if tok in ("reqd_work_group_size", "__reqd_work_group_size__") and j + 1 < len(attr):
+        field = _ATTRIBUTES.get(tok)
+        if field is not None and j + 1 < len(attr) and attr[j + 1] == "(":
             inner = attr[j + 2:_matching(attr, j + 1) - 1]
-            sizes = [integer_value(group) for group in _split_commas(inner)]
-            if sizes and all(s is not None for s in sizes):
-                return tuple(int(s) for s in sizes if s is not None)
-    return None
+            values = [integer_value(group) for group in _split_commas(inner)]
+            if values and all(v is not None for v in values):
+                found[field] = tuple(int(v) for v in values if v is not None)
+    return end
 
 
 def _param(tokens: list[str], typedefs: dict[str, str]) -> KernelParam | None:

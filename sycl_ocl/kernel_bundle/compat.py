@@ -7,10 +7,12 @@ from typing import TYPE_CHECKING
 
 from ..aspect import aspect
 from ..exception import errc, exception
+from ..info.device import sub_group_sizes
 from .state import bundle_state
 
 if TYPE_CHECKING:
     from ..device import device
+    from ._signature import KernelDecl
     from .kernel_id import kernel_id
     from .registry import ImageSource
 
@@ -19,8 +21,14 @@ STATE_ASPECT = {bundle_state.input: aspect.online_compiler, bundle_state.object:
 
 
 def image_compatible(src: ImageSource, dev: device) -> bool:
-    """Whether ``dev`` has every aspect the unit (and the library units it links) declares or uses."""
-    return not _missing_aspects(src, dev)
+    """Whether the unit is compiled for ``dev``: the device has every aspect the unit (and the
+    library units it links) declares or uses, and can run one of its kernels. A unit whose
+    kernels all need larger work-groups or other sub-group sizes is never compiled for it
+    (§4.11.7: kernels not compatible with the devices are not compiled), so a driver cannot
+    fail, or crash, compiling it."""
+    if _missing_aspects(src, dev):
+        return False
+    return not src.kernels or any(_sizes_fit(decl, dev) for decl in src.kernels.values())
 
 
 def _missing_aspects(src: ImageSource, dev: device) -> list[str]:
@@ -37,16 +45,30 @@ def work_group_fits(reqd: tuple[int, ...] | None, dev: device) -> bool:
     return math.prod(reqd) <= int(dev._cl_info("MAX_WORK_GROUP_SIZE"))
 
 
+def sub_group_fits(reqd: int | None, dev: device) -> bool:
+    """Whether a required sub-group size is one of the device's ``sub_group_sizes`` (§5.7); a
+    device that cannot tell its sizes promises none."""
+    if reqd is None:
+        return True
+    try:
+        return reqd in dev.get_info(sub_group_sizes)
+    except exception:
+        return False
+
+
+def _sizes_fit(decl: KernelDecl, dev: device) -> bool:
+    return work_group_fits(decl.reqd_work_group_size, dev) and sub_group_fits(decl.reqd_sub_group_size, dev)
+
+
 def kernel_compatible(kid: kernel_id, dev: device) -> bool:
     """§4.11.9: a built-in kernel only on its device; an application kernel when the device
-    has its aspects and fits its required work-group size."""
+    has its aspects and fits its required work-group and sub-group sizes."""
     if kid._builtin_device is not None:
         return bool(kid._builtin_device == dev)
     src = kid._image
     if src is None:  # a kernel of an interop program: compatible with the program's devices
         return True
-    decl = src.kernels[kid.get_name()]
-    return image_compatible(src, dev) and work_group_fits(decl.reqd_work_group_size, dev)
+    return not _missing_aspects(src, dev) and _sizes_fit(src.kernels[kid.get_name()], dev)
 
 
 def incompatibility(kid: kernel_id, dev: device) -> str:
@@ -58,8 +80,16 @@ def incompatibility(kid: kernel_id, dev: device) -> str:
     missing = _missing_aspects(src, dev)
     if missing:
         return f"kernel {kid.get_name()!r} needs aspect(s) {missing} that {dev!r} lacks"
-    reqd = src.kernels[kid.get_name()].reqd_work_group_size
-    return f"kernel {kid.get_name()!r} requires work-group size {reqd}, beyond {dev!r}'s limits"
+    decl = src.kernels[kid.get_name()]
+    if not work_group_fits(decl.reqd_work_group_size, dev):
+        return (
+            f"kernel {kid.get_name()!r} requires work-group size {decl.reqd_work_group_size}, "
+            f"beyond {dev!r}'s limits"
+        )
+    return (
+        f"kernel {kid.get_name()!r} requires sub-group size {decl.reqd_sub_group_size} "
+        f"(intel_reqd_sub_group_size), which is not among {dev!r}'s sub_group_sizes"
+    )
 
 
 def check_state_aspect(state: bundle_state, devices: list[device]) -> None:

@@ -16,6 +16,7 @@ from .state import bundle_state
 
 if TYPE_CHECKING:
     from ..device import device
+    from ._signature import KernelDecl
     from .kernel_id import kernel_id
     from .registry import ImageSource
     from .spec_constants import specialization_id
@@ -114,8 +115,12 @@ class device_image:
             native = cl.Kernel(self._program, name)
         except cl.Error as error:
             raise translate(error, f"creating kernel {name!r}", detail=_builtin_name_note(name)) from error
-        decl = next((src.kernels[name] for src in self._sources if name in src.kernels), None)
+        decl = self._declaration(name)
         return kernel._make(native, self._program, self, decl.params if decl else None)
+
+    def _declaration(self, name: str) -> KernelDecl | None:
+        """How kernel ``name`` is declared in the image's source (None for an interop program)."""
+        return next((src.kernels[name] for src in self._sources if name in src.kernels), None)
 
     def __copy__(self) -> device_image:
         return self  # equality is identity: a copy must compare equal (§4.5.2)

@@ -63,7 +63,7 @@ def main() -> int:
             raise
         # Debian/Ubuntu PoCL packages lack the source PoCL builds its built-in kernels from.
         print(f"{NAME} could not be built ({error.what().splitlines()[0]}); install "
-              "common_builtin_kernels.cl into PoCL's share directory (ENVIRONMENT.md)")
+              "common_builtin_kernels.cl into PoCL's share directory (tools/install_opencl.sh does it)")
         return 1
 
 

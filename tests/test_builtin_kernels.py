@@ -1,4 +1,4 @@
-"""Device built-in kernels (SYCL 2020 §4.11.4, §4.11.6, §4.11.9; T440, T445, T451, T463, T485).
+"""Device built-in kernels (SYCL 2020 §4.11.4, §4.11.6, §4.11.9).
 
 PoCL advertises built-in kernels; PoCL 3.1 crashes (SIGSEGV) when one is enqueued, so the
 launch runs ``examples/builtin_kernels.py`` in a child process and a crash there is reported
@@ -29,7 +29,7 @@ def bik_device() -> sycl.device:
 
 
 def test_built_in_kernel_ids_come_from_the_device(bik_device: sycl.device) -> None:
-    """T451, T445: one id per advertised name; two queries give equal ids."""
+    """one id per advertised name; two queries give equal ids."""
     ids = bik_device.get_info(sycl.info.device.built_in_kernel_ids)
     advertised = bik_device.get_info(sycl.info.device.built_in_kernels)
     assert [k.get_name() for k in ids] == advertised
@@ -38,7 +38,7 @@ def test_built_in_kernel_ids_come_from_the_device(bik_device: sycl.device) -> No
 
 
 def test_bundle_of_built_in_kernels(bik_device: sycl.device) -> None:
-    """T440, T463: built-in ids, alone or mixed with application ids, in an executable bundle."""
+    """built-in ids, alone or mixed with application ids, in an executable bundle."""
     ctx = sycl.context(bik_device)
     ids = bik_device.get_info(sycl.info.device.built_in_kernel_ids)
     add = next(k for k in ids if k.get_name() == "pocl.add.i8")
@@ -77,7 +77,7 @@ def test_built_in_kernels_exist_only_as_executables(bik_device: sycl.device) -> 
 
 
 def test_built_in_kernel_of_another_device_is_invalid(bik_device: sycl.device) -> None:
-    """T464, T485: another device (even of the same platform) cannot run it."""
+    """another device (even of the same platform) cannot run it."""
     candidates = platform_devices("Portable") + platform_devices("Oclgrind")
     others = [d for d in candidates if d != bik_device]
     if not others:
@@ -91,13 +91,13 @@ def test_built_in_kernel_of_another_device_is_invalid(bik_device: sycl.device) -
 
 
 def test_launching_pocl_add_i8_in_a_child(bik_device: sycl.device) -> None:
-    """T440: set_args + parallel_for of pocl.add.i8 gives a + b (PoCL >= 5.0)."""
+    """set_args + parallel_for of pocl.add.i8 gives a + b (PoCL >= 5.0)."""
     script = ROOT / "examples" / "builtin_kernels.py"
     done = run_child(f"import runpy; runpy.run_path({str(script)!r}, run_name='__main__')")
     version = bik_device.get_platform().get_info(sycl.info.platform.version)
     crashed = done.returncode < 0 or done.returncode == 128 + signal.SIGSEGV
     if crashed and re.search(r"PoCL 3\.", version):
         pytest.xfail(f"PoCL 3.x crashes enqueuing built-in kernels (signal {-done.returncode}); "
-                     f"see ENVIRONMENT.md. Child output: {done.stdout.strip()!r}")
+                     f"see docs/devices/README.md. Child output: {done.stdout.strip()!r}")
     assert done.returncode == 0, f"{done.returncode}\n{done.stdout}\n{done.stderr}"
     assert "running pocl.add.i8" in done.stdout and "verified" in done.stdout

@@ -246,7 +246,7 @@ def test_unknown_names_and_foreign_kernels_are_invalid(pocl_pair: list[sycl.devi
 
 
 def test_use_kernel_bundle_runs_the_bundle_kernel(queue: sycl.queue) -> None:
-    """T509, KB-36."""
+    """KB-36."""
     host = np.zeros(4, np.int32)
     buf = _buffer(queue, host)
     kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=[SCALE[1]])
@@ -260,7 +260,7 @@ def test_use_kernel_bundle_runs_the_bundle_kernel(queue: sycl.queue) -> None:
 
 
 def test_use_kernel_bundle_errors(pocl_pair: list[sycl.device]) -> None:
-    """T509: not executable / other context / other device -> invalid; kernel missing ->
+    """not executable / other context / other device -> invalid; kernel missing ->
     kernel_not_supported."""
     d0, d1 = pocl_pair
     ctx = sycl.context(pocl_pair)

@@ -1,4 +1,4 @@
-"""Kernel ids, bundles and their queries (SYCL 2020 §4.11.1-§4.11.9, §4.11.12; T435-T489).
+"""Kernel ids, bundles and their queries (SYCL 2020 §4.11.1-§4.11.9, §4.11.12).
 
 Kernels registered here have names starting with ``kb_``; every one builds on its own, so
 they never break another test's ``get_kernel_bundle(ctx)``.
@@ -73,13 +73,13 @@ def _run_add(q: sycl.queue, kernel: object, bundle: sycl.kernel_bundle | None = 
 
 
 def test_kernel_id_is_not_constructible() -> None:
-    """T444 / KB-12: no public constructor."""
+    """KB-12: no public constructor."""
     with pytest.raises(TypeError):
         sycl.kernel_id()
 
 
 def test_kernel_id_identity_name_and_hash() -> None:
-    """T445-T448 / KB-13: one id per kernel; get_name is the __kernel name."""
+    """KB-13: one id per kernel; get_name is the __kernel name."""
     add = sycl.get_kernel_id("kb_add")
     assert add == sycl.get_kernel_id("kb_add") and add is ADD_MUL[0]
     assert add != sycl.get_kernel_id("kb_mul")
@@ -89,7 +89,7 @@ def test_kernel_id_identity_name_and_hash() -> None:
 
 
 def test_get_kernel_id_of_unknown_name_is_invalid() -> None:
-    """T449: an undefined kernel name raises errc.invalid."""
+    """an undefined kernel name raises errc.invalid."""
     with pytest.raises(sycl.exception) as info:
         sycl.get_kernel_id("kb_no_such_kernel")
     assert info.value.code() is sycl.errc.invalid
@@ -97,7 +97,7 @@ def test_get_kernel_id_of_unknown_name_is_invalid() -> None:
 
 
 def test_get_kernel_ids_are_application_kernels_only(device: sycl.device) -> None:
-    """T450: every registered kernel and no built-in one."""
+    """every registered kernel and no built-in one."""
     ids = sycl.get_kernel_ids()
     assert set(ADD_MUL + EXT + NEVER) <= set(ids)
     assert len(set(ids)) == len(ids)
@@ -154,7 +154,7 @@ def test_device_has_takes_aspects_only() -> None:
 
 
 def test_bundle_state_has_three_members() -> None:
-    """T438."""
+    """bundle_state has input, object and executable, in that order (§4.11.5)."""
     assert [s.name for s in sycl.bundle_state] == ["input", "object", "executable"]
 
 
@@ -167,7 +167,7 @@ def test_bundle_and_image_are_not_constructible() -> None:
 
 
 def test_executable_bundle_of_a_context(queue: sycl.queue) -> None:
-    """T452, T453, T470, KB-02/03/04/06: every compatible application kernel, no built-ins."""
+    """KB-02/03/04/06: every compatible application kernel, no built-ins."""
     ctx, dev = queue.get_context(), queue.get_device()
     kb = sycl.get_kernel_bundle(E, ctx)
     assert kb.state is E and kb.get_backend() is sycl.backend.opencl
@@ -175,7 +175,7 @@ def test_executable_bundle_of_a_context(queue: sycl.queue) -> None:
     names = _ids(kb)
     assert {"kb_add", "kb_mul", "kb_ext"} <= names
     assert not set(kb.get_kernel_ids()) & set(library.get_kernel_ids())  # nor built with them
-    assert "kb_never" not in names and "kb_huge" not in names  # T437
+    assert "kb_never" not in names and "kb_huge" not in names
     assert len(kb.get_kernel_ids()) >= 4
     for kid in kb.get_kernel_ids():
         assert kb.has_kernel(kid, dev) == sycl.is_compatible([kid], dev)
@@ -186,7 +186,7 @@ def test_executable_bundle_of_a_context(queue: sycl.queue) -> None:
 
 
 def test_bundle_devices_are_deduplicated(queue: sycl.queue) -> None:
-    """T454 / KB-65."""
+    """KB-65."""
     dev = queue.get_device()
     kb = sycl.get_kernel_bundle(E, queue.get_context(), [dev, dev], [ADD_MUL[0]])
     assert kb.get_devices() == [dev]
@@ -194,7 +194,7 @@ def test_bundle_devices_are_deduplicated(queue: sycl.queue) -> None:
 
 @pytest.mark.parametrize("state", list(sycl.bundle_state))
 def test_empty_device_list_is_invalid(queue: sycl.queue, state: sycl.bundle_state) -> None:
-    """T457, T465, T469, T476, T478."""
+    """An empty device list is errc.invalid for every form (§4.11.7)."""
     ctx = queue.get_context()
     for call in (
         lambda: sycl.get_kernel_bundle(state, ctx, []),
@@ -209,7 +209,7 @@ def test_empty_device_list_is_invalid(queue: sycl.queue, state: sycl.bundle_stat
 
 
 def test_device_outside_the_context_is_invalid() -> None:
-    """T455, T476: a device of another platform."""
+    """a device of another platform."""
     platforms = sycl.platform.get_platforms()
     if len(platforms) < 2:
         pytest.skip("needs two OpenCL platforms")
@@ -223,7 +223,7 @@ def test_device_outside_the_context_is_invalid() -> None:
 
 
 def test_sub_device_of_a_context_device_is_accepted(pocl_pair: list[sycl.device]) -> None:
-    """T456: a sub-device descends from a context device."""
+    """a sub-device descends from a context device."""
     root = pocl_pair[0]
     sub = root.create_sub_devices(sycl.info.partition_property.partition_equally, 1)[0]
     ctx = sycl.context(root)
@@ -232,7 +232,7 @@ def test_sub_device_of_a_context_device_is_accepted(pocl_pair: list[sycl.device]
 
 
 def test_kernel_ids_overload_takes_whole_images(queue: sycl.queue) -> None:
-    """T462, T471, T435: asking for kb_add also brings kb_mul, usable without another build."""
+    """asking for kb_add also brings kb_mul, usable without another build."""
     ctx, dev = queue.get_context(), queue.get_device()
     kb = sycl.get_kernel_bundle(E, ctx, [dev], [ADD_MUL[0]])
     assert kb.has_kernel(ADD_MUL[1]) and not kb.has_kernel(EXT[0])
@@ -244,7 +244,7 @@ def test_kernel_ids_overload_takes_whole_images(queue: sycl.queue) -> None:
 
 
 def test_kernel_ids_overload_rejects_incompatible_kernels(queue: sycl.queue) -> None:
-    """T464, T465: a kernel no listed device supports."""
+    """a kernel no listed device supports."""
     for state in sycl.bundle_state:
         with pytest.raises(sycl.exception) as info:
             sycl.get_kernel_bundle(state, queue.get_context(), kernel_ids=[NEVER[0]])
@@ -252,7 +252,7 @@ def test_kernel_ids_overload_rejects_incompatible_kernels(queue: sycl.queue) -> 
 
 
 def test_selector_is_called_once_per_compatible_image(queue: sycl.queue) -> None:
-    """T466-T468, T472, KB-11: only application images; the result is what it keeps."""
+    """KB-11: only application images; the result is what it keeps."""
     seen: list[sycl.device_image] = []
 
     def keep_add(img: sycl.device_image) -> bool:
@@ -271,7 +271,7 @@ def test_selector_is_called_once_per_compatible_image(queue: sycl.queue) -> None
 
 
 def test_input_and_object_bundles_of_a_context(queue: sycl.queue) -> None:
-    """T441-T443, KB-23: a device with an online compiler/linker gives input/object bundles."""
+    """KB-23: a device with an online compiler/linker gives input/object bundles."""
     ctx = queue.get_context()
     for state in (I, O):
         kb = sycl.get_kernel_bundle(state, ctx, kernel_ids=[ADD_MUL[0]])
@@ -287,7 +287,7 @@ def test_input_and_object_bundles_of_a_context(queue: sycl.queue) -> None:
 
 
 def test_input_state_needs_an_online_compiler(queue: sycl.queue) -> None:
-    """T458, T459, T475: injected fault: the device reports no compiler and no linker."""
+    """injected fault: the device reports no compiler and no linker."""
     dev = queue.get_device()
     saved = dev._aspects
     dev._aspects = frozenset(a for a in sycl.aspect if dev.has(a)) - {
@@ -310,7 +310,7 @@ def test_input_state_needs_an_online_compiler(queue: sycl.queue) -> None:
 
 @pytest.mark.parametrize("state", list(sycl.bundle_state))
 def test_has_kernel_bundle(queue: sycl.queue, state: sycl.bundle_state) -> None:
-    """T474, T477, T479, T481: True iff every kernel is compatible with some device."""
+    """True iff every kernel is compatible with some device."""
     ctx, dev = queue.get_context(), queue.get_device()
     assert sycl.has_kernel_bundle(state, ctx)
     assert sycl.has_kernel_bundle(state, ctx, [dev])
@@ -323,7 +323,7 @@ def test_has_kernel_bundle(queue: sycl.queue, state: sycl.bundle_state) -> None:
 
 
 def test_is_compatible(device: sycl.device) -> None:
-    """T482-T486, KB-32/33/35: aspects, required work-group sizes, AND over ids."""
+    """KB-32/33/35: aspects, required work-group sizes, AND over ids."""
     assert sycl.is_compatible([ADD_MUL[0], EXT[0]], device)
     assert sycl.is_compatible("kb_add", device)
     assert not sycl.is_compatible([NEVER[0]], device)
@@ -408,7 +408,7 @@ def test_device_has_decides_compatibility_for_every_aspect(
 
 
 def test_every_device_and_kernel_of_a_bundle_is_usable(pocl_pair: list[sycl.device]) -> None:
-    """T436, T437: each device has a compatible image; each kernel runs on some device."""
+    """each device has a compatible image; each kernel runs on some device."""
     kb = sycl.get_kernel_bundle(E, sycl.context(pocl_pair))
     for dev in kb.get_devices():
         assert any(img.has_kernel(k, dev) for img in kb for k in kb.get_kernel_ids())
@@ -417,7 +417,7 @@ def test_every_device_and_kernel_of_a_bundle_is_usable(pocl_pair: list[sycl.devi
 
 
 def test_built_in_kernels_are_compatible_with_their_device_only() -> None:
-    """T485, KB-30: a built-in kernel is compatible only with the device it belongs to."""
+    """KB-30: a built-in kernel is compatible only with the device it belongs to."""
     pocl, grind = platform_devices("Portable"), platform_devices("Oclgrind")
     bik = pocl[0].get_info(sycl.info.device.built_in_kernel_ids) if pocl else []
     if not bik:
@@ -469,7 +469,7 @@ def test_copies_of_bundles_images_and_ids_compare_equal(queue: sycl.queue) -> No
 
 
 def test_join_merges_images_without_duplicates(queue: sycl.queue) -> None:
-    """T487, KB-36: join(b1, b2) has both kernels; join([b, b]) keeps b's image count."""
+    """KB-36: join(b1, b2) has both kernels; join([b, b]) keeps b's image count."""
     ctx = queue.get_context()
     b1 = sycl.get_kernel_bundle(E, ctx, kernel_ids=[ADD_MUL[0]])
     b2 = sycl.get_kernel_bundle(E, ctx, kernel_ids=[EXT[0]])
@@ -481,7 +481,7 @@ def test_join_merges_images_without_duplicates(queue: sycl.queue) -> None:
 
 
 def test_join_rejects_mixed_contexts_devices_and_states(pocl_pair: list[sycl.device]) -> None:
-    """T488, T489."""
+    """join needs one context, one device list and one state (§4.11.10)."""
     ctx = sycl.context(pocl_pair)
     other_ctx = sycl.context(pocl_pair)
     on_both = sycl.get_kernel_bundle(E, ctx, kernel_ids=[EXT[0]])

@@ -1,4 +1,4 @@
-"""compile, link and build (SYCL 2020 §4.11.11; T460, T490-T508, KB-42..KB-55).
+"""compile, link and build (SYCL 2020 §4.11.11; KB-42..KB-55).
 
 Units that cannot build on their own (a syntax error, a call to a function defined in
 another unit) are registered in child processes, so this process's registry stays valid.
@@ -78,7 +78,7 @@ def _names(kb: sycl.kernel_bundle) -> set[str]:
 
 @pytest.mark.parametrize("props", [None, sycl.property_list(), []])
 def test_compile_gives_an_object_bundle(queue: sycl.queue, props: object) -> None:
-    """T490, T503, T504, KB-42, KB-46."""
+    """KB-42, KB-46."""
     ctx, dev = queue.get_context(), queue.get_device()
     inp = sycl.get_kernel_bundle(I, ctx, kernel_ids=[PAIR[0]])
     for obj in (sycl.compile(inp, prop_list=props), sycl.compile(inp, [dev, dev], props)):
@@ -88,7 +88,7 @@ def test_compile_gives_an_object_bundle(queue: sycl.queue, props: object) -> Non
 
 
 def test_compile_drops_kernels_no_device_supports(pocl_pair: list[sycl.device]) -> None:
-    """T491, T497, T501: injected fault: the second device reports no fp64."""
+    """injected fault: the second device reports no fp64."""
     d0, d1 = pocl_pair
     ctx = sycl.context(pocl_pair)
     inp = sycl.get_kernel_bundle(I, ctx, kernel_ids=[PAIR[0], NEEDS_FP64[0]])
@@ -105,7 +105,7 @@ def test_compile_drops_kernels_no_device_supports(pocl_pair: list[sycl.device]) 
 
 
 def test_compile_rejects_devices_outside_the_bundle(pocl_pair: list[sycl.device]) -> None:
-    """T492, T502."""
+    """compile and build refuse devices outside the bundle, and an empty list (§4.11.11)."""
     ctx = sycl.context(pocl_pair)
     inp = sycl.get_kernel_bundle(I, ctx, [pocl_pair[0]], [PAIR[0]])
     for op in (sycl.compile, sycl.build):
@@ -116,7 +116,7 @@ def test_compile_rejects_devices_outside_the_bundle(pocl_pair: list[sycl.device]
 
 
 def test_compile_failure_is_a_build_error_with_the_log(queue: sycl.queue) -> None:
-    """T493, T502: errc.build whose message holds the driver's log."""
+    """errc.build whose message holds the driver's log."""
     inp = _input_of(queue.get_context(), BROKEN)
     for op in (sycl.compile, sycl.build):
         with pytest.raises(sycl.exception) as info:
@@ -140,7 +140,7 @@ def test_operations_check_the_state(queue: sycl.queue) -> None:
 
 
 def test_link_overloads(queue: sycl.queue) -> None:
-    """T494, T505, T507, KB-47, KB-51: one bundle, a list, a join; with and without devices."""
+    """KB-47, KB-51: one bundle, a list, a join; with and without devices."""
     ctx, dev = queue.get_context(), queue.get_device()
     o1 = sycl.get_kernel_bundle(O, ctx, kernel_ids=[PAIR[0]])
     o2 = sycl.compile(sycl.get_kernel_bundle(I, ctx, kernel_ids=[OTHER[0]]))
@@ -161,14 +161,14 @@ def test_link_overloads(queue: sycl.queue) -> None:
 
 
 def test_link_removes_duplicate_images(queue: sycl.queue) -> None:
-    """T496: linking [o, o] does not define symbols twice."""
+    """linking [o, o] does not define symbols twice."""
     o1 = sycl.get_kernel_bundle(O, queue.get_context(), kernel_ids=[PAIR[0]])
     linked = sycl.link([o1, o1])
     assert _run(queue, linked.get_kernel(PAIR[1]), [5]) == [4]
 
 
 def test_link_resolves_a_function_defined_in_another_image(queue: sycl.queue) -> None:
-    """T495 (interop sources): a real clLinkProgram of two separately compiled images."""
+    """a real clLinkProgram of two separately compiled images."""
     ctx = queue.get_context()
     caller, definer = sycl.compile(_input_of(ctx, CALLER)), sycl.compile(_input_of(ctx, DEFINER))
     linked = sycl.link([caller, definer])
@@ -178,7 +178,7 @@ def test_link_resolves_a_function_defined_in_another_image(queue: sycl.queue) ->
 
 
 def test_link_of_registered_units_across_images_in_a_child() -> None:
-    """T495, T500, T460 with registered units (in a child: they cannot build alone)."""
+    """Registered units linked for real (in a child: they cannot build alone)."""
     result = child_json(
         f"""
         import json, numpy as np, pyopencl as cl
@@ -220,7 +220,7 @@ def test_link_of_registered_units_across_images_in_a_child() -> None:
 
 
 def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> None:
-    """T460, T465: errc.build with the log, for the context and for the kernel ids forms."""
+    """errc.build with the log, for the context and for the kernel ids forms."""
     result = child_json(
         f"""
         import json
@@ -242,7 +242,7 @@ def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> N
 
 
 def test_link_rejects_mixed_contexts_and_foreign_devices(pocl_pair: list[sycl.device]) -> None:
-    """T498, T499."""
+    """link needs one context and devices of the bundles (§4.11.11)."""
     ctx, other = sycl.context(pocl_pair), sycl.context(pocl_pair)
     o_ctx = sycl.get_kernel_bundle(O, ctx, [pocl_pair[0]], [PAIR[0]])
     o_other = sycl.get_kernel_bundle(O, other, [pocl_pair[0]], [OTHER[0]])
@@ -258,7 +258,7 @@ def test_link_rejects_mixed_contexts_and_foreign_devices(pocl_pair: list[sycl.de
 
 
 def test_link_without_devices_uses_the_intersection(pocl_pair: list[sycl.device]) -> None:
-    """T506: bundles on [d0, d1] and [d1] link for [d1]."""
+    """bundles on [d0, d1] and [d1] link for [d1]."""
     d0, d1 = pocl_pair
     ctx = sycl.context(pocl_pair)
     both = sycl.get_kernel_bundle(O, ctx, [d0, d1], [PAIR[0]])
@@ -317,7 +317,7 @@ def test_specialization_constants_reach_library_units(queue: sycl.queue, path: s
 
 @pytest.mark.parametrize("props", [None, sycl.property_list()])
 def test_build_matches_link_of_compile(queue: sycl.queue, props: object) -> None:
-    """T501, T508, KB-52, KB-55."""
+    """KB-52, KB-55."""
     ctx, dev = queue.get_context(), queue.get_device()
     inputs = sycl.join([
         sycl.get_kernel_bundle(I, ctx, kernel_ids=[PAIR[0]]),

@@ -1,8 +1,8 @@
-"""The implemented descriptors and aspects against the spec's lists (INVENTORY.md).
+"""The implemented descriptors and aspects against the spec's lists.
 
-The names and return types are copied from the spec (INVENTORY.md A064-A067 platform,
-A079-A084 context, A106-A187 device, A245-A246 queue, A258-A262 event, A189-A207 aspects)
-on purpose: a descriptor missing from sycl_ocl, or declared with another type, fails here.
+The names and return types are copied from SYCL 2020 (§4.6.2.4 platform, §4.6.3.3 context,
+§4.6.4.2 device, §4.6.5.2 queue, §4.6.6.1 event, §4.6.4.3 aspects) on purpose: a descriptor
+missing from sycl_ocl, or declared with another type, fails here.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ _SCALARS: dict[str, Any] = {"uint32_t": int, "uint64_t": int, "size_t": int, "bo
 
 
 def python_type(cpp: str) -> Any:
-    """The Python return type API.md gives a C++ return type."""
+    """The Python type of a C++ return type (docs/api-conventions.md)."""
     if cpp.startswith("std::vector<"):
         return list[python_type(cpp[len("std::vector<") : -1])]  # type: ignore[misc]
     if cpp.startswith("range<"):

@@ -1,4 +1,4 @@
-# Source this on the GPU machine (see ../shared/ENVIRONMENT.md): registers the NVIDIA ICD beside
+# Source this on the GPU machine (docs/devices/README.md): registers the NVIDIA ICD beside
 # the installed ones and installs PyOpenCL from the wheels carried in .whl/.
 mkdir -p /tmp/vendors
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > /tmp/vendors/nvidia.icd

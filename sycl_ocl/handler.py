@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,7 +13,7 @@ from .accessor import accessor, local_accessor
 from .event import event
 from .exception import errc, exception
 from .kernel_bundle.resolve import resolve_kernel
-from .range import as_range, nd_range
+from .range import as_range, nd_range, range
 from .scheduler import Barrier, Command, DeviceCopy, DeviceFill, HostTask, KernelLaunch, Requirement, submit
 from .usm import commands as usm_commands
 from .usm.pointer import usm_ptr
@@ -36,17 +37,18 @@ class handler:
         "_requirements", "_spec_constants",
     )
 
-    def __init__(self, lane: Lane, ctx: context, dev: device) -> None:
-        self._lane = lane  # the queue's, in the scheduler
+    def __init__(self, lane: Lane | None, ctx: context, dev: device) -> None:
+        self._lane = lane  # the queue's, in the scheduler (None: a command graph's node)
         self._context = ctx
         self._device = dev
         self._accessors: list[accessor] = []
         self._requirements: list[Requirement] = []  # of the accessors, in the same order
-        self._depends: list[Command] = []  # the commands of the events depended on
+        self._depends: Sequence[Command] = ()  # the commands of the events depended on
         self._action: Any = None
-        self._args: dict[int, Any] = {}
+        # Made on first use: most command groups set neither (fewer allocations per submit).
+        self._args: Mapping[int, Any] = _NOTHING
         self._bundle: Any = None
-        self._spec_constants: dict[Any, Any] = {}
+        self._spec_constants: Mapping[Any, Any] = _NOTHING
 
     # --- dependencies -----------------------------------------------------------------
 
@@ -56,7 +58,7 @@ class handler:
         for ev in evs:
             if not isinstance(ev, event):
                 raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
-        self._depends.extend(ev._cmd for ev in evs)
+        self._depends = [*self._depends, *(ev._cmd for ev in evs)]
 
     def require(self, acc: accessor) -> None:
         """Add an accessor's requirement to this command group (§4.9.4.1).
@@ -80,7 +82,7 @@ class handler:
         """Set one kernel argument for the next launch without arguments (§4.9.4.2)."""
         if index < 0:
             raise exception(errc.kernel_argument, f"argument index {index} is negative")
-        self._args[int(index)] = value
+        self._args = {**self._args, int(index): value}
 
     def set_args(self, *values: Any) -> None:
         """Set every kernel argument, in order (§4.9.4.2)."""
@@ -108,7 +110,7 @@ class handler:
             sycl.exception: ``errc.invalid`` after ``use_kernel_bundle``.
         """
         self._check_no_bundle("set_specialization_constant")
-        self._spec_constants[spec_id] = value
+        self._spec_constants = {**self._spec_constants, spec_id: value}
 
     def get_specialization_constant(self, spec_id: Any) -> Any:
         """The value the kernel of this command group will see (§4.9.4.5).
@@ -195,10 +197,7 @@ class handler:
                 grouped=True,
             )
             return
-        if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
-            self._launch(kernel, (rng,), None, None, args, grouped=False)
-            return
-        self._launch(kernel, as_range(rng).to_cl(), None, None, args, grouped=False)
+        self._launch(kernel, global_size(rng), None, None, args, grouped=False)
 
     def _launch(
         self,
@@ -213,31 +212,17 @@ class handler:
 
         Everything is checked here, so a rejected launch submits nothing.
         """
-        if args and self._args:
+        if not args:
+            args = _ordered_args(self._args)
+        elif self._args:
             raise exception(
                 errc.kernel_argument,
                 "arguments were given both with set_arg(s) and to the launch; use one way",
             )
-        if not args:
-            args = _ordered_args(self._args)
-        accs = []
-        memory = args
-        for index, arg in enumerate(args):
-            kind = type(arg)
-            if kind is accessor:
-                self._check_mine(arg)
-                accs.append((index, arg._req))
-            elif kind is local_accessor:
-                if not grouped:
-                    raise _no_work_groups(index)
-                memory = (*memory[:index], arg._mem, *memory[index + 1:])
-            elif kind is usm_ptr:
-                svm = arg._in(self._context._handle, "a kernel argument")
-                memory = (*memory[:index], svm, *memory[index + 1:])
+        memory, bindings = kernel_args(args, self._context._handle, grouped, self._accessors)
         resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
         resolved._check_launch(args, local_size)
-        self._set_action(
-            KernelLaunch(resolved._enqueue, global_size, local_size, offset, memory, tuple(accs)))
+        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, memory, bindings))
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -318,11 +303,7 @@ class handler:
 
     def _check_mine(self, acc: accessor) -> None:
         if acc not in self._accessors:
-            raise exception(
-                errc.accessor,
-                f"{acc!r} is not part of this command group: make it with this handler, or "
-                "bind a placeholder with h.require(acc)",
-            )
+            raise _not_mine(acc)
 
     # --- host tasks ---------------------------------------------------------------------
 
@@ -359,8 +340,61 @@ class handler:
     def _submit(self) -> event:
         """Hand the finished command group to the scheduler (``queue.submit``)."""
         action = self._action if self._action is not None else Barrier()
-        op = submit(self._lane, action, self._requirements, self._depends)
+        lane = self._lane
+        assert lane is not None  # a graph's handler records instead
+        op = submit(lane, action, self._requirements, self._depends)
         return event(op, self._context)
+
+
+_NOTHING: Mapping[Any, Any] = MappingProxyType({})
+
+
+def global_size(rng: Any) -> tuple[int, ...]:
+    """A ``range`` (or an int, or a sequence of ints) as an OpenCL global size."""
+    if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
+        return (rng,)
+    if type(rng) is range:
+        return rng._cl
+    return as_range(rng).to_cl()
+
+
+def kernel_args(
+    args: tuple[Any, ...], context_handle: int, grouped: bool, accessors: list[accessor] | None,
+) -> tuple[tuple[Any, ...], tuple[tuple[int, Requirement], ...]]:
+    """The arguments as the kernel receives them, and the accessors' bindings (§4.9.4.2).
+
+    A USM pointer becomes its SVM pointer and a ``local_accessor`` its local memory; an
+    accessor (of ``accessors``, the command group's) is bound to its requirement, which the
+    scheduler turns into the ``cl_mem`` of its window.
+
+    Raises:
+        sycl.exception: ``errc.accessor`` for an accessor not in ``accessors``;
+            ``errc.kernel_argument`` for a ``local_accessor`` outside an nd_range.
+    """
+    memory = args
+    bindings: tuple[tuple[int, Requirement], ...] = ()
+    for index, arg in enumerate(args):
+        kind = type(arg)
+        if kind is usm_ptr:
+            svm = arg._in(context_handle, "a kernel argument")
+            memory = (*memory[:index], svm, *memory[index + 1:])
+        elif kind is accessor:
+            if accessors is None or arg not in accessors:
+                raise _not_mine(arg)
+            bindings = (*bindings, (index, arg._req))
+        elif kind is local_accessor:
+            if not grouped:
+                raise _no_work_groups(index)
+            memory = (*memory[:index], arg._mem, *memory[index + 1:])
+    return memory, bindings
+
+
+def _not_mine(acc: accessor) -> exception:
+    return exception(
+        errc.accessor,
+        f"{acc!r} is not part of this command group: make it with this handler, or "
+        "bind a placeholder with h.require(acc)",
+    )
 
 
 def _no_work_groups(index: int) -> exception:
@@ -377,7 +411,7 @@ def _copy_on_host(src: Any, dst: Any, n: int) -> None:
     target.flat[:n] = source[:n]
 
 
-def _ordered_args(args: dict[int, Any]) -> tuple[Any, ...]:
+def _ordered_args(args: Mapping[int, Any]) -> tuple[Any, ...]:
     if not args:
         return ()
     missing = [i for i in builtins.range(max(args) + 1) if i not in args]

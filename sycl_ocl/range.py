@@ -34,6 +34,7 @@ class _Extent:
 
     __slots__ = ("_v",)
     _kind = "extent"
+    _v: tuple[int, ...]
 
     def __init__(self, *values: SupportsIndex | Iterable[SupportsIndex]) -> None:
         self._v = _dims(values, self._kind)
@@ -81,13 +82,19 @@ class _Extent:
 class range(_Extent):
     """A 1-3 dimensional size (§4.9.1.1)."""
 
-    __slots__ = ()
+    __slots__ = ("_cl",)
     _kind = "range"
 
+    _cl: tuple[int, ...]
+
     def __init__(self, *values: SupportsIndex | Iterable[SupportsIndex]) -> None:
+        if len(values) == 1 and type(values[0]) is int and values[0] >= 0:
+            self._v = self._cl = values  # type: ignore[assignment]  # the common 1-D case, cheaply
+            return
         super().__init__(*values)
         if min(self._v) < 0:
             raise exception(errc.invalid, f"range sizes cannot be negative: {self._v}")
+        self._cl = self._v[::-1]  # what a launch passes to OpenCL (``to_cl``)
 
     def size(self) -> int:
         """The number of elements: the product of the dimensions."""

@@ -178,7 +178,7 @@ class kernel(NativeWrapper):
         global_size: tuple[int, ...],
         local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None,
-        args: tuple[Any, ...],
+        args: Sequence[Any],
         wait_for: list[cl.Event] | None,
     ) -> cl.Event:
         """Set ``args`` and enqueue over ``global_size`` (OpenCL dimension order); the
@@ -199,6 +199,22 @@ class kernel(NativeWrapper):
             return cl.enqueue_marker(cl_queue, wait_for=wait_for)
         return cl.enqueue_nd_range_kernel(cl_queue, self._native, global_size, local_size, offset, wait_for)
 
+    def _private(self, args: Sequence[Any]) -> cl.Kernel:
+        """A ``cl_kernel`` of this kernel's own with ``args`` set, that no launch changes: a
+        command graph's node, whose arguments stay set from one replay to the next.
+
+        Raises:
+            sycl.exception: ``errc.kernel_argument`` as for a launch.
+        """
+        private = cl.Kernel(self._program, self._name)
+        if self._params is not None:
+            _set_dtypes(private, self._params, self._bits)
+        try:
+            private.set_args(*args)
+        except (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError) as error:
+            raise self._argument_error(tuple(args), error) from error
+        return private
+
     def _count_error(self, given: int) -> exception:
         params = self._params or ()
         listing = ", ".join(_describe(p) for p in params) or "none"
@@ -217,7 +233,7 @@ class kernel(NativeWrapper):
             f"{tuple(reversed(local_size))}; launch it with that local range",
         )
 
-    def _argument_error(self, args: tuple[Any, ...], error: BaseException) -> exception:
+    def _argument_error(self, args: Sequence[Any], error: BaseException) -> exception:
         params = self._params
         for index, value in enumerate(args):
             param = params[index] if params is not None and index < len(params) else None

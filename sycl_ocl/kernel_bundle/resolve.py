@@ -5,6 +5,7 @@ This is on the submit hot path: after the first launch, a name costs two dict lo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..exception import errc, exception
@@ -26,7 +27,7 @@ def resolve_kernel(
     ctx: context,
     dev: device,
     bundle: kernel_bundle | None,
-    spec_constants: dict[Any, Any],
+    spec_constants: Mapping[Any, Any],
 ) -> kernel:
     """The executable kernel that runs ``spec`` on ``dev`` of ``ctx`` (a command group's queue).
 
@@ -53,12 +54,12 @@ def resolve_kernel(
     return resolved
 
 
-def _frozen(spec_constants: dict[Any, Any]) -> frozenset[tuple[Any, Any]]:
+def _frozen(spec_constants: Mapping[Any, Any]) -> frozenset[tuple[Any, Any]]:
     """The command group's constants as a key (values converted, so 3 and 3.0 agree)."""
     return frozenset((spec, spec.convert(value)) for spec, value in spec_constants.items())
 
 
-def _resolve(spec: Any, ctx: context, dev: device, spec_constants: dict[Any, Any]) -> kernel:
+def _resolve(spec: Any, ctx: context, dev: device, spec_constants: Mapping[Any, Any]) -> kernel:
     if isinstance(spec, kernel):
         check_kernel(spec, ctx, dev)
         if not spec_constants or spec._image is None or not spec._image._sources:

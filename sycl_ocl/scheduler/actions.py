@@ -8,9 +8,9 @@ copy, a recorded graph) is a new action class.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pyopencl as cl
@@ -22,13 +22,17 @@ if TYPE_CHECKING:
     from .memory_object import Allocation
     from .requirement import Requirement
 
-# Sets the arguments and enqueues the kernel: (cl_queue, global_size, local_size, offset,
-# args, wait_for) -> the OpenCL event.
-EnqueueKernel = Callable[
-    [cl.CommandQueue, tuple[int, ...], "tuple[int, ...] | None", "tuple[int, ...] | None",
-     tuple[Any, ...], "list[cl.Event] | None"],
-    cl.Event,
-]
+
+class Kernel(Protocol):
+    """What a kernel launch needs of a kernel (``sycl.kernel`` implements it)."""
+
+    def _enqueue(self, cl_queue: cl.CommandQueue, global_size: tuple[int, ...],
+                 local_size: tuple[int, ...] | None, offset: tuple[int, ...] | None,
+                 args: Sequence[Any], wait_for: list[cl.Event] | None) -> cl.Event:
+        """Set ``args`` and enqueue (sizes in OpenCL dimension order); the OpenCL event."""
+
+    def _private(self, args: Sequence[Any]) -> cl.Kernel:
+        """A ``cl_kernel`` of its own with ``args`` set, that nothing else changes (graphs)."""
 
 
 def _alloc(req: Requirement, lane: Lane) -> Allocation:
@@ -43,7 +47,7 @@ class KernelLaunch:
     argument becomes the ``cl_mem`` of the requirement's window in the lane's context.
     """
 
-    kernel: EnqueueKernel
+    kernel: Kernel
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
     offset: tuple[int, ...] | None
@@ -51,32 +55,33 @@ class KernelLaunch:
     bindings: tuple[tuple[int, Requirement], ...]
 
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        args = self.args
+        if not self.bindings:
+            return self.kernel._enqueue(lane.cl_queue, self.global_size, self.local_size, self.offset,
+                                        self.args, wait_for)
+        args = list(self.args)
         post: list[tuple[Any, cl.Buffer, int, int]] = []
-        if self.bindings:
-            args = list(args)  # type: ignore[assignment]
-            for index, req in self.bindings:
-                alloc = req.memory.allocs[lane.ctx]
-                lo, hi = req.lo, req.hi
-                if (lo == 0 and hi >= alloc.size) or alloc.buf is None:
-                    args[index] = alloc.buf  # type: ignore[index]  # all of it: the common case
-                    continue
-                if lo % alloc.ctx.align == 0:
-                    args[index] = alloc.window(lo, hi)  # type: ignore[index]
-                    continue
-                # A misaligned window cannot be a sub-buffer: run on a scratch copy of it.
-                tmp = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
-                keep.append(tmp)
-                if req.needs_old:
-                    copied = cl.enqueue_copy(
-                        lane.cl_queue, tmp, alloc.buf, byte_count=hi - lo, src_offset=lo,
-                        wait_for=wait_for)
-                    keep.append(copied)
-                    wait_for = lane.after(copied)
-                if req.writes:
-                    post.append((alloc, tmp, lo, hi))
-                args[index] = tmp  # type: ignore[index]
-        ev = self.kernel(lane.cl_queue, self.global_size, self.local_size, self.offset, tuple(args), wait_for)
+        for index, req in self.bindings:
+            alloc = req.memory.allocs[lane.ctx]
+            lo, hi = req.lo, req.hi
+            if (lo == 0 and hi >= alloc.size) or alloc.buf is None:
+                args[index] = alloc.buf  # all of it: the common case
+                continue
+            if lo % alloc.ctx.align == 0:
+                args[index] = alloc.window(lo, hi)
+                continue
+            # A misaligned window cannot be a sub-buffer: run on a scratch copy of it.
+            tmp = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
+            keep.append(tmp)
+            if req.needs_old:
+                copied = cl.enqueue_copy(
+                    lane.cl_queue, tmp, alloc.buf, byte_count=hi - lo, src_offset=lo, wait_for=wait_for)
+                keep.append(copied)
+                wait_for = lane.after(copied)
+            if req.writes:
+                post.append((alloc, tmp, lo, hi))
+            args[index] = tmp
+        ev = self.kernel._enqueue(
+            lane.cl_queue, self.global_size, self.local_size, self.offset, args, wait_for)
         for alloc, tmp, lo, hi in post:
             keep.append(ev)
             ev = cl.enqueue_copy(

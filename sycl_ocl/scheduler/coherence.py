@@ -8,24 +8,30 @@ rule S1). Planning touches no OpenCL object: ``tests/unit`` checks it without a 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..exception import errc, exception
 from .context_record import ContextRecord
 from .hostops import transfer_op
 from .intervals import gaps, insert, overlapping, remove
-from .memory_object import HOST, Allocation, MemoryObject, Snapshot
-from .op import DONE, ISSUED, Op, depend
+from .memory_object import HOST, Allocation, MemoryObject, Plan, Snapshot
+from .op import DEFERRED, DONE, ISSUED, Op, depend
 from .requirement import HOST_READ, READ, WRITE, Requirement
+
+if TYPE_CHECKING:
+    from .lane import Lane
 
 FRONTIER_CAP = 16
 
 
 def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,
-         stagers: list[Op]) -> list[tuple[MemoryObject, Snapshot]]:
+         stagers: list[Op], cache: bool = False) -> list[tuple[MemoryObject, Snapshot]]:
     """Plan ``op``'s requirements for a queue of context ``ctx``, on its device or on the host.
 
     Returns what to restore if ``op`` cannot be enqueued. Staging reads it needs on their own
-    host ops are appended to ``stagers``, to be started by the caller.
+    host ops are appended to ``stagers``, to be started by the caller. ``cache``: record the
+    plan of each memory object that ``op`` accesses through one requirement, for the next
+    command of the same lane to replay (``replayable``; rule S16).
     """
     n = len(requirements)
     distinct = n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)
@@ -34,18 +40,71 @@ def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_hos
     alloc = None
     for req in requirements if distinct else _merged(requirements):
         memory = req.memory
-        if memory is not last:  # the first requirement on this memory object
-            last = memory
-            if memory.bound_to is not None and memory.bound_to != ctx.handle:
-                raise exception(
-                    errc.invalid,
-                    "the buffer has the context_bound property for another context; use it only "
-                    "on queues of that context",
-                )
-            saved.append((memory, (dict(memory.valid), memory.frontier, memory.written)))  # see restore
-            alloc = None if on_host else memory.allocation(ctx)
+        if memory is last:  # another window of the same memory object: no plan to replay
+            access(req, WRITE if req.writes else READ, alloc, op, stagers)
+            memory.plan = None
+            continue
+        last = memory
+        if memory.bound_to is not None and memory.bound_to != ctx.handle:
+            raise exception(
+                errc.invalid,
+                "the buffer has the context_bound property for another context; use it only "
+                "on queues of that context",
+            )
+        saved.append((memory, (dict(memory.valid), memory.frontier, memory.written)))  # see restore
+        alloc = None if on_host else memory.allocation(ctx)
         access(req, WRITE if req.writes else READ, alloc, op, stagers)
+        if cache:
+            _record(memory, req, op)
     return saved
+
+
+def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
+    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S16)."""
+    frontier = memory.frontier
+    base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
+    found = memory.plan
+    if found is None:
+        memory.plan = Plan(req, base, op, memory.epoch)
+    else:
+        found.req, found.base, found.op, found.epoch = req, base, op, memory.epoch
+
+
+def replayable(req: Requirement, lane: Lane) -> Plan | None:
+    """The cached plan of ``req`` for a device command of ``lane`` (an in-order OpenCL queue),
+    if it still holds (docs/scheduler.md rule S16).
+
+    It holds when nothing changed the memory object since the last command of ``lane`` with
+    the same requirement (its epoch), and, for a read, when that command was enqueued or
+    done: then everything the new command would wait for, that command waited for, and the
+    OpenCL queue orders the new command after it. A write waits for that command instead
+    (``replay``), as full planning would.
+    """
+    memory = req.memory
+    found = memory.plan
+    if found is None or found.epoch != memory.epoch or (found.req is not req and found.req != req):
+        return None
+    prev = found.op
+    if prev.lane is not lane or (not req.writes and prev.state == DEFERRED):
+        return None
+    return found
+
+
+def replay(found: Plan, op: Op) -> None:
+    """Apply a cached plan for ``op``: the state planning in full would leave (rule S16)."""
+    req = found.req
+    memory = req.memory
+    if req.view_lo < req.view_hi:
+        memory.frontier = [*found.base, (op, req.view_lo, req.view_hi, WRITE if req.writes else READ)]
+    else:
+        memory.frontier = found.base
+    if req.writes and req.lo < req.hi:
+        valid = memory.valid
+        loc = memory.allocs[op.ctx].loc
+        valid[loc] = insert(valid[loc], req.lo, req.hi, op)
+    memory.epoch += 1
+    found.op = op
+    found.epoch = memory.epoch
 
 
 def _merged(requirements: Sequence[Requirement]) -> list[Requirement]:
@@ -81,6 +140,7 @@ def access(req: Requirement, kind: int, alloc: Allocation | None, op: Op, stager
     frontier and the validity of every copy.
     """
     memory, lo, hi, _, needs_old, view_lo, view_hi = req
+    memory.epoch += 1  # any cached plan of this memory object is out of date (rule S16)
     if view_lo < view_hi:
         _frontier(memory, view_lo, view_hi, kind, op)
     if lo >= hi:

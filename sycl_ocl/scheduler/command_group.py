@@ -17,7 +17,7 @@ import pyopencl as cl
 
 from . import progress
 from .actions import DeviceAction, HostTask
-from .coherence import plan
+from .coherence import plan, replay, replayable
 from .hostops import start
 from .issue import issue
 from .lane import Lane
@@ -28,6 +28,7 @@ from .runtime import RUNTIME
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .command import Command
+    from .memory_object import Plan
     from .requirement import Requirement
 
 
@@ -47,39 +48,94 @@ def submit(
     depends_on: Sequence[Command],
 ) -> Op:
     """Schedule one command group on ``lane``; returns its operation without blocking on
-    device work."""
-    host = type(action) is HostTask
+    device work.
+
+    A device action without requirements (a USM command, a kernel launched with USM pointers
+    and scalars) is ordered by ``depends_on`` and the in-order queue alone: nothing is planned.
+    """
+    if type(action) is HostTask:
+        return _submit_host(lane, action, requirements, depends_on)
     runtime = RUNTIME
     runtime.lock.acquire()  # ``with RUNTIME``, spelled out on the submit path
     owner, runtime.owner = runtime.owner, get_ident()
     try:
-        op = Op(lane, lane.ctx, host, lane.async_errors)
-        for cmd in depends_on:
-            add_edge(op, cmd)
-        if lane.in_order and lane.last is not None:
-            depend(op, lane.last)
-        stagers: list[Op] = []
-        saved = plan(op, requirements, lane.context, host, stagers) if requirements else None
-        for stager in stagers:
-            start(stager)
+        op = _open(lane, depends_on, False)
+        replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
         op.work = action
-        if host:
-            lane.add(op)
-            start(op)
+        events = wait_list(op)
+        if events is BLOCKED:
+            defer(op)
         else:
-            events = wait_list(op)
-            if events is BLOCKED:
-                defer(op)
-            else:
-                try:
-                    issue(op, events)
-                except BaseException:
-                    for memory, snapshot in saved or ():
-                        memory.restore(snapshot)
-                    op.finish()
-                    raise
-            lane.add(op)
+            try:
+                issue(op, events)
+            except BaseException:
+                for memory, snapshot in saved or ():
+                    memory.restore(snapshot)
+                op.finish()
+                raise
+        if replays is not None:
+            for found in replays:
+                replay(found, op)
+        lane.add(op)
     finally:
         runtime.owner = owner
         runtime.lock.release()
+    return op
+
+
+def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:
+    """A new op of ``lane`` after ``depends_on`` and, on an in-order queue, the previous op."""
+    op = Op(lane, lane.ctx, host, lane.async_errors)
+    for cmd in depends_on:
+        add_edge(op, cmd)
+    last = lane.last
+    if last is not None and lane.in_order:
+        depend(op, last)
+    return op
+
+
+def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tuple[list[Plan] | None, Any]:
+    """Plan a device op: each requirement whose cached plan holds is replayed after the
+    enqueue (rule S16), the others are planned in full now. Returns the plans to replay and
+    what to restore if the enqueue fails."""
+    replays: list[Plan] | None = None
+    rest: Sequence[Requirement] = requirements
+    n = len(requirements)
+    if lane.ordered and (n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)):
+        missed: list[Requirement] = []
+        for req in requirements:
+            found = replayable(req, lane)
+            if found is None:
+                missed.append(req)
+                continue
+            if req.writes:
+                depend(op, found.op)  # as full planning: a write waits for the last access
+            if replays is None:
+                replays = [found]
+            else:
+                replays.append(found)
+        if not missed:
+            return replays, None
+        rest = missed
+    stagers: list[Op] = []
+    saved = plan(op, rest, lane.context, False, stagers, cache=lane.ordered)
+    for stager in stagers:
+        start(stager)
+    return replays, saved
+
+
+def _submit_host(
+    lane: Lane, action: HostTask, requirements: Sequence[Requirement], depends_on: Sequence[Command],
+) -> Op:
+    """A host task on ``lane``: planned in full, run on a thread of its own (rule S11)."""
+    with RUNTIME:
+        op = _open(lane, depends_on, True)
+        if requirements:
+            stagers: list[Op] = []
+            plan(op, requirements, lane.context, True, stagers)
+            for stager in stagers:
+                start(stager)
+        op.work = action
+        lane.add(op)
+        start(op)
     return op

@@ -19,6 +19,7 @@ from .intervals import Piece
 
 if TYPE_CHECKING:
     from .op import Op
+    from .requirement import Requirement
 
 HOST = 0
 
@@ -26,6 +27,26 @@ HOST = 0
 Access = tuple["Op", int, int, int]
 # What planning changes, restored when a command cannot be enqueued.
 Snapshot = tuple[dict[int, list[Piece]], list[Access], bool]
+
+
+class Plan:
+    """The plan cache of one memory object (docs/scheduler.md rule S16): how the last device
+    command that planned ``req`` on it in full left its frontier, so that the next command of
+    the same lane with the same requirement can replay it without planning.
+
+    ``base`` is the frontier without that command's own entry; ``op`` the command that applied
+    the plan last, ``epoch`` the memory object's epoch just after. The plan holds while the
+    memory object's epoch is still ``epoch``: anything else planned on it, a host accessor,
+    another queue or context, ``set_final_data`` moves the epoch on.
+    """
+
+    __slots__ = ("base", "epoch", "op", "req")
+
+    def __init__(self, req: Requirement, base: list[Access], op: Op, epoch: int) -> None:
+        self.req = req
+        self.base = base
+        self.op = op
+        self.epoch = epoch
 
 
 @dataclass
@@ -76,8 +97,8 @@ class MemoryObject:
     """The coherence record of one buffer and all its sub-buffers and reinterpretations."""
 
     __slots__ = (
-        "__weakref__", "allocs", "blocking", "bound_to", "counters", "dtype", "frontier", "handles",
-        "holds", "host", "mutex", "size", "target", "use_host_ptr", "user", "valid", "write_back",
+        "__weakref__", "allocs", "blocking", "bound_to", "counters", "dtype", "epoch", "frontier", "handles",
+        "holds", "host", "mutex", "plan", "size", "target", "use_host_ptr", "user", "valid", "write_back",
         "written",
     )
 
@@ -99,6 +120,8 @@ class MemoryObject:
         self.mutex: Any = None
         self.blocking = host is not None  # the destructor waits (host memory attached)
         self.dtype = np.dtype(np.uint8)
+        self.epoch = 0  # moves on with every change of the frontier or validity (see Plan)
+        self.plan: Plan | None = None
 
     def host_copy(self) -> np.ndarray:
         """The host copy, made on first use."""
@@ -128,9 +151,16 @@ class MemoryObject:
         """Take ``buf`` of ``ctx`` as the allocation holding the current contents (interop)."""
         self.allocs[ctx.handle] = Allocation(buf, ctx, False)
         self.valid[ctx.handle] = [(0, self.size, None)]
+        self.epoch += 1
 
     def restore(self, saved: Snapshot) -> None:
         """Undo the planning of a command that could not be enqueued: ``saved`` is
         ``(dict(valid), frontier, written)`` from before it (the lists are never changed in
         place, so copying the dict is enough)."""
         self.valid, self.frontier, self.written = saved
+        self.epoch += 1
+
+    def invalidate(self) -> None:
+        """Forget the cached plan (``set_final_data``, ``set_write_back``: the plan cache is
+        rebuilt from the next full planning)."""
+        self.epoch += 1

@@ -1,0 +1,253 @@
+"""Instructions per command, counted by valgrind's callgrind: figures a loaded machine cannot
+blur, for comparing two versions of the submit path, and each against raw PyOpenCL.
+
+Each scenario is a loop of one kind of command on PoCL, held: the queue waits on a user event
+while the loop runs, so no kernel executes and only the submitting thread works. The loop runs
+``SMALL`` and ``LARGE`` times in two child processes under callgrind; the difference of their
+main-thread instruction counts, divided by the difference of the counts, is the cost of one
+command (PoCL's worker threads and the scheduler's threads are left out). Graph scenarios
+replay a chain of ``CHAIN`` kernels and divide by the kernels.
+
+Scenarios (``raw_*`` are the PyOpenCL baselines of the same loop):
+
+- ``raw_buffers``: ``set_args(a, b)`` + ``enqueue_nd_range_kernel`` on two ``cl.Buffer``;
+- ``held_submit``: ``q.submit`` of the same two-accessor ``parallel_for``, repeated (after the
+  first, the plan cache replays its plan);
+- ``alternating_submit``: two command groups in turn, ``a += b`` and ``b += a``: each changes
+  what the other planned, so every submit is planned in full;
+- ``raw_svm``: ``set_args`` of two SVM pointers + enqueue;
+- ``usm_shortcut``: ``q.parallel_for(n, kernel, p, q)`` with two USM pointers;
+- ``raw_chain``: the chain's kernel, ``set_args(buf, s)`` + enqueue;
+- ``eager_chain``: the chain's command group submitted eagerly (one accessor and a scalar);
+- ``graph_replay`` / ``graph_replay_fallback``: a recorded chain replayed, as a native command
+  buffer / as prepared kernels (``SYCL_OCL_GRAPH_NATIVE=0``).
+
+Run: ``python bench/instructions.py [--scenario NAME ...] [CHECKOUT ...]``: each CHECKOUT is a
+directory holding a ``sycl_ocl`` package (``git archive <commit> sycl_ocl kernels_cl | tar -x -C
+DIR``); none: the installed sycl_ocl. A scenario the checkout cannot run prints its error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+SMALL, LARGE = 200, 2200
+CHAIN = 1000  # kernels per recorded chain
+REPLAYS = (2, 12)  # replays counted by the graph scenarios
+N = 64
+SOURCE = """
+__kernel void bench_add(__global float* a, __global const float* b)
+{ size_t i = get_global_id(0); a[i] += b[i]; }
+__kernel void bench_halve_add(__global float* a, float s)
+{ size_t i = get_global_id(0); a[i] = a[i] * 0.5f + s; }
+"""
+
+
+def _pocl() -> tuple[Any, Any, Any]:
+    """(sycl_ocl, pyopencl, the first PoCL device)."""
+    os.environ.setdefault("POCL_DEVICES", "pthread")
+    import pyopencl as cl
+
+    import sycl_ocl as sycl
+
+    sycl.register_kernel_source(SOURCE)
+    dev = next(p for p in sycl.platform.get_platforms()
+               if "Portable" in p.get_info(sycl.info.platform.name)).get_devices()[0]
+    return sycl, cl, dev
+
+
+def _held_raw(count: int, svm: bool) -> None:
+    import numpy as np
+
+    _, cl, dev = _pocl()
+    ctx = cl.Context([dev._native])
+    queue = cl.CommandQueue(ctx)
+    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "bench_add")
+    kernel.set_scalar_arg_dtypes([None, None])
+    if svm:
+        a, b = (cl.SVM(cl.svm_empty(ctx, cl.svm_mem_flags.READ_WRITE, N, np.float32)) for _ in range(2))
+    else:
+        a, b = (cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4) for _ in range(2))
+    gate = cl.UserEvent(ctx)
+    cl.enqueue_marker(queue, wait_for=[gate])
+    for _ in range(count):
+        kernel.set_args(a, b)
+        cl.enqueue_nd_range_kernel(queue, kernel, (N,), None)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    queue.finish()
+
+
+def _gate(sycl: Any, cl: Any, q: Any) -> Any:
+    """A user event that every later command of ``q`` waits for (a marker on its OpenCL queue)."""
+    gate = cl.UserEvent(sycl.get_native(q.get_context()))
+    q.submit(lambda h: h.depends_on(sycl.make_event(gate, q.get_context())))
+    return gate
+
+
+def _held_sycl(count: int, groups: int) -> None:
+    import numpy as np
+
+    sycl, cl, dev = _pocl()
+    q = sycl.queue(dev)
+    a, b = sycl.buffer(np.zeros(N, np.float32)), sycl.buffer(np.ones(N, np.float32))
+
+    def add(x: Any, y: Any) -> Callable[[Any], None]:
+        return lambda h: h.parallel_for(N, "bench_add", sycl.accessor(x, h),
+                                        sycl.accessor(y, h, sycl.read_only))
+
+    cgfs = [add(a, b), add(b, a)][:groups]
+    for cgf in cgfs:
+        q.submit(cgf).wait()
+    gate = _gate(sycl, cl, q)
+    for i in range(count):
+        q.submit(cgfs[i % groups])
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    q.wait()
+
+
+def _usm_shortcut(count: int) -> None:
+    import numpy as np
+
+    sycl, cl, dev = _pocl()
+    q = sycl.queue(dev)
+    pa, pb = (sycl.malloc_device(count=N, dtype=np.float32, q=q) for _ in range(2))
+    q.parallel_for(N, "bench_add", pa, pb).wait()
+    gate = _gate(sycl, cl, q)
+    for _ in range(count):
+        q.parallel_for(N, "bench_add", pa, pb)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    q.wait()
+
+
+def _raw_chain(count: int) -> None:
+    import numpy as np
+
+    _, cl, dev = _pocl()
+    ctx = cl.Context([dev._native])
+    queue = cl.CommandQueue(ctx)
+    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "bench_halve_add")
+    kernel.set_scalar_arg_dtypes([None, np.float32])
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4)
+    gate = cl.UserEvent(ctx)
+    cl.enqueue_marker(queue, wait_for=[gate])
+    step = np.float32(1)
+    for _ in range(count):
+        kernel.set_args(buf, step)
+        cl.enqueue_nd_range_kernel(queue, kernel, (N,), None)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    queue.finish()
+
+
+def _chain_group(sycl: Any, buf: Any) -> Callable[[Any], None]:
+    return lambda h: h.parallel_for(N, "bench_halve_add", sycl.accessor(buf, h), 1.0)
+
+
+def _eager_chain(count: int) -> None:
+    import numpy as np
+
+    sycl, cl, dev = _pocl()
+    q = sycl.queue(dev)
+    buf = sycl.buffer(np.zeros(N, np.float32))
+    cgf = _chain_group(sycl, buf)
+    q.submit(cgf).wait()
+    gate = _gate(sycl, cl, q)
+    for _ in range(count):
+        q.submit(cgf)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    q.wait()
+
+
+def _graph_replay(replays: int, native: bool) -> None:
+    import numpy as np
+
+    os.environ["SYCL_OCL_GRAPH_NATIVE"] = "1" if native else "0"
+    sycl, cl, dev = _pocl()
+    graphs = sycl.ext.oneapi.experimental
+    q = sycl.queue(dev)
+    buf = sycl.buffer(np.zeros(N, np.float32))
+    g = graphs.command_graph(q.get_context(), dev)
+    g.begin_recording(q)
+    cgf = _chain_group(sycl, buf)
+    for _ in range(CHAIN):
+        q.submit(cgf)
+    g.end_recording()
+    exe = g.finalize()
+    q.ext_oneapi_graph(exe).wait()
+    gate = _gate(sycl, cl, q)
+    for _ in range(replays):
+        q.ext_oneapi_graph(exe)
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    q.wait()
+
+
+# name -> (the loop, its two counts, the commands per count unit)
+SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
+    "raw_buffers": (lambda n: _held_raw(n, svm=False), (SMALL, LARGE), 1),
+    "held_submit": (lambda n: _held_sycl(n, groups=1), (SMALL, LARGE), 1),
+    "alternating_submit": (lambda n: _held_sycl(n, groups=2), (SMALL, LARGE), 1),
+    "raw_svm": (lambda n: _held_raw(n, svm=True), (SMALL, LARGE), 1),
+    "usm_shortcut": (_usm_shortcut, (SMALL, LARGE), 1),
+    "raw_chain": (_raw_chain, (SMALL, LARGE), 1),
+    "eager_chain": (_eager_chain, (SMALL, LARGE), 1),
+    "graph_replay": (lambda n: _graph_replay(n, native=True), REPLAYS, CHAIN),
+    "graph_replay_fallback": (lambda n: _graph_replay(n, native=False), REPLAYS, CHAIN),
+}
+
+
+def main_thread_instructions(scenario: str, count: int, checkout: str | None) -> int:
+    """The instructions callgrind counts on the main thread of one run of ``scenario``."""
+    env = dict(os.environ, PYTHONHASHSEED="0")  # the same dict layouts in every run
+    if checkout:
+        env["PYTHONPATH"] = checkout
+    with tempfile.TemporaryDirectory() as out:
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--separate-threads=yes",
+             f"--callgrind-out-file={out}/cg.%p", sys.executable, __file__, "--child", scenario, str(count)],
+            env=env, capture_output=True, text=True,
+        )
+        if done.returncode:
+            raise RuntimeError(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "failed")
+        (main,) = Path(out).glob("cg.*-01")
+        found = re.search(r"^summary: (\d+)", main.read_text(), re.MULTILINE)
+        assert found, f"no summary in {main}"
+        return int(found.group(1))
+
+
+def per_command(scenario: str, checkout: str | None) -> float:
+    """Instructions per command of ``scenario`` (per kernel for the graph replays)."""
+    _, (small, large), unit = SCENARIOS[scenario]
+    # A first run fills the drivers' and sycl_ocl's build caches, so both counted runs hit them.
+    env = dict(os.environ, PYTHONPATH=checkout) if checkout else None
+    subprocess.run([sys.executable, __file__, "--child", scenario, str(small)], env=env, check=True)
+    low = main_thread_instructions(scenario, small, checkout)
+    high = main_thread_instructions(scenario, large, checkout)
+    return (high - low) / ((large - small) * unit)
+
+
+def main() -> None:
+    if sys.argv[1:2] == ["--child"]:
+        SCENARIOS[sys.argv[2]][0](int(sys.argv[3]))
+        return
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scenario", action="append", choices=list(SCENARIOS), help="default: all")
+    parser.add_argument("checkouts", nargs="*", help="directories holding a sycl_ocl package")
+    args = parser.parse_args()
+    for checkout in args.checkouts or [None]:
+        for scenario in args.scenario or list(SCENARIOS):
+            try:
+                figure = f"{per_command(scenario, checkout):,.0f}"
+            except RuntimeError as error:
+                figure = f"cannot run: {error}"
+            print(f"{checkout or 'installed sycl_ocl'} {scenario}: {figure}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -7,7 +7,7 @@ by name, and ``help(sycl.handler.parallel_for)`` says how arguments reach them. 
 documentation (``docs/``, built by ``make docs``) starts with docs/getting-started.md.
 """
 
-from . import info, library, property, usm
+from . import ext, info, library, property, usm
 from .access import access_mode, read_only, read_write, target, write_only
 from .accessor import accessor, host_accessor, local_accessor
 from .aspect import aspect
@@ -112,6 +112,7 @@ __all__ = [
     "event",
     "exception",
     "exception_list",
+    "ext",
     "free",
     "get_kernel_bundle",
     "get_kernel_id",

@@ -346,27 +346,39 @@ class CommandBuffer:
 
     # --- replay --------------------------------------------------------------------------
 
-    def enqueue(self, wait_for: Sequence[cl.Event] = ()) -> cl.Event:
-        """Run the recorded commands on the recording queue after ``wait_for``.
+    def enqueue(self, wait_for: Sequence[cl.Event] = (), queue: cl.CommandQueue | None = None) -> cl.Event:
+        """Run the recorded commands after ``wait_for``, on the recording queue or on ``queue``
+        (of the same device, context and properties: the extension's compatible queue).
 
         Returns:
             The event of the whole run: other commands can wait for it and depend on it.
         """
         events = (_P * len(wait_for))(*(e.int_ptr for e in wait_for)) if wait_for else None
+        queues = (1, (_P * 1)(queue.int_ptr)) if queue is not None else (0, None)
         with self._lock:
             handle = self._handle()
             if not self._finalized:
                 raise exception(errc.invalid, "the command buffer is not finalized: call finalize() first")
-            runs = self._owned.runs
-            runs[:] = [r for r in runs if r.command_execution_status != cl.command_execution_status.COMPLETE]
+            runs = self._pending()
             if runs and not self._support.simultaneous_use:
                 self._wait_executable(runs)
             out = _P()
-            _check(self._api.enqueue(0, None, handle, len(wait_for), events, ctypes.byref(out)),
+            _check(self._api.enqueue(*queues, handle, len(wait_for), events, ctypes.byref(out)),
                    "enqueueing a command buffer")
             run = cl.Event.from_int_ptr(out.value or 0, retain=False)
             runs.append(run)
             return run
+
+    def busy(self) -> bool:
+        """Whether :meth:`enqueue` would first wait for an earlier run (a device without
+        simultaneous use, before revision 0.9.8), so that a caller can do otherwise."""
+        with self._lock:
+            return not self._support.simultaneous_use and bool(self._pending())
+
+    def _pending(self) -> list[cl.Event]:
+        runs = self._owned.runs
+        runs[:] = [r for r in runs if r.command_execution_status != cl.command_execution_status.COMPLETE]
+        return runs
 
     def state(self) -> int:
         """``CL_COMMAND_BUFFER_STATE_KHR``: :data:`STATE_RECORDING`, ``_EXECUTABLE`` or ``_PENDING``."""

@@ -34,7 +34,7 @@ class handler:
 
     __slots__ = (
         "_accessors", "_action", "_args", "_bundle", "_context", "_depends", "_device", "_lane",
-        "_requirements", "_spec_constants",
+        "_member", "_requirements", "_spec_constants",
     )
 
     def __init__(self, lane: Lane | None, ctx: context, dev: device) -> None:
@@ -45,6 +45,7 @@ class handler:
         self._requirements: list[Requirement] = []  # of the accessors, in the same order
         self._depends: Sequence[Command] = ()  # the commands of the events depended on
         self._action: Any = None
+        self._member: str | None = None  # the member that set the action, where its type does not say
         # Made on first use: most command groups set neither (fewer allocations per submit).
         self._args: Mapping[int, Any] = _NOTHING
         self._bundle: Any = None
@@ -285,14 +286,17 @@ class handler:
     def memset(self, ptr: usm_ptr, value: int, num_bytes: int) -> None:
         """Set ``num_bytes`` bytes from a USM pointer to ``value`` (an unsigned char) (§4.9.4.3)."""
         self._set_action(usm_commands.memset(self, ptr, value, num_bytes))
+        self._member = "memset"
 
     def prefetch(self, ptr: usm_ptr, num_bytes: int) -> None:
         """Move ``num_bytes`` of shared memory to the queue's device ahead of use (§4.9.4.3)."""
         self._set_action(usm_commands.prefetch(self, ptr, num_bytes))
+        self._member = "prefetch"
 
     def mem_advise(self, ptr: usm_ptr, num_bytes: int, advice: int) -> None:
         """Advise on a USM range; OpenCL has no advice, so this only orders (§4.9.4.3)."""
         self._set_action(usm_commands.mem_advise(self, ptr, num_bytes, advice))
+        self._member = "memadvise"
 
     def update_host(self, acc: accessor) -> None:
         """Bring the accessor's range up to date in the buffer's host memory (§4.9.4.3)."""
@@ -316,6 +320,23 @@ class handler:
         if not callable(fn):
             raise exception(errc.invalid, f"host_task takes a callable, got {fn!r}")
         self._set_action(HostTask(fn))
+
+    # --- command graphs (sycl_ext_oneapi_graph) ----------------------------------------
+
+    def ext_oneapi_graph(self, graph: Any) -> None:
+        """Replay an executable command graph as this command group's command (``docs/graphs.md``).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a modifiable graph, a graph of another
+                context or device than the queue's, or one whose buffers were destroyed.
+        """
+        check = getattr(graph, "_check_replay", None)
+        if check is None:
+            raise exception(errc.invalid,
+                            f"ext_oneapi_graph takes an executable command_graph, got {graph!r}")
+        replay = check(self._context, self._device)
+        self._set_action(replay)
+        self._requirements.extend(replay.requirements)
 
     # --- internals ----------------------------------------------------------------------
 

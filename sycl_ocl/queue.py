@@ -2,29 +2,32 @@
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyopencl as cl
 
 from ._async_errors import AsyncErrors
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import translate
-from .accessor import accessor
+from .accessor import accessor, local_accessor
 from .aspect import aspect
 from .backend import backend
 from .context import AsyncHandler, context
 from .device import device
+from .event import event
 from .exception import errc, exception
-from .handler import handler
+from .graph import Recorded, command_graph, queue_state, record
+from .handler import global_size, handler, kernel_args
 from .info._descriptor import check_namespace
+from .kernel_bundle.kernel import kernel
+from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
-from .scheduler import open_lane
+from .range import nd_range
+from .scheduler import Command, KernelLaunch, open_lane, submit
 from .selector import default_selector_v, select_device
-
-if TYPE_CHECKING:
-    from .event import event
 
 
 class queue(NativeWrapper, PropertyHolder):
@@ -39,7 +42,8 @@ class queue(NativeWrapper, PropertyHolder):
     the scheduler, which orders commands by their data dependencies only.
     """
 
-    __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_lane", "_profiling", "_props")
+    __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_kernels", "_lane", "_profiling",
+                 "_props", "_recording")
 
     def __init__(
         self,
@@ -91,6 +95,8 @@ class queue(NativeWrapper, PropertyHolder):
         self._profiling = bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE)
         self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
         self._lane = open_lane(native, ctx, self._async_errors, self._in_order, self._profiling)
+        self._recording: weakref.ref[Any] | None = None  # the command graph it records to
+        self._kernels: dict[Any, kernel] = {}  # resolved kernels of the shortcuts, by name
 
     @classmethod
     def _from_native(cls, native: cl.CommandQueue, ctx: context) -> queue:
@@ -127,13 +133,31 @@ class queue(NativeWrapper, PropertyHolder):
         return check_namespace(desc, "queue", "queue").query(self)
 
     def submit(self, cgf: Callable[[handler], Any]) -> event:
-        """Run the command-group function and schedule its command; never blocks (§4.6.5.1)."""
+        """Run the command-group function and schedule its command; never blocks (§4.6.5.1).
+
+        On a queue recording to a command graph, the command becomes a node of the graph.
+        """
         h = handler(self._lane, self._context, self._device)
         cgf(h)
+        if self._recording is None and not h._depends:
+            return h._submit()
+        return self._finish(h)
+
+    def _finish(self, h: handler) -> event:
+        """Schedule the finished command group, or record it (``graph.record``)."""
+        if self._recording is not None or any(type(cmd) is Recorded for cmd in h._depends):
+            return record(self, h)
         return h._submit()
 
     def wait(self) -> None:
-        """Block until every command submitted to this queue completed (§4.6.5.1)."""
+        """Block until every command submitted to this queue completed (§4.6.5.1).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` while the queue records to a command graph.
+        """
+        if self._recording is not None:
+            raise exception(errc.invalid, "waiting on a queue that records to a command graph: its "
+                                          "commands do not run; end_recording first")
         self._lane.wait_all()
 
     def wait_and_throw(self) -> None:
@@ -154,6 +178,10 @@ class queue(NativeWrapper, PropertyHolder):
         accessor needs a handler, so kernels launched this way take scalars, USM pointers
         or ``pyopencl`` buffers. ``depends_on`` is an event or a list of events to wait for.
         """
+        if self._recording is None:
+            launch = self._direct(kernel, (1,), args)
+            if launch is not None:
+                return event(submit(self._lane, launch, (), _commands(depends_on)), self._context)
         return self._one(depends_on, handler.single_task, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
@@ -164,7 +192,27 @@ class queue(NativeWrapper, PropertyHolder):
         kernels launched this way take scalars, USM pointers or ``pyopencl`` buffers.
         ``depends_on`` is an event or a list of events to wait for.
         """
+        if self._recording is None and not isinstance(rng, nd_range):
+            launch = self._direct(kernel, global_size(rng), args)
+            if launch is not None:
+                return event(submit(self._lane, launch, (), _commands(depends_on)), self._context)
         return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
+
+    def _direct(self, name: Any, size: tuple[int, ...], args: tuple[Any, ...]) -> KernelLaunch | None:
+        """The launch of a shortcut whose arguments are scalars, USM pointers or ``pyopencl``
+        buffers, made without a handler; None when an argument needs one (an accessor)."""
+        for arg in args:
+            kind = type(arg)
+            if kind is accessor or kind is local_accessor:
+                return None
+        found = self._kernels.get(name) if type(name) is str else None
+        if found is None:
+            found = resolve_kernel(name, self._context, self._device, None, {})
+            if type(name) is str:
+                self._kernels[name] = found
+        memory, _ = kernel_args(args, self._context._handle, False, None)
+        found._check_launch(args, None)
+        return KernelLaunch(found, size, None, None, memory, ())
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:
         """``submit`` of one ``memcpy`` between USM pointers and numpy arrays (§4.6.5.2)."""
@@ -203,10 +251,59 @@ class queue(NativeWrapper, PropertyHolder):
         if depends_on is not None:
             h.depends_on(depends_on)
         member(h, *args)
-        return h._submit()
+        if self._recording is None and not h._depends:
+            return h._submit()
+        return self._finish(h)
+
+    # --- command graphs (sycl_ext_oneapi_graph, docs/graphs.md) ---------------------------
+
+    def ext_oneapi_graph(self, graph: command_graph, depends_on: Any = None) -> event:
+        """Replay an executable command graph, after ``depends_on`` (an event or a list); the
+        event completes when every node has.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a modifiable graph, a graph of another
+                context or device, or one whose buffers were destroyed.
+        """
+        if self._recording is not None or not isinstance(graph, command_graph):
+            return self._one(depends_on, handler.ext_oneapi_graph, graph)
+        replay = graph._check_replay(self._context, self._device)
+        return event(submit(self._lane, replay, replay.requirements, _commands(depends_on)), self._context)
+
+    def ext_oneapi_get_state(self) -> queue_state:
+        """``queue_state.recording`` while the queue records to a command graph, else
+        ``queue_state.executing``."""
+        graph = self._recording() if self._recording is not None else None
+        return queue_state.recording if graph is not None else queue_state.executing
+
+    def ext_oneapi_get_graph(self) -> command_graph:
+        """The command graph the queue records to.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` when the queue does not record.
+        """
+        graph = self._recording() if self._recording is not None else None
+        handle = graph.handle() if graph is not None else None
+        if handle is None:
+            raise exception(errc.invalid, f"{self!r} does not record to a command graph")
+        return handle
 
     def __repr__(self) -> str:
         return f"<sycl.queue on {self._device!r}>"
+
+
+def _commands(events: Any) -> list[Command]:
+    """The commands of ``depends_on`` (an event, a list of events or None)."""
+    if events is None:
+        return []
+    evs = [events] if isinstance(events, event) else list(events)
+    for ev in evs:
+        if not isinstance(ev, event):
+            raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
+        if type(ev._cmd) is Recorded:
+            raise exception(errc.invalid, "an event of a recorded command is a dependency only inside its "
+                                          "graph (submit to a queue that records to it)")
+    return [ev._cmd for ev in evs]
 
 
 def _require(h: handler, *args: Any) -> None:

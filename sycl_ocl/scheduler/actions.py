@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pyopencl as cl
 
-from .usm_actions import SvmCopy, SvmFill, SvmMigrate
-
 if TYPE_CHECKING:
     from .lane import Lane
     from .memory_object import Allocation
@@ -143,4 +141,10 @@ class HostTask:
     staging: bool = False  # a read-back on the way to another context (counted apart)
 
 
-DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier | SvmCopy | SvmFill | SvmMigrate
+class DeviceAction(Protocol):
+    """What a device op does: enqueue itself on ``lane`` after ``wait_for``, appending to ``keep``
+    what must live until it completed; returns the OpenCL event of its last command."""
+
+    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
+        """Enqueue the action."""
+

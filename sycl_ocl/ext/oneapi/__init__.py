@@ -1,0 +1,5 @@
+"""``sycl::ext::oneapi``: oneAPI extensions."""
+
+from . import experimental
+
+__all__ = ["experimental"]

@@ -1,0 +1,227 @@
+"""Command graphs in the DAG: a finalized graph is one device action, replayed as one operation
+(docs/scheduler.md rule S17; the user's side is ``sycl_ocl/graph.py``).
+
+Finalizing resolves the graph once: the memory of every node in the graph's context, each
+kernel's arguments set on a ``cl_kernel`` of the node's own, and, where the device offers
+``cl_khr_command_buffer``, a native command buffer recording the nodes with their edges. A
+replay is then one ``clEnqueueCommandBufferKHR``, or the prepared commands enqueued one after
+the other on the queue's in-order OpenCL queue, with no planning per node. The replay's
+requirements are the union of its nodes' requirements on each memory object, so the scheduler
+orders it with the eager commands before and after it, and moves the data it needs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+
+from .. import _command_buffer as cbuf
+from .actions import Barrier, DeviceAction, DeviceCopy, DeviceFill, KernelLaunch
+from .coherence import merge
+from .memory_object import MemoryObject
+from .requirement import Requirement
+
+if TYPE_CHECKING:
+    from .context_record import ContextRecord
+    from .lane import Lane
+
+NATIVE_ENV = "SYCL_OCL_GRAPH_NATIVE"  # "0": replay prepared kernels even where command buffers exist
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One node of a finalized graph, in an order that puts every node after its predecessors.
+
+    ``after`` holds the indices of the steps it waits for.
+    """
+
+    action: DeviceAction
+    requirements: tuple[Requirement, ...]
+    after: tuple[int, ...]
+
+
+class _Window:
+    """A kernel argument bound to a window of a memory object, resolved once: the ``cl_mem``
+    the kernel receives. A misaligned window (no sub-buffer possible) runs on a scratch buffer,
+    copied in before the kernel (when the old contents are needed) and out after (when
+    written) at each replay."""
+
+    __slots__ = ("alloc", "arg", "copy_in", "copy_out", "lo", "scratch", "size")
+
+    def __init__(self, req: Requirement, ctx: ContextRecord) -> None:
+        alloc = req.memory.allocation(ctx)
+        lo, hi = req.lo, req.hi
+        self.alloc, self.lo, self.size = alloc, lo, hi - lo
+        self.scratch: cl.Buffer | None = None
+        self.copy_in = self.copy_out = False
+        if (lo == 0 and hi >= alloc.size) or alloc.buf is None:
+            self.arg: cl.Buffer | None = alloc.buf
+        elif lo % ctx.align == 0:
+            self.arg = alloc.window(lo, hi)
+        else:
+            self.arg = self.scratch = cl.Buffer(ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
+            self.copy_in, self.copy_out = req.needs_old, req.writes
+
+    def buf(self) -> cl.Buffer:
+        """The whole allocation (a window with a scratch buffer has bytes)."""
+        assert self.alloc.buf is not None
+        return self.alloc.buf
+
+
+def _bound_args(launch: KernelLaunch, ctx: ContextRecord) -> tuple[list[Any], list[_Window]]:
+    args = list(launch.args)
+    windows = []
+    for index, req in launch.bindings:
+        window = _Window(req, ctx)
+        args[index] = window.arg
+        windows.append(window)
+    return args, windows
+
+
+class _PreparedKernel:
+    """A kernel node with its arguments set once on a ``cl_kernel`` of its own."""
+
+    __slots__ = ("global_size", "kernel", "local_size", "offset", "windows")
+
+    def __init__(self, launch: KernelLaunch, ctx: ContextRecord) -> None:
+        args, self.windows = _bound_args(launch, ctx)
+        self.kernel = launch.kernel._private(args)
+        self.global_size, self.local_size, self.offset = launch.global_size, launch.local_size, launch.offset
+
+    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
+        queue = lane.cl_queue
+        for w in self.windows:
+            if w.scratch is not None and w.copy_in:
+                wait_for = lane.after(cl.enqueue_copy(queue, w.scratch, w.buf(), byte_count=w.size,
+                                                      src_offset=w.lo, wait_for=wait_for))
+        ev = cl.enqueue_nd_range_kernel(queue, self.kernel, self.global_size, self.local_size, self.offset,
+                                        wait_for=wait_for)
+        for w in self.windows:
+            if w.scratch is not None and w.copy_out:
+                ev = cl.enqueue_copy(queue, w.buf(), w.scratch, byte_count=w.size, dst_offset=w.lo,
+                                     wait_for=lane.after(ev))
+        return ev
+
+
+def _prepared(action: DeviceAction, ctx: ContextRecord) -> Any:
+    """What a replay without a command buffer enqueues for one node (None: nothing)."""
+    if isinstance(action, KernelLaunch):
+        return None if 0 in action.global_size else _PreparedKernel(action, ctx)
+    if isinstance(action, Barrier):
+        return None
+    if isinstance(action, DeviceCopy | DeviceFill):
+        for req in (action.src, action.dst) if isinstance(action, DeviceCopy) else (action.dst,):
+            req.memory.allocation(ctx)  # the replay finds it in the lane's context
+    return action  # USM commands and device copies and fills enqueue themselves
+
+
+def recordable(action: DeviceAction) -> bool:
+    """Whether a native command buffer can hold the node (USM commands cannot, before
+    revision 0.9.3 of the extension: such graphs replay their prepared commands)."""
+    return isinstance(action, KernelLaunch | Barrier | DeviceCopy | DeviceFill)
+
+
+class GraphReplay:
+    """The device action of a finalized graph (rule S17).
+
+    ``requirements`` is the union, per memory object, of the nodes' requirements, made once:
+    the op of each replay plans it (the plan cache replays it while nothing else touched the
+    memory). ``memories`` are the nodes' memory objects; ``native`` tells whether replays
+    use a command buffer.
+    """
+
+    __slots__ = ("_buffers", "_context", "_device", "_prepared", "_steps", "memories", "native",
+                 "requirements")
+
+    def __init__(self, steps: Sequence[Step], ctx: ContextRecord, device: cl.Device) -> None:
+        self._steps = tuple(steps)
+        self._context = ctx
+        self._device = device
+        # One replay of a graph at a time (the extension's rule): each replay also writes a
+        # memory object of no bytes of its own, so the DAG orders it after the previous one.
+        token = MemoryObject(0, None, None, False)
+        self.requirements = (*union(steps), Requirement(token, 0, 0, True, False, 0, 1))
+        self.memories = tuple(dict.fromkeys(r.memory for step in steps for r in step.requirements))
+        self._prepared = [p for p in (_prepared(step.action, ctx) for step in steps) if p is not None]
+        self._buffers: dict[int, cbuf.CommandBuffer] = {}  # by the properties of the queues they suit
+        self.native = (os.environ.get(NATIVE_ENV, "1") != "0" and cbuf.supported(device)
+                       and all(recordable(step.action) for step in steps))
+        if self.native:
+            self._command_buffer(0)  # recorded now, so that what the driver refuses fails finalize
+
+    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
+        if self.native:
+            commands = self._command_buffer(lane.cl_queue.properties)
+            if commands is not None and not commands.busy():
+                return commands.enqueue(wait_for or (), lane.cl_queue)
+        ev = None
+        for command in self._prepared:
+            ev = command.enqueue(lane, wait_for, keep)
+            wait_for = lane.after(ev)
+        return ev if ev is not None else cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
+
+    def _command_buffer(self, properties: int) -> cbuf.CommandBuffer | None:
+        """The command buffer for queues with ``properties`` (recorded on first use, on a queue of
+        its own; replays pass the lane's queue, which the extension accepts when its device and
+        properties match); None when the device cannot record for such queues."""
+        found = self._buffers.get(properties)
+        if found is None and properties not in self._buffers:
+            support = cbuf.support(self._device)
+            if support is None or support.queue_problem(properties):
+                self._buffers[properties] = None  # type: ignore[assignment]
+                return None
+            found = self._buffers[properties] = self._record(
+                cl.CommandQueue(self._context.native, self._device, properties=properties))  # type: ignore[arg-type]
+        return found
+
+    def _record(self, queue: cl.CommandQueue) -> cbuf.CommandBuffer:
+        commands = cbuf.CommandBuffer(queue)
+        points: list[tuple[int, ...]] = []  # the sync points that stand for each step
+        for step in self._steps:
+            after = tuple(p for i in step.after for p in points[i])
+            points.append(_record_step(commands, step.action, after, self._context))
+        commands.finalize()
+        return commands
+
+
+def _record_step(commands: cbuf.CommandBuffer, action: DeviceAction, after: tuple[int, ...],
+                 ctx: ContextRecord) -> tuple[int, ...]:
+    """Record one node; returns the sync points a successor waits for."""
+    if isinstance(action, KernelLaunch):
+        args, windows = _bound_args(action, ctx)
+        for w in windows:
+            if w.scratch is not None and w.copy_in:
+                after = (commands.record_copy(w.buf(), w.scratch, w.size, src_offset=w.lo, after=after),)
+        point = commands.record_kernel(action.kernel._private(args), args, action.global_size,
+                                       action.local_size, action.offset, after=after)
+        for w in windows:
+            if w.scratch is not None and w.copy_out:
+                point = commands.record_copy(w.scratch, w.buf(), w.size, dst_offset=w.lo, after=(point,))
+        return (point,)
+    if isinstance(action, DeviceCopy):
+        n = action.src.hi - action.src.lo
+        src, dst = action.src.memory.allocation(ctx).buf, action.dst.memory.allocation(ctx).buf
+        if n == 0 or src is None or dst is None:
+            return after
+        return (commands.record_copy(src, dst, n, action.src.lo, action.dst.lo, after=after),)
+    if isinstance(action, DeviceFill):
+        lo, hi = action.dst.lo, action.dst.hi
+        buf = action.dst.memory.allocation(ctx).buf
+        if hi == lo or buf is None:
+            return after
+        return (commands.record_fill(buf, action.pattern, hi - lo, lo, after=after),)
+    return after  # an empty node: its successors wait for what it waits for
+
+
+def union(steps: Sequence[Step]) -> tuple[Requirement, ...]:
+    """The nodes' requirements, merged per memory object (docs/scheduler.md rule S3): what a
+    replay requires. A window needs its old contents if any node's access of it does."""
+    groups: dict[MemoryObject, list[Requirement]] = {}
+    for step in steps:
+        for req in step.requirements:
+            groups.setdefault(req.memory, []).append(req)
+    return tuple(req for group in groups.values() for req in merge(group))

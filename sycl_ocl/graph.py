@@ -525,6 +525,10 @@ def record(q: queue, h: handler) -> event:
                                           "graphs")
         (graph,) = graphs.values()
         with graph.lock:
+            if not graph.queues:
+                raise exception(errc.invalid, "the command group depends on an event of a recorded command, "
+                                              "and its graph records no more: such events are dependencies "
+                                              "only while their graph records")
             if q.get_context() != graph.context or q.get_device() != graph.device:
                 raise exception(errc.invalid, f"{q!r} depends on a recorded command of a graph of another "
                                               "context or device")

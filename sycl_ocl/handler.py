@@ -381,33 +381,38 @@ def global_size(rng: Any) -> tuple[int, ...]:
 
 def kernel_args(
     args: tuple[Any, ...], context_handle: int, grouped: bool, accessors: list[accessor] | None,
-) -> tuple[tuple[Any, ...], tuple[tuple[int, Requirement], ...]]:
-    """The arguments as the kernel receives them, and the accessors' bindings (§4.9.4.2).
+) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+    """The arguments as the kernel receives them, and the indices of the accessors (§4.9.4.2).
 
     A USM pointer becomes its SVM pointer and a ``local_accessor`` its local memory; an
-    accessor (of ``accessors``, the command group's) is bound to its requirement, which the
-    scheduler turns into the ``cl_mem`` of its window.
+    accessor (of ``accessors``, the command group's) becomes its requirement, which the
+    scheduler turns into the ``cl_mem`` of its window (the returned indices say where).
 
     Raises:
         sycl.exception: ``errc.accessor`` for an accessor not in ``accessors``;
             ``errc.kernel_argument`` for a ``local_accessor`` outside an nd_range.
     """
-    memory = args
-    bindings: tuple[tuple[int, Requirement], ...] = ()
+    memory: list[Any] | None = None
+    bound: tuple[int, ...] = ()
     for index, arg in enumerate(args):
         kind = type(arg)
-        if kind is usm_ptr:
-            svm = arg._in(context_handle, "a kernel argument")
-            memory = (*memory[:index], svm, *memory[index + 1:])
-        elif kind is accessor:
+        if kind is accessor:
             if accessors is None or arg not in accessors:
                 raise _not_mine(arg)
-            bindings = (*bindings, (index, arg._req))
+            value: Any = arg._req
+            bound = (*bound, index)
+        elif kind is usm_ptr:
+            value = arg._in(context_handle, "a kernel argument")
         elif kind is local_accessor:
             if not grouped:
                 raise _no_work_groups(index)
-            memory = (*memory[:index], arg._mem, *memory[index + 1:])
-    return memory, bindings
+            value = arg._mem
+        else:
+            continue
+        if memory is None:
+            memory = list(args)
+        memory[index] = value
+    return (args if memory is None else tuple(memory)), bound
 
 
 def _not_mine(acc: accessor) -> exception:

@@ -178,10 +178,11 @@ class queue(NativeWrapper, PropertyHolder):
         accessor needs a handler, so kernels launched this way take scalars, USM pointers
         or ``pyopencl`` buffers. ``depends_on`` is an event or a list of events to wait for.
         """
-        if self._recording is None:
+        deps = _commands(depends_on) if self._recording is None else None
+        if deps is not None:
             launch = self._direct(kernel, (1,), args)
             if launch is not None:
-                return event(submit(self._lane, launch, (), _commands(depends_on)), self._context)
+                return event(submit(self._lane, launch, (), deps), self._context)
         return self._one(depends_on, handler.single_task, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
@@ -192,10 +193,11 @@ class queue(NativeWrapper, PropertyHolder):
         kernels launched this way take scalars, USM pointers or ``pyopencl`` buffers.
         ``depends_on`` is an event or a list of events to wait for.
         """
-        if self._recording is None and not isinstance(rng, nd_range):
+        deps = _commands(depends_on) if self._recording is None and not isinstance(rng, nd_range) else None
+        if deps is not None:
             launch = self._direct(kernel, global_size(rng), args)
             if launch is not None:
-                return event(submit(self._lane, launch, (), _commands(depends_on)), self._context)
+                return event(submit(self._lane, launch, (), deps), self._context)
         return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
 
     def _direct(self, name: Any, size: tuple[int, ...], args: tuple[Any, ...]) -> KernelLaunch | None:
@@ -265,10 +267,11 @@ class queue(NativeWrapper, PropertyHolder):
             sycl.exception: ``errc.invalid`` for a modifiable graph, a graph of another
                 context or device, or one whose buffers were destroyed.
         """
-        if self._recording is not None or not isinstance(graph, command_graph):
+        deps = _commands(depends_on) if self._recording is None else None
+        if deps is None or not isinstance(graph, command_graph):
             return self._one(depends_on, handler.ext_oneapi_graph, graph)
         replay = graph._check_replay(self._context, self._device)
-        return event(submit(self._lane, replay, replay.requirements, _commands(depends_on)), self._context)
+        return event(submit(self._lane, replay, replay.requirements, deps), self._context)
 
     def ext_oneapi_get_state(self) -> queue_state:
         """``queue_state.recording`` while the queue records to a command graph, else
@@ -292,8 +295,9 @@ class queue(NativeWrapper, PropertyHolder):
         return f"<sycl.queue on {self._device!r}>"
 
 
-def _commands(events: Any) -> list[Command]:
-    """The commands of ``depends_on`` (an event, a list of events or None)."""
+def _commands(events: Any) -> list[Command] | None:
+    """The commands of ``depends_on`` (an event, a list of events or None); None when one is a
+    recorded command's (the handler's way records the command group, or refuses it)."""
     if events is None:
         return []
     evs = [events] if isinstance(events, event) else list(events)
@@ -301,8 +305,7 @@ def _commands(events: Any) -> list[Command]:
         if not isinstance(ev, event):
             raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
         if type(ev._cmd) is Recorded:
-            raise exception(errc.invalid, "an event of a recorded command is a dependency only inside its "
-                                          "graph (submit to a queue that records to it)")
+            return None
     return [ev._cmd for ev in evs]
 
 

@@ -41,8 +41,8 @@ def _alloc(req: Requirement, lane: Lane) -> Allocation:
 class KernelLaunch:
     """Enqueue a kernel; sizes in OpenCL dimension order.
 
-    ``bindings`` pairs an argument index with the requirement whose memory it receives: the
-    argument becomes the ``cl_mem`` of the requirement's window in the lane's context.
+    ``bindings`` holds the indices of the arguments that are requirements: each becomes the
+    ``cl_mem`` of the requirement's window in the lane's context.
     """
 
     kernel: Kernel
@@ -50,7 +50,7 @@ class KernelLaunch:
     local_size: tuple[int, ...] | None
     offset: tuple[int, ...] | None
     args: tuple[Any, ...]
-    bindings: tuple[tuple[int, Requirement], ...]
+    bindings: tuple[int, ...]
 
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
         if not self.bindings:
@@ -58,7 +58,8 @@ class KernelLaunch:
                                         self.args, wait_for)
         args = list(self.args)
         post: list[tuple[Any, cl.Buffer, int, int]] = []
-        for index, req in self.bindings:
+        for index in self.bindings:
+            req: Requirement = args[index]
             alloc = req.memory.allocs[lane.ctx]
             lo, hi = req.lo, req.hi
             if (lo == 0 and hi >= alloc.size) or alloc.buf is None:

@@ -15,7 +15,7 @@ from .context_record import ContextRecord
 from .hostops import transfer_op
 from .intervals import gaps, insert, overlapping, remove
 from .memory_object import HOST, Allocation, MemoryObject, Plan, Snapshot
-from .op import DEFERRED, DONE, ISSUED, Op, depend
+from .op import DEFERRED, DONE, ISSUED, Op, add_move, depend
 from .requirement import HOST_READ, READ, WRITE, Requirement
 
 if TYPE_CHECKING:
@@ -214,7 +214,7 @@ def _to_host(memory: MemoryObject, lo: int, hi: int, op: Op) -> None:
         left: list[tuple[int, int]] = []
         for a, b in todo:
             for x, y, producer in overlapping(pieces, a, b):
-                op.moves.append((memory, alloc, x, y))
+                add_move(op, (memory, alloc, x, y))
                 if producer is not None:
                     depend(op, producer)
                 valid[HOST] = insert(valid.get(HOST, []), x, y, op)
@@ -233,7 +233,7 @@ def _to_device(
         _stage(memory, missing, op, stagers)
         host_pieces = valid.get(HOST, [])
     for x, y, producer in overlapping(host_pieces, lo, hi):
-        op.moves.append((memory, alloc, x, y))
+        add_move(op, (memory, alloc, x, y))
         if producer is not None:
             depend(op, producer)
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)

@@ -75,8 +75,8 @@ class _Window:
 def _bound_args(launch: KernelLaunch, ctx: ContextRecord) -> tuple[list[Any], list[_Window]]:
     args = list(launch.args)
     windows = []
-    for index, req in launch.bindings:
-        window = _Window(req, ctx)
+    for index in launch.bindings:
+        window = _Window(args[index], ctx)
         args[index] = window.arg
         windows.append(window)
     return args, windows

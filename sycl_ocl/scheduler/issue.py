@@ -26,7 +26,7 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
         ev = action.enqueue(lane, wait_for, keep)
     except cl.Error as error:
         raise translate(error, "enqueueing a command") from error
-    op.issued(ev, keep)
+    op.issued(ev, keep or None)
     lane.unflushed = True
 
 

@@ -31,6 +31,11 @@ _COMPLETE = cl.command_execution_status.COMPLETE
 # op: host to the allocation; host op: the allocation to the host).
 Move = tuple["MemoryObject", "Allocation", int, int]
 
+# The deps and moves of an op that has none: one list shared by all such ops, never appended to
+# (``add_edge`` and ``add_move`` give an op a list of its own), so that an op that waits for
+# nothing and moves nothing keeps no lists alive (most of them, on the submit path).
+NONE: list[Any] = []
+
 
 class Op:
     """An operation: deferred, issued (or running on the host), or done."""
@@ -47,9 +52,9 @@ class Op:
         self.async_errors = async_errors
         self.state = DEFERRED
         self.event: cl.Event | None = None
-        self.deps: list[Command] = []
+        self.deps: list[Command] = NONE
         self.work: Any = None  # a device action, or a hostops.HostWork
-        self.moves: list[Move] = []  # the transfers it does before its work
+        self.moves: list[Move] = NONE  # the transfers it does before its work
         self.keep: list[Any] | None = None
         self.flag: threading.Event | None = threading.Event() if host else None
         self.failed = False
@@ -92,7 +97,7 @@ class Op:
         self.state = DONE
         self.keep = None
         self.work = None
-        self.moves.clear()
+        self.moves = NONE
         if self.flag is not None:
             self.flag.set()
 
@@ -158,4 +163,15 @@ def depend(op: Op, other: Op) -> None:
 
 def add_edge(op: Op, other: Command) -> None:
     """The one place where an edge enters the DAG: ``op`` runs after ``other`` (rule S6)."""
-    op.deps.append(other)
+    if op.deps is NONE:
+        op.deps = [other]
+    else:
+        op.deps.append(other)
+
+
+def add_move(op: Op, move: Move) -> None:
+    """Add a transfer that ``op`` does before its work."""
+    if op.moves is NONE:
+        op.moves = [move]
+    else:
+        op.moves.append(move)

@@ -57,7 +57,6 @@ class _Window(PropertyHolder):
     __slots__ = (
         "_base",
         "_contiguous",
-        "_dtype",
         "_mode",
         "_no_init",
         "_offset",
@@ -66,7 +65,10 @@ class _Window(PropertyHolder):
         "_req",
         "_shape",
         "_writes",
+        "dtype",
     )
+
+    dtype: np.dtype[Any]  # the element type
 
     def _setup(self, buf: buffer, mode: Any, access_range: Any, access_offset: Any,
                prop_list: Any, owner: str) -> None:
@@ -86,7 +88,7 @@ class _Window(PropertyHolder):
         self._props = props
         self._base = buf._base
         self._shape = shape
-        self._dtype = buf._dtype
+        self.dtype = buf._dtype
         self._mode = mode
         self._no_init = discard
         self._writes = writes
@@ -118,7 +120,7 @@ class _Window(PropertyHolder):
                 errc.invalid,
                 f"access range {rng} at offset {off} exceeds the buffer range {buf._range}",
             )
-        size = self._dtype.itemsize
+        size = self.dtype.itemsize
         self._range = rng
         self._offset = off
         self._contiguous = contiguous(rng.to_tuple(), shape)
@@ -130,9 +132,9 @@ class _Window(PropertyHolder):
 
     def _view(self) -> np.ndarray:
         """The accessed range in the buffer's host copy."""
-        nbytes = int(np.prod(self._shape)) * self._dtype.itemsize
+        nbytes = int(np.prod(self._shape)) * self.dtype.itemsize
         whole = self._req.memory.host_copy()[self._base:self._base + nbytes]
-        arr = whole.view(self._dtype).reshape(self._shape)
+        arr = whole.view(self.dtype).reshape(self._shape)
         view = arr[tuple(slice(o, o + r) for o, r in zip(self._offset, self._range, strict=False))]
         if not self._writes:
             view = view.view()
@@ -153,7 +155,7 @@ class _Window(PropertyHolder):
 
     def byte_size(self) -> int:
         """The accessed size in bytes (§4.7.6.9)."""
-        return self._range.size() * self._dtype.itemsize
+        return self._range.size() * self.dtype.itemsize
 
     def get_count(self) -> int:
         """Deprecated alias of ``size()``."""
@@ -168,10 +170,6 @@ class _Window(PropertyHolder):
         """The access mode (``no_init`` is reported by ``has_property``)."""
         return self._mode
 
-    @property
-    def dtype(self) -> np.dtype[Any]:
-        """The element type."""
-        return self._dtype
 
 
 class accessor(_Window):

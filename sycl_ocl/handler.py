@@ -223,7 +223,9 @@ class handler:
         memory, bindings = kernel_args(args, self._context._handle, grouped, self._accessors)
         resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
         resolved._check_launch(args, local_size)
-        self._set_action(KernelLaunch(resolved, global_size, local_size, offset, memory, bindings))
+        if self._action is not None:
+            raise _two_actions()
+        self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -255,7 +257,7 @@ class handler:
             self._overwrite(dst)  # only a copy that fills the destination may skip its old contents
         if (
             isinstance(src, accessor) and isinstance(dst, accessor)
-            and src._contiguous and dst._contiguous and src._dtype == dst._dtype and n == room
+            and src._contiguous and dst._contiguous and src.dtype == dst.dtype and n == room
         ):
             self._set_action(DeviceCopy(src._req, dst._req))
             return
@@ -273,7 +275,7 @@ class handler:
             raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
         self._check_mine(dst)
         self._overwrite(dst)
-        pattern = np.array([value], dtype=dst._dtype)
+        pattern = np.array([value], dtype=dst.dtype)
         if dst._contiguous:
             self._set_action(DeviceFill(dst._req, pattern))
         else:
@@ -351,11 +353,7 @@ class handler:
 
     def _set_action(self, action: Any) -> None:
         if self._action is not None:
-            raise exception(
-                errc.runtime,
-                "a command group holds exactly one action (kernel, copy, fill, host task); "
-                "submit another command group for the next one",
-            )
+            raise _two_actions()
         self._action = action
 
     def _submit(self) -> event:
@@ -381,7 +379,7 @@ def global_size(rng: Any) -> tuple[int, ...]:
 
 def kernel_args(
     args: tuple[Any, ...], context_handle: int, grouped: bool, accessors: list[accessor] | None,
-) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+) -> tuple[Sequence[Any], tuple[int, ...]]:
     """The arguments as the kernel receives them, and the indices of the accessors (§4.9.4.2).
 
     A USM pointer becomes its SVM pointer and a ``local_accessor`` its local memory; an
@@ -393,14 +391,17 @@ def kernel_args(
             ``errc.kernel_argument`` for a ``local_accessor`` outside an nd_range.
     """
     memory: list[Any] | None = None
-    bound: tuple[int, ...] = ()
+    bound: list[int] | None = None
     for index, arg in enumerate(args):
         kind = type(arg)
         if kind is accessor:
             if accessors is None or arg not in accessors:
                 raise _not_mine(arg)
             value: Any = arg._req
-            bound = (*bound, index)
+            if bound is None:
+                bound = [index]
+            else:
+                bound.append(index)
         elif kind is usm_ptr:
             value = arg._in(context_handle, "a kernel argument")
         elif kind is local_accessor:
@@ -412,7 +413,17 @@ def kernel_args(
         if memory is None:
             memory = list(args)
         memory[index] = value
-    return (args if memory is None else tuple(memory)), bound
+    if memory is None:
+        return args, ()
+    return memory, () if bound is None else tuple(bound)
+
+
+def _two_actions() -> exception:
+    return exception(
+        errc.runtime,
+        "a command group holds exactly one action (kernel, copy, fill, host task); "
+        "submit another command group for the next one",
+    )
 
 
 def _not_mine(acc: accessor) -> exception:

@@ -42,25 +42,27 @@ class KernelLaunch:
     """Enqueue a kernel; sizes in OpenCL dimension order.
 
     ``bindings`` holds the indices of the arguments that are requirements: each becomes the
-    ``cl_mem`` of the requirement's window in the lane's context.
+    ``cl_mem`` of the requirement's window in the lane's context, in ``args`` itself (a list
+    then: an action is enqueued once).
     """
 
     kernel: Kernel
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
     offset: tuple[int, ...] | None
-    args: tuple[Any, ...]
+    args: Sequence[Any]
     bindings: tuple[int, ...]
 
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
         if not self.bindings:
             return self.kernel._enqueue(lane.cl_queue, self.global_size, self.local_size, self.offset,
                                         self.args, wait_for)
-        args = list(self.args)
+        args: list[Any] = self.args  # type: ignore[assignment]  # a list when there are bindings
         post: list[tuple[Any, cl.Buffer, int, int]] = []
+        ctx = lane.ctx
         for index in self.bindings:
             req: Requirement = args[index]
-            alloc = req.memory.allocs[lane.ctx]
+            alloc = req.memory.allocs[ctx]
             lo, hi = req.lo, req.hi
             if (lo == 0 and hi >= alloc.size) or alloc.buf is None:
                 args[index] = alloc.buf  # all of it: the common case

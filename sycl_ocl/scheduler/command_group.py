@@ -62,7 +62,7 @@ def submit(
         op = _open(lane, depends_on, False)
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
         op.work = action
-        events = wait_list(op)
+        events = wait_list(op) if op.deps else None
         if events is BLOCKED:
             defer(op)
         else:

@@ -34,7 +34,19 @@ The steps (each on any queue; a window is a whole view, or a ranged accessor int
   are made while it is held (those touching its window must wait for it), the view is checked
   again, written (read-write) and released;
 - ``queue.wait()``, ``event.wait()`` or ``sycl.event.wait([...])``; any submission may
-  ``depends_on`` an earlier event.
+  ``depends_on`` an earlier event;
+- a command graph (``sycl.ext.oneapi.experimental``): 1-4 device steps (kernels, device copies
+  and fills, USM kernels, fills and copies between allocations) recorded on one queue and
+  finalized, then replayed 1-3 times with 0-2 eager submissions after each replay, on the same
+  buffers; a recorded graph is replayed again by later steps (also while a host accessor is
+  held), on its queue or on the other queue of its context and device. PoCL replays native
+  command buffers, and prepared kernels in a test of its own (``SYCL_OCL_GRAPH_NATIVE=0``);
+  Oclgrind has no command buffers;
+- a command group repeated 2-4 times (one shape: the plan cache replays its plan), with 0-2
+  steps after the first that change what it planned or not: host accessors, submissions on
+  any queue or context, ``set_final_data``;
+- ``set_final_data`` to a new array (checked after destruction if the buffer was written) or
+  to nothing.
 
 USM (where PoCL backs it): 0-2 int32 allocations of 48 or 64 elements in the two-device
 context, device or shared memory, and steps on its three queues: ``rnd_mad`` through a USM
@@ -53,6 +65,7 @@ of hanging the suite. The budget is fixed for CI: derandomized examples, no exam
 from __future__ import annotations
 
 import functools
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -66,6 +79,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import sycl_ocl as sycl
+from sycl_ocl.scheduler.graph import NATIVE_ENV
 
 sycl.register_kernel_source(
     """
@@ -302,7 +316,47 @@ class UsmHostTask:
 
 UsmStep = UsmMad | UsmMove | UsmFill | UsmBuffer | UsmHostTask
 USM_STEPS = (UsmMad, UsmMove, UsmFill, UsmBuffer, UsmHostTask)
-Submission = Mad | KernelCopy | HandlerCopy | Fill | ToHost | FromHost | HostTask | UsmStep
+
+
+@dataclass(frozen=True)
+class Replay:
+    """Replay the ``section``-th recorded graph again (nothing before the first), on the other
+    queue of its context and device where there is one (``other``)."""
+
+    section: int
+    other: bool
+
+
+Submission = Mad | KernelCopy | HandlerCopy | Fill | ToHost | FromHost | HostTask | UsmStep | Replay
+
+
+@dataclass(frozen=True)
+class GraphSection:
+    """Record ``body`` on queue ``q`` into a command graph, finalize it, then for each entry of
+    ``replays``: replay the graph, then submit the entry's eager submissions."""
+
+    q: int
+    body: tuple[Submission, ...]
+    replays: tuple[tuple[Submission, ...], ...]
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """Submit ``step`` ``times`` times (one shape: the plan cache replays its plan), with the
+    steps of ``between`` after the first: they invalidate the cached plans (host accessors,
+    other queues and contexts, ``set_final_data``) or not."""
+
+    step: Submission
+    times: int
+    between: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class FinalData:
+    """``set_final_data`` on root ``root``: to a new array (``keep``) or to nothing."""
+
+    root: int
+    keep: bool
 
 
 @dataclass(frozen=True)
@@ -319,7 +373,19 @@ class Wait:
     index: int
 
 
-Step = Submission | HostAccess | Wait
+Step = Submission | HostAccess | Wait | GraphSection | Repeat | FinalData
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A recorded, finalized graph: its queue, the model updates of its body, whether it holds
+    USM commands and which roots it writes."""
+
+    exe: Any
+    q: int
+    updates: list[Callable[[], None]]
+    usm: bool
+    writes: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -367,26 +433,32 @@ def _pair(lengths: Sequence[int], longer_dst: bool) -> st.SearchStrategy[tuple[W
     return draw_pair()
 
 
-def _submissions(lengths: Sequence[int], n_queues: int) -> st.SearchStrategy[Submission]:
-    q = st.integers(0, n_queues - 1)
+def _submissions(lengths: Sequence[int], q: st.SearchStrategy[int], dep: st.SearchStrategy[int | None],
+                 host: bool = True) -> st.SearchStrategy[Submission]:
+    """Buffer steps on the queues ``q`` draws; ``host``: host tasks and host-array copies too
+    (a command graph holds none)."""
     win = _window(lengths)
-    dep = st.none() | st.integers(0, 63)
     small = st.integers(-100, 100)
-    return st.one_of(
+    device_steps = [
         st.builds(Mad, q, win, st.sampled_from([1, -1, 2, 3]), small, st.integers(0, 5),
                   st.booleans(), dep),
         _pair(lengths, False).flatmap(
             lambda p: st.builds(KernelCopy, q, st.just(p[0]), st.just(p[1]), st.booleans(), dep)),
-        _pair(lengths, True).flatmap(  # no_init leaves a longer destination's tail undefined
+        # no_init leaves a longer destination's tail undefined; a graph holds device copies only,
+        # between windows of one length (a longer destination is copied on the host)
+        _pair(lengths, host).flatmap(
             lambda p: st.builds(HandlerCopy, q, st.just(p[0]), st.just(p[1]),
                                 st.booleans() if p[0].length == p[1].length else st.just(False), dep)),
         st.builds(Fill, q, win, small, st.booleans(), dep),
+    ]
+    host_steps = [
         st.builds(ToHost, q, win, st.integers(0, 3), dep),
         st.tuples(win, st.integers(0, 3)).flatmap(lambda ws: st.builds(
             FromHost, q, st.just(ws[0]), st.just(min(ws[1], ws[0].length - 1)), st.integers(0, 1000),
             st.booleans() if min(ws[1], ws[0].length - 1) == 0 else st.just(False), dep)),
         st.builds(HostTask, q, win, small, dep),
-    )
+    ]
+    return st.one_of(*device_steps, *(host_steps if host else ()))
 
 
 def _span(usm: Sequence[UsmAlloc], allocs: Sequence[int], length: int = 0) -> st.SearchStrategy[Span]:
@@ -401,17 +473,20 @@ def _span(usm: Sequence[UsmAlloc], allocs: Sequence[int], length: int = 0) -> st
     return draw_span()
 
 
-def _usm_steps(lengths: Sequence[int], usm: Sequence[UsmAlloc]) -> st.SearchStrategy[Submission]:
-    q = st.integers(0, USM_QUEUES - 1)
+def _usm_steps(lengths: Sequence[int], usm: Sequence[UsmAlloc], q: st.SearchStrategy[int],
+               dep: st.SearchStrategy[int | None], host: bool = True) -> st.SearchStrategy[Submission]:
+    """USM steps; ``host``: host tasks and copies from and to numpy arrays too."""
     every = list(range(len(usm)))
     span = _span(usm, every)
-    dep = st.none() | st.integers(0, 63)
     small = st.integers(-100, 100)
 
     @st.composite
     def move(draw: st.DrawFn) -> UsmMove:
-        src = draw(st.none() | span)  # None: a numpy array; one end at least is USM
-        dst = draw(span) if src is None else draw(st.none() | _span(usm, every, src.length))
+        src = draw(st.none() | span if host else span)  # None: a numpy array; one end at least is USM
+        if src is None:
+            dst = draw(span)
+        else:
+            dst = draw(st.none() | _span(usm, every, src.length) if host else _span(usm, every, src.length))
         return UsmMove(draw(q), src, dst, draw(st.booleans()), draw(st.integers(0, 1000)), draw(dep))
 
     @st.composite
@@ -432,18 +507,44 @@ def _usm_steps(lengths: Sequence[int], usm: Sequence[UsmAlloc]) -> st.SearchStra
         buffer(),
     ]
     shared = [a for a in every if usm[a].kind == "shared"]
-    if shared:
+    if shared and host:
         steps.append(st.builds(UsmHostTask, q, _span(usm, shared), small, dep))
     return st.one_of(*steps)
 
 
-def _steps(lengths: Sequence[int], n_queues: int, usm: Sequence[UsmAlloc] = ()) -> st.SearchStrategy[Step]:
-    subs = _submissions(lengths, n_queues)
-    usm_subs = _usm_steps(lengths, usm) if usm else subs
+def _graph_section(lengths: Sequence[int], n_queues: int, usm: Sequence[UsmAlloc],
+                   eager: st.SearchStrategy[Submission]) -> st.SearchStrategy[GraphSection]:
+    """A graph recorded on one queue (its body: device steps on that queue, without explicit
+    dependencies), replayed 1-3 times, each replay followed by 0-2 eager submissions."""
+
+    @st.composite
+    def draw_section(draw: st.DrawFn) -> GraphSection:
+        q = draw(st.integers(0, n_queues - 1))
+        body = _submissions(lengths, st.just(q), st.none(), host=False)
+        if usm and q < USM_QUEUES:
+            body = body | _usm_steps(lengths, usm, st.just(q), st.none(), host=False)
+        steps = draw(st.lists(body, min_size=1, max_size=4))
+        replays = draw(st.lists(st.lists(eager, max_size=2).map(tuple), min_size=1, max_size=3))
+        return GraphSection(q, tuple(steps), tuple(replays))
+
+    return draw_section()
+
+
+def _steps(lengths: Sequence[int], n_queues: int, n_roots: int, usm: Sequence[UsmAlloc] = ()
+           ) -> st.SearchStrategy[Step]:
+    q, dep = st.integers(0, n_queues - 1), st.none() | st.integers(0, 63)
+    subs = _submissions(lengths, q, dep)
+    usm_subs = _usm_steps(lengths, usm, st.integers(0, USM_QUEUES - 1), dep) if usm else subs
+    replay = st.builds(Replay, st.integers(0, 7), st.booleans())
     host_access = st.builds(HostAccess, _window(lengths), st.booleans(), st.integers(1, 0xFFFF),
-                            st.lists(subs | usm_subs, max_size=3).map(tuple))
+                            st.lists(subs | usm_subs | replay, max_size=3).map(tuple))
     wait = st.builds(Wait, st.sampled_from(["queue", "event", "events"]), st.integers(0, 63))
-    return st.one_of(subs, subs, subs, subs, usm_subs, host_access, wait)  # mostly submissions
+    final_data = st.builds(FinalData, st.integers(0, n_roots - 1), st.booleans())
+    between = st.lists(host_access | subs | final_data, max_size=2).map(tuple)
+    repeat = st.builds(Repeat, subs | usm_subs, st.integers(2, 4), between)
+    graph = _graph_section(lengths, n_queues, usm, subs | usm_subs)
+    # mostly submissions
+    return st.one_of(subs, subs, subs, subs, usm_subs, host_access, wait, repeat, graph, replay, final_data)
 
 
 def programs(n_queues: int, max_steps: int) -> st.SearchStrategy[Program]:
@@ -462,7 +563,7 @@ def programs(n_queues: int, max_steps: int) -> st.SearchStrategy[Program]:
         lengths = [r.size for r in roots] + [s.length for s in subs]
         usm = tuple(UsmAlloc(draw(st.sampled_from([48, 64])), draw(st.sampled_from(USM_KINDS)))
                     for _ in range(draw(st.integers(0, 2)) if USM_KINDS else 0))
-        steps = draw(st.lists(_steps(lengths, n_queues, usm), min_size=4, max_size=max_steps))
+        steps = draw(st.lists(_steps(lengths, n_queues, len(roots), usm), min_size=4, max_size=max_steps))
         return Program(roots, tuple(subs), tuple(steps), draw(st.booleans()), usm)
 
     return draw_program()
@@ -484,6 +585,9 @@ class Run:
         self.bufs: list[sycl.buffer] = []
         self.where: list[tuple[int, int]] = []  # (root, base element) of each view
         self.written = [False] * len(prog.roots)  # set_final_data needs a write access (§4.7.2.3)
+        self.targets = [spec.kind == "final_data" for spec in prog.roots]  # roots with set_final_data
+        self.graphs: list[Graph] = []
+        self.recording: set[int] | None = None  # while recording: the roots the graph writes
         for r, spec in enumerate(prog.roots):
             init = (np.arange(spec.size, dtype=np.int32) * (r + 2) + 1000 * (r + 1)).astype(np.int32)
             self.model.append(init.copy())
@@ -492,6 +596,7 @@ class Run:
                 self.initialize(queues[0], buf, init)
                 self.keep.append(init)
                 self.arrays.append(None)
+                self.written[r] = True  # by the copy that initializes it
             else:
                 props = [sycl.property.buffer.use_host_ptr()] if spec.kind == "host_ptr" else None
                 buf = sycl.buffer(init, prop_list=props)
@@ -540,7 +645,11 @@ class Run:
             placeholder: bool = False) -> sycl.accessor:
         props = [sycl.property.no_init()] if no_init else None
         owner = None if placeholder else h
-        self.written[self.where[w.view][0]] |= mode is not sycl.read_only
+        if mode is not sycl.read_only:
+            if self.recording is not None:
+                self.recording.add(self.where[w.view][0])  # written when replayed
+            else:
+                self.written[self.where[w.view][0]] = True
         buf = self.bufs[w.view]
         if w.whole:
             a = sycl.accessor(buf, owner, mode, prop_list=props)
@@ -594,6 +703,8 @@ class Run:
     def run_submission(self, i: str, step: Submission) -> Callable[[], None]:
         if isinstance(step, USM_STEPS):
             return self.run_usm(i, step)
+        if isinstance(step, Replay):
+            return self.replay(step.section, step.other)
         if isinstance(step, Mad):
             self.submit(step, lambda h: h.parallel_for(
                 sycl.range(step.win.length), "rnd_mad",
@@ -726,8 +837,74 @@ class Run:
                 self.span(dst)[:] = values
         return move
 
-    def run_step(self, i: int, step: Step) -> None:
-        if isinstance(step, HostAccess):
+    # --- command graphs, repeated command groups, set_final_data
+
+    def record(self, i: int, section: GraphSection) -> None:
+        """Record the section's body into a graph (nothing runs), finalize it, then replay it
+        with the eager submissions after each replay."""
+        q = self.queues[section.q]
+        graph = sycl.ext.oneapi.experimental.command_graph(q)
+        eager_events, eager_usm = self.events, self.usm_last
+        self.events, self.usm_last, self.recording = [], None, set()  # recorded events stay inside
+        graph.begin_recording(q)
+        try:
+            updates = [self.run_submission(f"{i}.g{j}", s) for j, s in enumerate(section.body)]
+            writes = self.recording
+        finally:
+            graph.end_recording()
+            self.events, self.usm_last, self.recording = eager_events, eager_usm, None
+        usm = any(isinstance(s, USM_STEPS) for s in section.body)
+        self.graphs.append(Graph(graph.finalize(), section.q, updates, usm, frozenset(writes)))
+        for j, eager in enumerate(section.replays):
+            self.replay(len(self.graphs) - 1, False)()
+            for k, sub in enumerate(eager):
+                self.run_submission(f"{i}.r{j}.{k}", sub)()
+
+    def replay(self, index: int, other: bool) -> Callable[[], None]:
+        """Replay a recorded graph (on the other queue of its context and device, if asked and
+        there is one); returns the model's update: its body's, in order."""
+        if not self.graphs:
+            return lambda: None
+        graph = self.graphs[index % len(self.graphs)]
+        q = {0: 1, 1: 0}.get(graph.q, graph.q) if other else graph.q
+        deps = []
+        if graph.usm and self.usm_last is not None and not (q == self.usm_last[1] == IN_ORDER):
+            deps.append(self.usm_last[0])  # its USM nodes follow the USM steps before it
+        self.events.append(self.queues[q].ext_oneapi_graph(graph.exe, depends_on=deps))
+        if graph.usm:
+            self.usm_last = (self.events[-1], q)
+        for root in graph.writes:
+            self.written[root] = True
+
+        def apply() -> None:
+            for update in graph.updates:
+                update()
+        return apply
+
+    def repeat(self, i: int, step: Repeat) -> None:
+        for k in range(step.times):
+            self.run_submission(f"{i}.{k}", step.step)()
+            if k == 0:
+                for j, between in enumerate(step.between):
+                    self.run_step(f"{i}.b{j}", between)  # type: ignore[arg-type]
+
+    def final_data(self, step: FinalData) -> None:
+        if step.keep:
+            target = np.full_like(self.model[step.root], -1)
+            self.bufs[step.root].set_final_data(target)
+        else:
+            target = None
+            self.bufs[step.root].set_final_data(None)
+        self.arrays[step.root], self.targets[step.root] = target, step.keep
+
+    def run_step(self, i: int | str, step: Step) -> None:
+        if isinstance(step, GraphSection):
+            self.record(i, step)  # type: ignore[arg-type]
+        elif isinstance(step, Repeat):
+            self.repeat(i, step)  # type: ignore[arg-type]
+        elif isinstance(step, FinalData):
+            self.final_data(step)
+        elif isinstance(step, HostAccess):
             mode = sycl.read_write if step.write else sycl.read_only
             with self.host_accessor(step.win, mode) as ha:
                 view = np.asarray(ha)
@@ -822,9 +999,9 @@ def run_program(prog: Program, queues: Sequence[sycl.queue]) -> None:
     for r, array in enumerate(run.arrays):
         if array is None:
             continue  # no host memory: seen through host accessors and copies only
-        if prog.roots[r].kind == "final_data" and not run.written[r]:
+        if run.targets[r] and not run.written[r]:
             untouched = np.full_like(run.model[r], -1)
-            run.expect(f"root {r} (final_data, never written) after destruction", array, untouched)
+            run.expect(f"root {r} (set_final_data, never written) after destruction", array, untouched)
         else:
             run.expect(f"root {r} ({prog.roots[r].kind}) after destruction", array, run.model[r])
     for what, actual, expected in run.checks:
@@ -851,6 +1028,30 @@ def test_random_programs_on_pocl(prog: Program) -> None:
     if not queues:
         pytest.skip("needs PoCL")
     run_program(prog, queues)
+
+
+@contextmanager
+def prepared_graphs() -> Iterator[None]:
+    """Graphs finalized meanwhile replay prepared kernels, not native command buffers."""
+    before = os.environ.get(NATIVE_ENV)
+    os.environ[NATIVE_ENV] = "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[NATIVE_ENV]
+        else:
+            os.environ[NATIVE_ENV] = before
+
+
+@settings(max_examples=100, **SETTINGS)
+@given(prog=programs(N_POCL, max_steps=16))
+def test_random_programs_on_pocl_without_command_buffers(prog: Program) -> None:
+    queues = pocl_queues()
+    if not queues:
+        pytest.skip("needs PoCL")
+    with prepared_graphs():
+        run_program(prog, queues)
 
 
 @settings(max_examples=100, **SETTINGS)

@@ -291,6 +291,46 @@ def test_frontier_and_lane_stay_bounded(queue: sycl.queue) -> None:
         assert len(queue._lane.ops) <= 2
 
 
+# --- the plan cache (docs/scheduler.md rule S16) ----------------------------------------------
+
+
+def test_repeated_reads_wait_for_a_host_task_writing_the_buffer(
+    queue: sycl.queue, gate: threading.Event
+) -> None:
+    """The second of two identical reads is not replayed while the first waits for the host task:
+    it waits for the host task itself, although it writes into another buffer than the first."""
+    src, first, second = np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(4, np.int32)
+    with sycl.buffer(src) as s, sycl.buffer(first) as f, sycl.buffer(second) as t:
+        _gated(queue, s, gate, sycl.write_only, lambda view: view.__setitem__(Ellipsis, 7))
+        for dst in (f, t):
+            queue.submit(lambda h, dst=dst: h.parallel_for(
+                4, "ts_add", sycl.accessor(dst, h), sycl.accessor(s, h, sycl.read_only)))
+        gate.set()
+    assert list(first) == list(second) == [7] * 4
+
+
+def test_repeated_command_group_sees_host_and_other_queue_writes(queue: sycl.queue) -> None:
+    """A repeated command group between host accessors and another context's writes: each
+    change moves the epoch on, so the next submit plans in full and moves the data."""
+    other = sycl.queue(sycl.context(queue.get_device()), queue.get_device())
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        for _ in range(3):
+            _inc(queue, b)
+        with sycl.host_accessor(b) as view:
+            assert list(np.asarray(view)) == [3] * 4
+            np.asarray(view)[:] = 10
+        for _ in range(2):
+            _inc(queue, b)
+        _inc(other, b)
+        for _ in range(2):
+            _inc(queue, b)
+        target = np.zeros(4, np.int32)
+        b.set_final_data(target)
+        _inc(queue, b)
+    assert list(target) == [16] * 4
+
+
 def test_failed_command_errors_are_delivered_once(device: sycl.device) -> None:
     caught: list[list[sycl.exception]] = []
     q = sycl.queue(device, async_handler=lambda errs: caught.append(list(errs)))

@@ -403,7 +403,10 @@ def kernel_args(
             else:
                 bound.append(index)
         elif kind is usm_ptr:
-            value = arg._in(context_handle, "a kernel argument")
+            a = arg._alloc
+            value = a.native  # the common case: the start of a live allocation of the context
+            if value is None or arg._offset or a.ctx_handle != context_handle:
+                value = arg._in(context_handle, "a kernel argument")
         elif kind is local_accessor:
             if not grouped:
                 raise _no_work_groups(index)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import pyopencl as cl
@@ -195,7 +195,7 @@ class queue(NativeWrapper, PropertyHolder):
         """
         deps = _commands(depends_on) if self._recording is None and not isinstance(rng, nd_range) else None
         if deps is not None:
-            launch = self._direct(kernel, global_size(rng), args)
+            launch = self._direct(kernel, (rng,) if type(rng) is int and rng >= 0 else global_size(rng), args)
             if launch is not None:
                 return event(submit(self._lane, launch, (), deps), self._context)
         return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
@@ -295,11 +295,11 @@ class queue(NativeWrapper, PropertyHolder):
         return f"<sycl.queue on {self._device!r}>"
 
 
-def _commands(events: Any) -> list[Command] | None:
+def _commands(events: Any) -> Sequence[Command] | None:
     """The commands of ``depends_on`` (an event, a list of events or None); None when one is a
     recorded command's (the handler's way records the command group, or refuses it)."""
     if events is None:
-        return []
+        return ()
     evs = [events] if isinstance(events, event) else list(events)
     for ev in evs:
         if not isinstance(ev, event):

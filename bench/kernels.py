@@ -2,23 +2,27 @@
 
 ``chain`` runs 1,000 dependent kernels on one buffer (1M floats on a GPU) end to end: raw
 PyOpenCL on an in-order queue against sycl_ocl's eager submits (the dependencies come from the
-accessors). ``chain_scalar`` and ``submit_wait`` use a kernel with scalar arguments only, so
-that dpctl can join (in-order queues everywhere).
+accessors) and against the same command groups recorded once into a command graph and
+replayed (native command buffer, and prepared kernels). ``chain_scalar`` and ``submit_wait``
+use a kernel with scalar arguments only, so that dpctl can join (in-order queues everywhere).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pyopencl as cl
 
 import sycl_ocl as sycl
+from sycl_ocl.scheduler.graph import NATIVE_ENV
 
 from . import dpctl_side
-from .harness import Benchmark, Env, filled, per_op
+from .harness import Benchmark, Env, Unavailable, filled, per_op
 
 BENCHMARKS: list[Benchmark] = []  # this module's, in running order
 
@@ -68,10 +72,51 @@ def _sycl_chain(env: Env) -> Callable[[], float]:
     return _elapsed_ms(chain)
 
 
+@contextmanager
+def _graphs_native(native: bool) -> Iterator[None]:
+    """Graphs finalized meanwhile use native command buffers where they can, or not."""
+    before = os.environ.get(NATIVE_ENV)
+    os.environ[NATIVE_ENV] = "1" if native else "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[NATIVE_ENV]
+        else:
+            os.environ[NATIVE_ENV] = before
+
+
+def _graph_chain(native: bool) -> Callable[[Env], Callable[[], float]]:
+    """The eager chain's command groups recorded once into a command graph, replayed per sample
+    (as a native command buffer where the device has one, or as prepared kernels)."""
+    def factory(env: Env) -> Callable[[], float]:
+        n, count = env.size(gpu=1 << 20, cpu=1 << 16, quick=1 << 12), _count(env)
+        queue, buf = sycl.queue(env.device), sycl.buffer(filled(n))
+        graph = sycl.ext.oneapi.experimental.command_graph(queue)
+        graph.begin_recording(queue)
+        for _ in range(count):
+            queue.submit(lambda h: h.parallel_for(n, "bench_halve_add", sycl.accessor(buf, h), 1.0))
+        graph.end_recording()
+        with _graphs_native(native):
+            exe = graph.finalize()
+        if native and not exe._replay.native:  # type: ignore[union-attr]
+            raise Unavailable("the device has no usable cl_khr_command_buffer")
+
+        def chain() -> None:
+            queue.ext_oneapi_graph(exe)
+            queue.wait()
+        chain.buffer = buf  # type: ignore[attr-defined]  # a graph replays only while its buffers live
+        return _elapsed_ms(chain)
+    return factory
+
+
 CHAIN = Benchmark(
     "chain", "1,000 dependent kernels on one buffer, end to end (1M floats on a GPU, 64K on a CPU)",
-    "ms", "raw pyopencl", {"raw pyopencl": _raw_chain, "sycl_ocl eager": _sycl_chain},
-    target="sycl_ocl eager <= 1.3 and graph replay <= 1.05 on the H100",
+    "ms", "raw pyopencl", {"raw pyopencl": _raw_chain, "sycl_ocl eager": _sycl_chain,
+                           "sycl_ocl graph replay": _graph_chain(native=True),
+                           "sycl_ocl graph prepared": _graph_chain(native=False)},
+    target="sycl_ocl eager <= 1.3 and graph replay <= 1.05 on the H100; "
+           "graph replay per kernel <= 1.0 (native) and <= 1.2 (prepared)",
 )
 BENCHMARKS.append(CHAIN)
 

@@ -8,6 +8,9 @@ Two regimes, each for both sides:
   driver's worker threads then compete with the submitting thread, which slows any client
   that does work between enqueues (raw PyOpenCL included).
 
+``usm_held_submit`` holds the USM shortcut (``q.parallel_for`` with two USM pointers, nothing
+to plan) against raw ``set_args`` + enqueue on two SVM pointers.
+
 ``python floor`` is the least any Python implementation of ``q.submit`` does for this command
 group: a handler, two accessor objects, the returned event, one lock, around the same raw
 enqueue; no dependency tracking, data movement or checks. ``late_submit`` and ``memory``
@@ -21,11 +24,12 @@ import threading
 import time
 from collections.abc import Callable
 
+import numpy as np
 import pyopencl as cl
 
 import sycl_ocl as sycl
 
-from .harness import Benchmark, Env, filled, rss_mb
+from .harness import Benchmark, Env, Unavailable, filled, rss_mb
 
 BENCHMARKS: list[Benchmark] = []  # this module's, in running order
 
@@ -164,6 +168,44 @@ BENCHMARKS.append(Benchmark(
     "free_submit", "eager submit of a repeated two-accessor command group, kernels running meanwhile",
     "us per submit", "raw pyopencl", {"raw pyopencl": _system(Raw, False), "sycl_ocl": _system(Sycl, False)},
     target="sycl_ocl <= 1.5 on the H100",
+))
+
+
+class RawSvm(Raw):
+    """The PyOpenCL baseline of the USM shortcut: the same kernel on two SVM pointers."""
+
+    def __init__(self, env: Env) -> None:
+        super().__init__(env)
+        if not env.device.has(sycl.aspect.usm_device_allocations):
+            raise Unavailable("the device has no aspect.usm_device_allocations (coarse-grain SVM)")
+        self.a, self.b = (cl.SVM(cl.svm_empty(self.ctx, cl.svm_mem_flags.READ_WRITE, N, np.float32))
+                          for _ in range(2))
+
+
+class SyclUsm(Sycl):
+    """``q.parallel_for(n, kernel, p, q)`` on two USM pointers: no requirement to plan."""
+
+    def __init__(self, env: Env) -> None:
+        if not env.device.has(sycl.aspect.usm_device_allocations):
+            raise Unavailable("the device has no aspect.usm_device_allocations (coarse-grain SVM)")
+        super().__init__(env)
+        self.pa, self.pb = (sycl.malloc_device(count=N, dtype=np.float32, q=self.queue) for _ in range(2))
+
+    def submit(self) -> None:
+        self.queue.parallel_for(N, "bench_add", self.pa, self.pb)
+
+    def open(self, held: bool) -> cl.UserEvent:
+        gate = cl.UserEvent(self.ctx)
+        if held:  # a command that waits for the gate on the queue's in-order OpenCL queue
+            self.queue.submit(lambda h: h.depends_on(sycl.make_event(gate, self.queue.get_context())))
+        return gate
+
+
+BENCHMARKS.append(Benchmark(
+    "usm_held_submit", "held q.parallel_for of one kernel on two USM pointers (no requirements)",
+    "us per submit", "raw pyopencl",
+    {"raw pyopencl": _system(RawSvm, True), "sycl_ocl": _system(SyclUsm, True)},
+    target="sycl_ocl <= 2.0 (issue 13)",
 ))
 
 

@@ -147,6 +147,22 @@ def test_local_memory_argument(program: cl.Program, queue: cl.CommandQueue) -> N
     np.testing.assert_array_equal(_read(queue, buf, [commands.enqueue()]), expected)
 
 
+def test_replay_on_another_compatible_queue(program: cl.Program, ctx: cl.Context) -> None:
+    """A command buffer recorded for one queue runs on another of the same device and properties
+    (the extension's compatible queue): its run is ordered with that queue's commands."""
+    recording, other = cl.CommandQueue(ctx), cl.CommandQueue(ctx)
+    buf = _buffer(ctx, np.zeros(N, np.float32))
+    commands = _chain(program, recording, buf, 3)
+    gate = cl.UserEvent(ctx)
+    cl.enqueue_marker(other, wait_for=[gate])
+    run = commands.enqueue(queue=other)
+    assert run.command_queue.int_ptr == other.int_ptr
+    assert run.command_execution_status != cl.command_execution_status.COMPLETE  # behind the marker
+    assert not commands.busy()  # PoCL offers simultaneous use
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    np.testing.assert_array_equal(_read(other, buf, [run]), _chain_model(np.zeros(N, np.float32), 3, 1))
+
+
 def test_enqueue_waits_on_a_user_event(program: cl.Program, queue: cl.CommandQueue) -> None:
     buf = _buffer(queue.context, np.zeros(N, np.float32))
     commands = _chain(program, queue, buf, 3)

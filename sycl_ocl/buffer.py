@@ -9,6 +9,7 @@ run: wait for the work on it, then write back when there is host memory to write
 from __future__ import annotations
 
 import builtins
+import importlib
 import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -242,24 +243,21 @@ class buffer(PropertyHolder):
         prop_list: Any = None,
     ) -> accessor:
         """``accessor(self, h, mode, ...)`` (§4.7.2.1)."""
-        from .accessor import accessor  # a buffer makes accessors of itself (§4.7.2.1, §4.7.6)
-
-        return accessor(self, h, mode, access_range, access_offset, prop_list)
+        return _accessors.accessor(self, h, mode, access_range, access_offset, prop_list)
 
     def get_host_access(
         self, mode: Any = access_mode.read_write, access_range: Any = None,
         access_offset: Any = None, prop_list: Any = None,
     ) -> host_accessor:
         """``host_accessor(self, mode, ...)``: blocks until the data is on the host (§4.7.2.1)."""
-        from .accessor import host_accessor  # as get_access
-
-        return host_accessor(self, as_mode(mode), access_range, access_offset, prop_list)
+        return _accessors.host_accessor(self, as_mode(mode), access_range, access_offset, prop_list)
 
     def set_final_data(self, final_data: Any = None) -> None:
         """Where the contents go at destruction: a writable array, a ``weakref.ref`` to one,
         or ``None`` for nowhere (§4.7.2.1)."""
         root = self._root
         with RUNTIME:
+            root.invalidate()  # docs/scheduler.md rule S16
             if final_data is None:
                 root.write_back = False
                 root.target = None
@@ -274,6 +272,7 @@ class buffer(PropertyHolder):
     def set_write_back(self, flag: bool = True) -> None:
         """Switch the write-back at destruction on or off (§4.7.2.1)."""
         with RUNTIME:
+            self._root.invalidate()
             self._root.write_back = bool(flag) and (
                 self._root.user is not None or self._root.target is not None
             )
@@ -433,3 +432,9 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
         return np.array(list(data), dtype=_as_dtype(dtype)), False
     raise exception(errc.invalid, f"a buffer is made from an array, a range or an iterable, not {data!r}")
 
+
+# A buffer makes accessors of itself (§4.7.2.1, §4.7.6), and accessor.py imports this module:
+# the module is bound once here, after the buffer class exists (an import statement inside
+# get_access ran on every call). Not ``from . import accessor``: the package's ``accessor`` is
+# the class once sycl_ocl/__init__.py has run.
+_accessors = importlib.import_module(".accessor", __package__)

@@ -29,6 +29,8 @@ NEEDS = {
     "two_devices.py": "any OpenCL device; two devices of one platform show sharing without copies "
     "(PoCL: POCL_DEVICES='pthread pthread', which conftest.py sets)",
     "pipeline.py": "any OpenCL device",
+    "graph_solver.py": "any OpenCL device (replays a native command buffer where the device has "
+    "cl_khr_command_buffer, prepared kernels elsewhere)",
 }
 
 

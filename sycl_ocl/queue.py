@@ -20,7 +20,7 @@ from .handler import handler
 from .info._descriptor import check_namespace
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
-from .scheduler import open_lane
+from .scheduler import open_lane, trace
 from .selector import default_selector_v, select_device
 
 if TYPE_CHECKING:
@@ -67,12 +67,14 @@ class queue(NativeWrapper, PropertyHolder):
                 errc.feature_not_supported,
                 f"{dev!r} cannot profile commands (no aspect.queue_profiling); drop enable_profiling",
             )
-        flags: Any = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
+        # A running trace (sycl_ocl.tools, docs/tracing.md) profiles every queue made meanwhile.
+        traced = trace.recording() and dev.has(aspect.queue_profiling)
+        flags: Any = cl.command_queue_properties.PROFILING_ENABLE if profiling or traced else 0
         try:
             native = cl.CommandQueue(ctx._native, dev._native, properties=flags)
         except cl.Error as error:
             raise translate(error, f"creating a queue on {dev!r}") from error
-        self._setup(native, ctx, dev, props, async_handler)
+        self._setup(native, ctx, dev, props, async_handler, profiling)
         remember(self)  # so make_queue(get_native(q), ctx) is q itself
 
     def _setup(
@@ -82,13 +84,17 @@ class queue(NativeWrapper, PropertyHolder):
         dev: device,
         props: property_list,
         async_handler: AsyncHandler | None,
+        profiling: bool | None = None,
     ) -> None:
+        """``profiling``: whether the user asked for it (None: as the native queue does)."""
         self._bind(native)
         self._context = ctx
         self._device = dev
         self._props = props
         self._in_order = props.has_property(queue_props.in_order)
-        self._profiling = bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE)
+        self._profiling = (
+            bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE) if profiling is None
+            else profiling)
         self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
         self._lane = open_lane(native, ctx, self._async_errors, self._in_order, self._profiling)
 

@@ -136,6 +136,7 @@ class HostTask:
 
     fn: Callable[[], Any] | None
     staging: bool = False  # a read-back on the way to another context (counted apart)
+    what: str = ""  # a transfer op's kind, for traces: "host accessor", "write-back"
 
 
 DeviceAction = KernelLaunch | DeviceCopy | DeviceFill | Barrier | SvmCopy | SvmFill | SvmMigrate

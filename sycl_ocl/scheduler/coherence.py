@@ -16,6 +16,7 @@ from .intervals import gaps, insert, overlapping, remove
 from .memory_object import HOST, Allocation, MemoryObject, Snapshot
 from .op import DONE, ISSUED, Op, depend
 from .requirement import HOST_READ, READ, WRITE, Requirement
+from .trace import HAZARD, ORDER, RAW
 
 FRONTIER_CAP = 16
 
@@ -105,7 +106,7 @@ def access(req: Requirement, kind: int, alloc: Allocation | None, op: Op, stager
             producers = [p for _, _, p in overlapping(valid.get(loc, []), lo, hi)]
         for producer in producers:
             if producer is not None and producer is not op:
-                depend(op, producer)
+                depend(op, producer, RAW, memory)
     if kind == WRITE:
         memory.written = True
         for key, pieces in valid.items():
@@ -128,7 +129,7 @@ def _frontier(memory: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None
             continue
         covered = lo <= elo and ehi <= hi
         if kind == WRITE or ekind == WRITE or (kind == READ and ekind == HOST_READ):
-            depend(op, other)
+            depend(op, other, HAZARD[kind][ekind], memory)
             if kind == WRITE and covered:
                 continue  # superseded: later users reach it through this op
         elif (covered and kind == READ and ekind == READ and lane is not None
@@ -138,7 +139,7 @@ def _frontier(memory: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None
     if len(kept) >= FRONTIER_CAP:  # rule S15
         kept = [entry for entry in kept if not entry[0].poll()]
         while len(kept) >= FRONTIER_CAP:
-            depend(op, kept.pop(0)[0])  # still reachable through this op
+            depend(op, kept.pop(0)[0], ORDER, memory)  # still reachable through this op
     kept.append((op, lo, hi, kind))
     memory.frontier = kept
 
@@ -156,7 +157,7 @@ def _to_host(memory: MemoryObject, lo: int, hi: int, op: Op) -> None:
             for x, y, producer in overlapping(pieces, a, b):
                 op.moves.append((memory, alloc, x, y))
                 if producer is not None:
-                    depend(op, producer)
+                    depend(op, producer, RAW, memory)
                 valid[HOST] = insert(valid.get(HOST, []), x, y, op)
             left += gaps(pieces, a, b)
         todo = left
@@ -175,7 +176,7 @@ def _to_device(
     for x, y, producer in overlapping(host_pieces, lo, hi):
         op.moves.append((memory, alloc, x, y))
         if producer is not None:
-            depend(op, producer)
+            depend(op, producer, RAW, memory)
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)
 
 

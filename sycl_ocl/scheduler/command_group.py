@@ -24,6 +24,7 @@ from .lane import Lane
 from .op import Op, add_edge, depend
 from .progress import BLOCKED, defer, wait_list
 from .runtime import RUNTIME
+from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
@@ -55,9 +56,9 @@ def submit(
     try:
         op = Op(lane, lane.ctx, host, lane.async_errors)
         for cmd in depends_on:
-            add_edge(op, cmd)
+            add_edge(op, cmd, DEPENDS_ON)
         if lane.in_order and lane.last is not None:
-            depend(op, lane.last)
+            depend(op, lane.last, IN_ORDER)
         stagers: list[Op] = []
         saved = plan(op, requirements, lane.context, host, stagers) if requirements else None
         for stager in stagers:

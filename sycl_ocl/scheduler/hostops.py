@@ -15,6 +15,7 @@ import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
+from . import trace
 from .actions import HostTask
 from .memory_object import HOST
 from .op import Op
@@ -25,12 +26,14 @@ if TYPE_CHECKING:
     from .memory_object import MemoryObject
 
 
-def transfer_op(async_errors: AsyncErrors | None = None, staging: bool = False) -> Op:
+def transfer_op(
+    async_errors: AsyncErrors | None = None, staging: bool = False, what: str = "host accessor"
+) -> Op:
     """A host op whose whole work is its transfers to the host: a host accessor's or a buffer's
-    write-back (run by their caller, which gets its errors), or a read-back on the way to
-    another context (``staging``, reporting to ``async_errors``)."""
+    write-back (run by their caller, which gets its errors; ``what`` names it in traces), or a
+    read-back on the way to another context (``staging``, reporting to ``async_errors``)."""
     op = Op(None, HOST, True, async_errors)
-    op.work = HostTask(None, staging)
+    op.work = HostTask(None, staging, what)
     return op
 
 
@@ -66,9 +69,14 @@ def prepare(op: Op) -> None:
     for dep in op.deps:
         with suppress(exception):  # a failed interop event: it ended, all this op waits for
             dep.wait()
+    recorder = trace.RECORDER
+    if recorder is not None:
+        recorder.started(op)
     staging = op.work.staging
     for memory, alloc, lo, hi in op.moves:
         read_back(memory, alloc, lo, hi, staging)
+    if recorder is not None:
+        recorder.moved(op)
 
 
 def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool = False) -> None:

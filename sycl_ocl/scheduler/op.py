@@ -15,6 +15,7 @@ import pyopencl as cl
 
 from ..exception import errc, exception
 from ..info.enums import event_command_status
+from . import trace
 from .command import cl_status
 from .runtime import RUNTIME
 
@@ -53,6 +54,8 @@ class Op:
         self.keep: list[Any] | None = None
         self.flag: threading.Event | None = threading.Event() if host else None
         self.failed = False
+        if trace.RECORDER is not None:
+            trace.RECORDER.created(self)
 
     # --- state --------------------------------------------------------------------------
 
@@ -80,6 +83,8 @@ class Op:
         """Record the OpenCL event of the enqueued command (None: nothing was enqueued)."""
         self.event = ev
         self.keep = keep
+        if trace.RECORDER is not None:
+            trace.RECORDER.issued(self, ev, keep)
         if ev is None:
             self.finish()
             return
@@ -95,6 +100,8 @@ class Op:
         self.moves.clear()
         if self.flag is not None:
             self.flag.set()
+        if trace.RECORDER is not None:
+            trace.RECORDER.finished(self)
 
     def fail(self, error: BaseException) -> None:
         """Complete with an error, reported once to the queue's (or context's) handler
@@ -144,18 +151,26 @@ class Op:
         return self.lane is not None and self.lane.profiling
 
 
-def depend(op: Op, other: Op) -> None:
+def depend(op: Op, other: Op, reason: int = trace.ORDER, memory: MemoryObject | None = None) -> None:
     """Make ``op`` wait for ``other``, unless that is complete or implied: a command already
     enqueued on ``op``'s own in-order OpenCL queue runs before ``op``'s enqueue does
-    (docs/scheduler.md rule S6)."""
+    (docs/scheduler.md rule S6). ``reason`` (``trace.REASONS``) and ``memory`` say why, for
+    traces."""
     if other.state == DONE:
+        if trace.RECORDER is not None:
+            trace.RECORDER.edge(op, other, reason, memory, trace.COMPLETED)
         return
     lane = op.lane
     if other.lane is lane and other.event is not None and not op.host and lane.ordered:  # type: ignore[union-attr]
+        if trace.RECORDER is not None:
+            trace.RECORDER.edge(op, other, reason, memory, trace.IMPLIED)
         return
-    add_edge(op, other)
+    add_edge(op, other, reason, memory)
 
 
-def add_edge(op: Op, other: Command) -> None:
-    """The one place where an edge enters the DAG: ``op`` runs after ``other`` (rule S6)."""
+def add_edge(op: Op, other: Command, reason: int = trace.ORDER, memory: MemoryObject | None = None) -> None:
+    """The one place where an edge enters the DAG: ``op`` runs after ``other`` (rule S6);
+    a running trace recorder sees it here."""
     op.deps.append(other)
+    if trace.RECORDER is not None:
+        trace.RECORDER.edge(op, other, reason, memory)

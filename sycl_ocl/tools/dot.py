@@ -19,6 +19,7 @@ def to_dot(trace: Trace) -> str:
     lines = [
         "digraph sycl_ocl {",
         f"  label={_quote(trace.title)}; labelloc=t; fontname=Helvetica;",
+        "  rankdir=LR;  // time runs left to right, as on the timeline",
         "  node [shape=box, style=\"rounded,filled\", fontname=Helvetica, fontsize=10];",
         "  edge [fontname=Helvetica, fontsize=9];",
     ]

@@ -29,6 +29,8 @@ NEEDS = {
     "two_devices.py": "any OpenCL device; two devices of one platform show sharing without copies "
     "(PoCL: POCL_DEVICES='pthread pthread', which conftest.py sets)",
     "pipeline.py": "any OpenCL device",
+    "usm.py": "a device with OpenCL 2.0 SVM for USM (PoCL: every kind; NVIDIA: device allocations); "
+    "on others it says what is missing and exits 0",
 }
 
 

@@ -156,21 +156,21 @@ class _Window(PropertyHolder):
         return self._range.size() * self._dtype.itemsize
 
     def get_count(self) -> int:
-        """Deprecated alias of ``size()``."""
+        """Deprecated alias of ``size()`` (§4.7.6.9)."""
         return self.size()
 
     def get_size(self) -> int:
-        """Deprecated alias of ``byte_size()``."""
+        """Deprecated alias of ``byte_size()`` (§4.7.6.9)."""
         return self.byte_size()
 
     @property
     def mode(self) -> access_mode:
-        """The access mode (``no_init`` is reported by ``has_property``)."""
+        """The access mode, a template argument in SYCL (``no_init`` is reported by ``has_property``)."""
         return self._mode
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        """The element type."""
+        """The element type (``value_type``, §4.7.6.9), a numpy dtype."""
         return self._dtype
 
 
@@ -278,7 +278,8 @@ class host_accessor(_Window):
         self._array = self._view()
 
     def release(self) -> None:
-        """End the access: later commands on the buffer may run."""
+        """End the access: later commands on the buffer may run (the destructor of §4.7.6.10;
+        ``with`` calls it)."""
         hold, self._hold = self._hold, None
         if hold is not None:
             holds.release(self._req.memory, hold)
@@ -329,15 +330,15 @@ class local_accessor:
         self._mem = cl.LocalMemory(max(self._range.size() * self._dtype.itemsize, 1))
 
     def get_range(self) -> range:
-        """The range per work-group."""
+        """The range per work-group (§4.7.6.11)."""
         return self._range
 
     def size(self) -> int:
-        """The number of elements."""
+        """The number of elements per work-group (§4.7.6.11)."""
         return self._range.size()
 
     def byte_size(self) -> int:
-        """The size in bytes."""
+        """The size in bytes per work-group (§4.7.6.11)."""
         return self._range.size() * self._dtype.itemsize
 
     def __repr__(self) -> str:

@@ -206,7 +206,7 @@ class buffer(PropertyHolder):
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        """The element type (``value_type``)."""
+        """The element type (``value_type``, §4.7.2.1), a numpy dtype."""
         return self._dtype
 
     def get_range(self) -> range:
@@ -222,11 +222,11 @@ class buffer(PropertyHolder):
         return self._nbytes
 
     def get_count(self) -> int:
-        """Deprecated alias of ``size()``."""
+        """Deprecated alias of ``size()`` (§4.7.2.1)."""
         return self.size()
 
     def get_size(self) -> int:
-        """Deprecated alias of ``byte_size()``."""
+        """Deprecated alias of ``byte_size()`` (§4.7.2.1)."""
         return self.byte_size()
 
     def is_sub_buffer(self) -> bool:
@@ -328,7 +328,8 @@ class buffer(PropertyHolder):
         return view
 
     def transfer_counters(self) -> TransferCounters:
-        """Bytes moved for this buffer's memory object so far (see docs/scheduler.md)."""
+        """Bytes moved for this buffer's memory object so far (a sycl_ocl extension; see
+        docs/scheduler.md)."""
         return self._root.counters.snapshot()
 
     def _get_native(self) -> list[cl.Buffer]:

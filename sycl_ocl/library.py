@@ -52,7 +52,13 @@ _registry: Registry | None = None
 
 
 def get_kernel_id(name: str) -> kernel_id:
-    """The id of the shipped kernel ``name`` (``axpy_float32``, ``reduce_sum_int64``, ...).
+    """The id of the shipped kernel ``name`` (``axpy_float32``, ``reduce_sum_int64``, ...), a
+    sycl_ocl extension; launch it or put it in a bundle like any ``kernel_id`` (§4.11.6).
+
+    Example::
+
+        from sycl_ocl import library
+        q.parallel_for(n, library.get_kernel_id("axpy_float32"), 2.0, x_acc, y_acc)
 
     Raises:
         sycl.exception: ``errc.invalid`` if the library has no kernel of that name.
@@ -61,12 +67,13 @@ def get_kernel_id(name: str) -> kernel_id:
 
 
 def get_kernel_ids() -> list[kernel_id]:
-    """Every shipped kernel's id, unit by unit."""
+    """Every shipped kernel's id, unit by unit (a sycl_ocl extension)."""
     return _units().ids()
 
 
 def render(template: str, dtype: str) -> str:
-    """The OpenCL C source of ``template`` for the numpy element type ``dtype``."""
+    """The OpenCL C source of ``template`` for the numpy element type ``dtype`` (a sycl_ocl
+    extension: how the library's ``*.cl.mako`` units are instantiated)."""
     name = np.dtype(dtype).name
     return str(_templates().get_template(template).render(T=_C_TYPES[name], S=name))
 

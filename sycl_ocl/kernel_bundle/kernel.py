@@ -97,16 +97,21 @@ class kernel(NativeWrapper):
     # --- public API (§4.11.13) -----------------------------------------------------------
 
     def get_backend(self) -> backend:
-        """Always ``backend.opencl``."""
+        """Always ``backend.opencl`` (§4.11.13)."""
         return backend.opencl
 
     def get_context(self) -> context:
-        """The context the kernel belongs to (the live ``sycl.context`` of that handle)."""
+        """The context the kernel belongs to (§4.11.13): the live ``sycl.context`` of that handle."""
         live = cached_wrapper(context, self._ctx_native)
         return live if live is not None else context._from_native(self._ctx_native)
 
     def get_kernel_bundle(self) -> kernel_bundle:
-        """An executable bundle holding the device image this kernel comes from."""
+        """An executable bundle holding the device image this kernel comes from (§4.11.13).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a kernel made by ``make_kernel`` from a
+                PyOpenCL kernel, which comes from no device image.
+        """
         from .bundle import kernel_bundle  # bundle.py imports this module (§4.11.13 <-> §4.11.12)
 
         return kernel_bundle._of_kernel(self)

@@ -55,7 +55,11 @@ class specialization_id:
             _live[name] = self
 
     def convert(self, value: Any) -> Any:
-        """``value`` as this constant's numpy type; ``errc.invalid`` if it does not fit."""
+        """``value`` as this constant's numpy type (a sycl_ocl extension).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` if the value does not fit the type.
+        """
         try:
             converted = self.dtype.type(value)
         except (TypeError, ValueError, OverflowError) as error:
@@ -69,7 +73,8 @@ class specialization_id:
         return converted
 
     def define(self, value: Any) -> str:
-        """The ``-D`` option that gives the constant ``value`` in OpenCL C."""
+        """The ``-D`` option that gives the constant ``value`` in OpenCL C (a sycl_ocl extension:
+        how specialization constants reach OpenCL C, docs/kernels.md)."""
         return f"-D{self.name}={c_literal(self.dtype, value)}"
 
     def __repr__(self) -> str:

@@ -15,7 +15,8 @@ from .model import HOST_LANE, Span, Trace, lane_name
 
 
 def to_chrome_trace(trace: Trace) -> dict[str, Any]:
-    """The trace as a Chrome trace object (``{"traceEvents": [...], ...}``)."""
+    """The trace as a Chrome trace object (``{"traceEvents": [...], ...}``), a sycl_ocl
+    extension; ``json.dump`` it, or use ``to_chrome_trace_json``."""
     pids, tids, meta = _threads(trace)
     events: list[dict[str, Any]] = []
     ends: dict[int, Span] = {}
@@ -47,7 +48,7 @@ def to_chrome_trace(trace: Trace) -> dict[str, Any]:
 
 
 def to_chrome_trace_json(trace: Trace) -> str:
-    """``to_chrome_trace`` as JSON text."""
+    """``to_chrome_trace`` as JSON text (a sycl_ocl extension)."""
     return json.dumps(to_chrome_trace(trace), indent=1)
 
 

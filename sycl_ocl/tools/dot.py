@@ -15,7 +15,13 @@ from .model import Trace, color, command_name, lane_name, memory_name, size_text
 
 
 def to_dot(trace: Trace) -> str:
-    """The DAG of ``trace`` as a DOT digraph (a string)."""
+    """The DAG of ``trace`` as a Graphviz DOT digraph, a string (a sycl_ocl extension).
+
+    Example::
+
+        trace = tools.stop_tracing()
+        open("run.dot", "w").write(tools.to_dot(trace))   # then: dot -Tsvg run.dot -o run.svg
+    """
     lines = [
         "digraph sycl_ocl {",
         f"  label={_quote(trace.title)}; labelloc=t; fontname=Helvetica;",

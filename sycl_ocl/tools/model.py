@@ -19,7 +19,8 @@ HOST_LANE = "host"
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """One bar of the timeline: a command, or one of its transfers (``transfer``)."""
+    """One bar of the timeline: a command, or one of its transfers (``transfer``); a sycl_ocl
+    extension."""
 
     lane: str
     serial: int
@@ -49,7 +50,8 @@ class DagEdge:
 
 
 class Trace:
-    """What a recording saw: ``ops`` (oldest first), ``edges``, and ``spans`` on one clock.
+    """What a recording saw (a sycl_ocl extension): ``ops`` (oldest first), ``edges``, and
+    ``spans`` on one clock.
 
     Build one with ``sycl_ocl.tools.stop_tracing`` or ``current_trace``; draw it with
     ``to_dot``, ``to_chrome_trace`` and ``save_timeline``, or ``save`` for all three.
@@ -67,14 +69,19 @@ class Trace:
         self.spans = _spans(self.ops)
 
     def lane_names(self) -> list[str]:
-        """Every lane with a span: the queues in the order they were made, then the host."""
+        """Every lane with a span: the queues in the order they were made, then the host (a
+        sycl_ocl extension)."""
         used = {span.lane for span in self.spans}
         names = [lane_name(lane) for lane in self.lanes if lane_name(lane) in used]
         return names + ([HOST_LANE] if HOST_LANE in used else [])
 
     def save(self, stem: str) -> list[str]:
         """Write ``STEM.dot``, ``STEM.json`` and, with matplotlib installed, ``STEM.png``;
-        returns the paths written."""
+        returns the paths written (a sycl_ocl extension).
+
+        Raises:
+            OSError: when a file cannot be written.
+        """
         from .chrome import to_chrome_trace_json
         from .dot import to_dot
         from .timeline import save_timeline, timeline_available

@@ -24,12 +24,20 @@ CHAR_PX = 0.62  # a character's width, in font sizes (points), for deciding whet
 
 
 def timeline_available() -> bool:
-    """Whether matplotlib is installed (``pip install sycl_ocl[trace]``)."""
+    """Whether matplotlib is installed (``pip install sycl_ocl[trace]``), which the timeline
+    picture needs (a sycl_ocl extension)."""
     return find_spec("matplotlib") is not None
 
 
 def save_timeline(trace: Trace, path: str, width_in: float = 13.0, dpi: int = 110) -> None:
-    """Draw the timeline of ``trace`` into ``path`` (its suffix picks the format: .png, .svg, ...).
+    """Draw the timeline of ``trace`` into ``path`` (its suffix picks the format: .png, .svg,
+    ...); a sycl_ocl extension.
+
+    Args:
+        trace: what ``stop_tracing`` or ``current_trace`` returned.
+        path: the file to write.
+        width_in: the picture's width in inches (its height follows from the lanes).
+        dpi: dots per inch.
 
     Raises:
         sycl.exception: ``errc.feature_not_supported`` without matplotlib (install

@@ -70,4 +70,5 @@ def test_every_public_name_has_a_docstring_naming_its_source() -> None:
     assert not undocumented, f"public names without a docstring: {undocumented}"
     unsourced = [qual for qual, obj in names if not SOURCE.search(_doc(obj))]
     assert not unsourced, (
-        "docstrings that name no spec section (§x.y), SYCL, nor 'sycl_ocl extension': " + ", ".join(unsourced))
+        "docstrings that name no spec section (§x.y), SYCL, nor 'sycl_ocl extension': "
+        + ", ".join(unsourced))

@@ -258,6 +258,23 @@ class host_accessor(_Window):
     index relative to the offset. Use it as a context manager: the view must not be used
     after the ``with`` block, and later commands on the buffer wait until it ends (or the
     accessor is garbage collected).
+
+    Args:
+        buf: the buffer.
+        mode: ``sycl.read_only``, ``sycl.write_only`` or ``sycl.read_write`` (the default), or
+            an ``access_mode``.
+        access_range, access_offset: a ranged accessor (element units).
+        prop_list: ``sycl.property.no_init()`` (the old contents need not be read back).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a range outside the buffer or ``no_init`` with a
+            read mode; the driver's error when reading the data back from a device fails.
+            A failed command it waited for reports to its own queue, not here.
+
+    Example::
+
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            print(numpy.asarray(acc).sum())
     """
 
     __slots__ = ("_array", "_buf", "_hold")

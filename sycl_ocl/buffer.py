@@ -43,6 +43,22 @@ class buffer(PropertyHolder):
     - ``buffer(range, dtype)``: no host memory.
     - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
     - ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
+
+    ``prop_list`` takes ``sycl.property.buffer.use_host_ptr()``, ``context_bound(ctx)`` and
+    ``use_mutex(lock)``. As a context manager, leaving the ``with`` block runs the
+    destruction rules of §4.7.2.3: wait for the commands on the buffer, then write back.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a dtype that is not plain data, a host array
+            smaller than the range, a sub-buffer of a sub-buffer or outside its parent, and
+            a buffer used after its ``with`` block.
+
+    Example::
+
+        data = numpy.arange(1024, dtype=numpy.float32)
+        with sycl.buffer(data) as buf:        # data is written back when the block ends
+            q.submit(lambda h: h.parallel_for(1024, "scale", sycl.accessor(buf, h), 2.0))
+        tmp = sycl.buffer(sycl.range(64, 64), numpy.int32)   # device data, no host memory
     """
 
     __slots__ = (

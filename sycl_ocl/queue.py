@@ -37,6 +37,26 @@ class queue(NativeWrapper, PropertyHolder):
 
     The OpenCL command queue is always in order; SYCL's out-of-order semantics come from
     the scheduler, which orders commands by their data dependencies only.
+
+    Args:
+        first: a ``context``, a ``device``, a device selector (a callable ``device -> int``,
+            such as ``sycl.gpu_selector_v``) or None for the default device.
+        second: with a context first: the device, or a selector over the context's devices.
+        async_handler: a callable receiving a ``sycl.exception_list`` of this queue's
+            asynchronous errors (``wait_and_throw``, ``throw_asynchronous``); without one
+            they go to the context's handler.
+        prop_list: ``sycl.property.queue.in_order()``, ``enable_profiling()``.
+
+    Raises:
+        sycl.exception: ``errc.runtime`` when the selector finds no device; ``errc.invalid``
+            for a device outside the context or a second argument without a context first;
+            ``errc.feature_not_supported`` for ``enable_profiling`` on a device without
+            ``aspect.queue_profiling``.
+
+    Example::
+
+        q = sycl.queue(sycl.gpu_selector_v, prop_list=[sycl.property.queue.in_order()])
+        q.submit(lambda h: h.parallel_for(n, "my_kernel", sycl.accessor(buf, h))).wait()
     """
 
     __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_lane", "_profiling", "_props")

@@ -35,6 +35,16 @@ class specialization_id:
 
     Two ``specialization_id`` objects are distinct even with one name (identity semantics,
     like the C++ class, which is neither copyable nor movable).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a type that is no OpenCL C scalar type or a
+            default it cannot hold.
+
+    Example::
+
+        coeff = sycl.specialization_id("COEFF", numpy.float32, 1.0)   # COEFF in the OpenCL C source
+        q.submit(lambda h: (h.set_specialization_constant(coeff, 2.5),
+                            h.parallel_for(n, "scale_by_coeff", sycl.accessor(buf, h))))
     """
 
     __slots__ = ("__weakref__", "default", "dtype", "name")

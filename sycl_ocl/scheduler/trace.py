@@ -215,18 +215,23 @@ class Recorder:
     def _lane(self, lane: Lane) -> LaneRecord:
         found = self.lanes.get(lane)
         if found is None:
-            with self.lock:
-                profiled = bool(lane.cl_queue.properties & cl.command_queue_properties.PROFILING_ENABLE)
-                found = self.lanes[lane] = LaneRecord(
-                    next(self.lane_serials), str(lane.cl_queue.device.name).strip(), lane.in_order, profiled)
+            with self.lock:  # two threads may meet a new lane at once: one record
+                found = self.lanes.get(lane)
+                if found is None:
+                    profiled = bool(lane.cl_queue.properties & cl.command_queue_properties.PROFILING_ENABLE)
+                    device = str(lane.cl_queue.device.name).strip()
+                    serial = next(self.lane_serials)
+                    found = self.lanes[lane] = LaneRecord(serial, device, lane.in_order, profiled)
         return found
 
     def _memory(self, memory: MemoryObject) -> MemoryRecord:
         found = self.memories.get(memory)
         if found is None:
             with self.lock:
-                found = self.memories[memory] = MemoryRecord(
-                    next(self.memory_serials), memory.size, str(memory.dtype))
+                found = self.memories.get(memory)
+                if found is None:
+                    found = self.memories[memory] = MemoryRecord(
+                        next(self.memory_serials), memory.size, str(memory.dtype))
         return found
 
     def _describe(self, record: OpRecord, op: Op) -> None:

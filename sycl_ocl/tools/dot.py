@@ -1,12 +1,10 @@
 """The DAG of a trace in Graphviz DOT: one node per command, one edge per dependency.
 
 A node names the command (``#7 kernel scale``), its queue and device, and the bytes it moved;
-an edge
-runs from the earlier command to the later, labelled with its reason (``RAW buffer 2``,
-``depends_on``, ``in-order queue``, ``host accessor``). Solid edges entered the DAG; dashed
-ones are kept by the order of one OpenCL queue; dotted ones led to a command that had completed
-when the later one was submitted. Render with Graphviz:
-``dot -Tsvg trace.dot -o trace.svg``.
+an edge runs from the earlier command to the later, labelled with its reason (``RAW buffer 2``,
+``depends_on``, ``in-order queue``, ``host accessor``). Solid edges entered the DAG; dashed ones
+are kept by the order of one OpenCL queue; dotted ones lead from a command that had completed
+when the later one was submitted. Render with Graphviz: ``dot -Tsvg trace.dot -o trace.svg``.
 """
 
 from __future__ import annotations

@@ -279,15 +279,16 @@ def test_pointer_arithmetic(device: sycl.device) -> None:
 
 
 def test_a_typed_pointer_must_hold_the_parameters_element_type(device: sycl.device) -> None:
-    """A float64 USM pointer for a `__global float*` parameter is refused at the handler; an
-    untyped one (bytes) fits any pointer."""
+    """A float64 USM pointer for a `__global float*` parameter is refused at the handler, the
+    message saying to allocate float32 (USM has no reinterpret); an untyped one (bytes) fits any
+    pointer."""
     q = sycl.queue(device)
     kind = any_kind(device)
     typed = sycl.malloc(count=8, dtype=np.float64, q=q, kind=kind)
     raw = sycl.malloc(32, q, kind)
     assert typed is not None and raw is not None
     raises(sycl.errc.kernel_argument, lambda: q.parallel_for(8, "usm_scale", typed, 2.0),
-           "argument 0 of 'usm_scale'", "the usm_ptr holds float64")
+           "argument 0 of 'usm_scale'", "the usm_ptr holds float64", "allocate it with dtype=float32")
     q.parallel_for(8, "usm_scale", raw, 2.0).wait()
     sycl.free(typed, q)
     sycl.free(raw, q)

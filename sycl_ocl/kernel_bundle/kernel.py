@@ -163,11 +163,13 @@ class kernel(NativeWrapper):
         assert self._params is not None
         param = self._params[index]
         wanted = _numpy_name(param.element_dtype(self._bits))
+        # A memory kind says how to retype it (USM: at allocation); buffers have views.
+        fix = getattr(arg, "_retype_hint", "view the buffer as {wanted} with buffer.reinterpret")
         return exception(
             errc.kernel_argument,
             f"argument {index} of {self._name!r} is `{_describe(param)}`, the "
-            f"{type(arg).__name__} holds {_numpy_name(held)}; pass memory of {wanted}, or view "
-            f"the buffer as {wanted} with buffer.reinterpret",
+            f"{type(arg).__name__} holds {_numpy_name(held)}; pass memory of {wanted}, or "
+            + fix.format(wanted=wanted),
         )
 
     # --- the scheduler's entry point -----------------------------------------------------

@@ -222,6 +222,7 @@ class handler:
             args = _ordered_args(self._args)
         accs = []
         memory = args
+        svm_args = 0  # bits: the arguments that are SVM pointers
         for index, arg in enumerate(args):
             kind = type(arg)
             if kind is accessor:
@@ -234,8 +235,11 @@ class handler:
             elif kind is usm_ptr:
                 svm = arg._in(self._context._handle, "a kernel argument")
                 memory = (*memory[:index], svm, *memory[index + 1:])
+                svm_args |= 1 << index
         resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
         resolved._check_launch(args, local_size)
+        if svm_args:
+            resolved = resolved._for_svm(svm_args)
         self._set_action(
             KernelLaunch(resolved._enqueue, global_size, local_size, offset, memory, tuple(accs)))
 

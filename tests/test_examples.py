@@ -29,6 +29,7 @@ NEEDS = {
     "two_devices.py": "any OpenCL device; two devices of one platform show sharing without copies "
     "(PoCL: POCL_DEVICES='pthread pthread', which conftest.py sets)",
     "pipeline.py": "any OpenCL device",
+    "interop.py": "any OpenCL device",
 }
 
 

@@ -155,8 +155,9 @@ def test_a_dependent_on_the_same_in_order_queue_waits_for_the_native_work(device
 
 
 def test_other_queues_and_contexts_see_the_native_work(device: sycl.device) -> None:
-    """A queue of the same context waits for the task's marker through its wait list; a queue
-    of another context gets the data through the host."""
+    """The task reads what another context wrote (through the host); a queue of the same
+    context waits for its marker through its wait list; a queue of another context gets its
+    result through the host."""
     q1 = sycl.queue(device)
     q2 = sycl.queue(q1.get_context(), device)
     q3 = sycl.queue(sycl.context(device), device)
@@ -164,7 +165,14 @@ def test_other_queues_and_contexts_see_the_native_work(device: sycl.device) -> N
     data = np.zeros(32, dtype=np.int32)
     out2, out3 = np.zeros(32, dtype=np.int32), np.zeros(32, dtype=np.int32)
     with sycl.buffer(data) as buf, sycl.buffer(out2) as b2, sycl.buffer(out3) as b3:
-        q1.submit(native_task(buf, lambda ih, mem: (gate.wait(30), fill(5)(ih, mem))))
+        inc(q3, buf)
+
+        def add_four(ih: sycl.interop_handle, mem: cl.Buffer) -> None:
+            gate.wait(30)
+            arr = cl_array.Array(ih.get_native_queue(), (32,), np.int32, data=mem)
+            arr += 4
+
+        q1.submit(native_task(buf, add_four))
         for q, dst in ((q2, b2), (q3, b3)):
             q.submit(lambda h, dst=dst: h.parallel_for(32, "ht_copy", sycl.accessor(dst, h, sycl.write_only),
                                                        sycl.accessor(buf, h, sycl.read_only)))

@@ -46,8 +46,8 @@ class ContextRecord:
         the timestamps of host commands compare with those of its commands (§4.6.6.2).
 
         Measured once per device: a marker's ``CL_PROFILING_COMMAND_QUEUED``, stamped by the
-        driver during ``clEnqueueMarker``, against the host clock around that call (the
-        quickest of a few tries). 0 when the device has no profiling queue.
+        driver during ``clEnqueueMarker`` (or the flush after it), against the host clock around
+        those calls (the quickest of a few tries). 0 when the device has no profiling queue.
         """
         offset = self.clock_offsets.get(device.int_ptr)
         if offset is None:
@@ -76,6 +76,7 @@ def _clock_offset(native: cl.Context, device: cl.Device, tries: int = 5) -> int:
         for _ in range(tries):
             before = monotonic_ns()
             marker = cl.enqueue_marker(queue)
+            queue.flush()  # a driver may stamp it when submitting it to the device
             after = monotonic_ns()
             marker.wait()
             if not best[0] or after - before < best[0]:

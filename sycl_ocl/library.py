@@ -21,12 +21,15 @@ from __future__ import annotations
 import functools
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from mako.lookup import TemplateLookup
 
 from .kernel_bundle.kernel_id import kernel_id
 from .kernel_bundle.registry import Registry
+
+if TYPE_CHECKING:
+    from mako.lookup import TemplateLookup
 
 KERNELS_DIR = Path(__file__).resolve().parent / "kernels_cl"
 
@@ -70,6 +73,9 @@ def render(template: str, dtype: str) -> str:
 
 @functools.cache
 def _templates() -> TemplateLookup:
+    # Deferred: mako costs about 40 ms of `import sycl_ocl`, and most programs render nothing.
+    from mako.lookup import TemplateLookup
+
     return TemplateLookup(directories=[str(KERNELS_DIR)], strict_undefined=True)
 
 

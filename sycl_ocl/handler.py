@@ -84,7 +84,8 @@ class handler:
         if acc._sub_base:
             acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
-            self._check_native_target(acc)
+            if acc._target is target.host_task:
+                self._check_native_target(acc)
             self._accessors.append(acc)
             self._requirements.append(acc._req)
 
@@ -375,7 +376,7 @@ class handler:
     def _check_native_target(self, acc: accessor) -> None:
         """``errc.invalid`` for a ``target.host_task`` accessor in a host task with native
         access: its memory is current in the queue's context, not on the host."""
-        if acc._target is target.host_task and type(self._action) is NativeTask:
+        if type(self._action) is NativeTask and acc._target is target.host_task:
             raise exception(
                 errc.invalid,
                 "a host task taking an interop_handle has its accessors' memory in the queue's "

@@ -93,7 +93,8 @@ def _run_native(op: Op) -> None:
     with lane.serial or nullcontext():
         try:
             if op.moves:
-                enqueue_moves(op, lane, None, keep)
+                with RUNTIME:  # enqueues (and their counters) under the lock, as everywhere
+                    enqueue_moves(op, lane, None, keep)
                 cl.wait_for_events([ev for ev in keep if isinstance(ev, cl.Event)])
             op.stamp(START)
             try:

@@ -254,6 +254,30 @@ def test_a_host_task_without_a_parameter_keeps_host_data(queue: sycl.queue) -> N
     assert data.tolist() == [5] * 8
 
 
+def test_native_tasks_from_many_threads_on_one_buffer(device: sycl.device) -> None:
+    """Threads submit native tasks and kernels on one buffer: each runs after the previous
+    writer, whatever thread submitted it (every public call may come from any thread)."""
+    q = sycl.queue(device)
+    data = np.zeros(64, dtype=np.int32)
+
+    def add_one(ih: sycl.interop_handle, mem: cl.Buffer) -> None:
+        arr = cl_array.Array(ih.get_native_queue(), (64,), np.int32, data=mem)
+        arr += 1
+
+    with sycl.buffer(data) as buf:
+        def work() -> None:
+            for _ in range(5):
+                q.submit(native_task(buf, add_one))
+                inc(q, buf)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert data.tolist() == [40] * 64
+
+
 # --- misuse and errors -------------------------------------------------------------------------
 
 

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 
 _ZERO = {n: id(*([0] * n)) for n in (1, 2, 3)}
+_HOST_TASK = target.host_task
 
 
 _NO_PROPERTIES = property_list()
@@ -213,6 +214,8 @@ class accessor(_Window):
         if h is not None:
             if self._sub_base:
                 self._check_alignment(h._device)
+            if target is _HOST_TASK:
+                h._check_native_target(self)
             h._accessors.append(self)  # h.require(self), less its checks: a new accessor
             h._requirements.append(self._req)
 

@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .access import target
 from .accessor import accessor, local_accessor
 from .event import event
 from .exception import errc, exception
+from .interop_handle import interop_handle
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range
-from .scheduler import Barrier, Command, DeviceCopy, DeviceFill, HostTask, KernelLaunch, Requirement, submit
+from .scheduler import (
+    Barrier,
+    Command,
+    DeviceCopy,
+    DeviceFill,
+    HostTask,
+    KernelLaunch,
+    NativeTask,
+    Requirement,
+    submit,
+)
 from .usm import commands as usm_commands
 from .usm.pointer import usm_ptr
 
@@ -71,6 +84,8 @@ class handler:
         if acc._sub_base:
             acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
+            if acc._target is target.host_task:
+                self._check_native_target(acc)
             self._accessors.append(acc)
             self._requirements.append(acc._req)
 
@@ -222,6 +237,7 @@ class handler:
             args = _ordered_args(self._args)
         accs = []
         memory = args
+        svm_args = 0  # bits: the arguments that are SVM pointers
         for index, arg in enumerate(args):
             kind = type(arg)
             if kind is accessor:
@@ -234,8 +250,11 @@ class handler:
             elif kind is usm_ptr:
                 svm = arg._in(self._context._handle, "a kernel argument")
                 memory = (*memory[:index], svm, *memory[index + 1:])
+                svm_args |= 1 << index
         resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
         resolved._check_launch(args, local_size)
+        if svm_args:
+            resolved = resolved._for_svm(svm_args)
         self._set_action(
             KernelLaunch(resolved._enqueue, global_size, local_size, offset, memory, tuple(accs)))
 
@@ -327,14 +346,44 @@ class handler:
     # --- host tasks ---------------------------------------------------------------------
 
     def host_task(self, fn: Callable[..., Any]) -> None:
-        """Run ``fn()`` on a host thread once the dependencies completed (§4.10).
+        """Run ``fn()``, or ``fn(ih)`` when ``fn`` takes one parameter, on a host thread once
+        the dependencies completed (§4.10).
 
-        The accessors of this command group are current on the host while ``fn`` runs;
-        ``numpy.asarray(acc)`` inside ``fn`` is a view of the accessed range.
+        ``fn()``: the accessors of this command group are current on the host while ``fn``
+        runs; ``numpy.asarray(acc)`` inside ``fn`` is a view of the accessed range.
+
+        ``fn(ih)``: ``ih`` is a :class:`sycl.interop_handle` (§4.10.2). The accessors' memory
+        is current in the queue's context instead: ``ih.get_native_mem(acc)`` gives it, and
+        what ``fn`` enqueues on ``ih.get_native_queue()`` is part of the host task, so later
+        commands see its results. The host copies are not current then: use
+        ``target.host_task`` accessors in a separate host task.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for anything but a callable of zero or one
+                required parameter, or for a ``target.host_task`` accessor in a host task
+                taking an ``interop_handle``.
         """
         if not callable(fn):
             raise exception(errc.invalid, f"host_task takes a callable, got {fn!r}")
-        self._set_action(HostTask(fn))
+        if not _takes_interop_handle(fn):
+            self._set_action(HostTask(fn))
+            return
+        accessors = self._accessors  # the list: accessors made after this call join it
+        self._set_action(NativeTask(lambda scope: fn(interop_handle._make(scope, accessors))))
+        for acc in accessors:
+            self._check_native_target(acc)
+
+    def _check_native_target(self, acc: accessor) -> None:
+        """``errc.invalid`` for a ``target.host_task`` accessor in a host task with native
+        access: its memory is current in the queue's context, not on the host."""
+        if type(self._action) is NativeTask and acc._target is target.host_task:
+            raise exception(
+                errc.invalid,
+                "a host task taking an interop_handle has its accessors' memory in the queue's "
+                "context (for get_native_mem), so a target.host_task accessor would see stale "
+                "host data; access the buffer on the host in a separate host task without the "
+                "interop_handle parameter",
+            )
 
     # --- internals ----------------------------------------------------------------------
 
@@ -361,6 +410,25 @@ class handler:
         action = self._action if self._action is not None else Barrier()
         op = submit(self._lane, action, self._requirements, self._depends)
         return event(op, self._context)
+
+
+def _takes_interop_handle(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` takes one required positional parameter (then ``fn(ih)``), not none."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: called as fn()
+        return False
+    required = [p for p in params if p.kind in _POSITIONAL and p.default is p.empty]
+    if len(required) > 1:
+        raise exception(
+            errc.invalid,
+            f"host_task calls fn() or fn(interop_handle), but {fn!r} needs {len(required)} "
+            "arguments",
+        )
+    return bool(required)
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def _no_work_groups(index: int) -> exception:

@@ -31,6 +31,7 @@ NEEDS = {
     "pipeline.py": "any OpenCL device",
     "usm.py": "a device with OpenCL 2.0 SVM for USM (PoCL: every kind; NVIDIA: device allocations); "
     "on others it says what is missing and exits 0",
+    "interop.py": "any OpenCL device",
 }
 
 

@@ -10,7 +10,7 @@ state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wr
 entry point: ``open_lane``, ``submit``), ``trace`` (the recorder behind ``sycl_ocl.tools``).
 """
 
-from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch
+from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
 from .command import COMPLETE, Command, NativeCommand
 from .command_group import open_lane, submit
 from .lane import Lane
@@ -31,6 +31,8 @@ __all__ = [
     "Lane",
     "MemoryObject",
     "NativeCommand",
+    "NativeScope",
+    "NativeTask",
     "Op",
     "Requirement",
     "TransferCounters",

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from . import progress
-from .actions import DeviceAction, HostTask
+from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import plan
 from .hostops import start
 from .issue import issue
@@ -44,12 +44,13 @@ def open_lane(
 
 
 def submit(
-    lane: Lane, action: DeviceAction | HostTask, requirements: Sequence[Requirement],
+    lane: Lane, action: DeviceAction | HostTask | NativeTask, requirements: Sequence[Requirement],
     depends_on: Sequence[Command],
 ) -> Op:
     """Schedule one command group on ``lane``; returns its operation without blocking on
     device work."""
-    host = type(action) is HostTask
+    kind = type(action)
+    host = kind is HostTask or kind is NativeTask
     runtime = RUNTIME
     runtime.lock.acquire()  # ``with RUNTIME``, spelled out on the submit path
     owner, runtime.owner = runtime.owner, get_ident()
@@ -60,7 +61,8 @@ def submit(
         if lane.in_order and lane.last is not None:
             depend(op, lane.last, IN_ORDER)
         stagers: list[Op] = []
-        saved = plan(op, requirements, lane.context, host, stagers) if requirements else None
+        # A native task's memory is current in the lane's context, a host task's on the host.
+        saved = plan(op, requirements, lane.context, kind is HostTask, stagers) if requirements else None
         for stager in stagers:
             start(stager)
         op.work = action

@@ -21,21 +21,31 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
     action: DeviceAction = op.work
     keep: list[Any] = []
     try:
-        for memory, alloc, lo, hi in op.moves:
-            assert alloc.buf is not None  # a move has bytes, so the allocation exists
-            # Keep the NannyEvent until the op is known complete (its destructor would block).
-            copied = cl.enqueue_copy(
-                lane.cl_queue, alloc.buf, memory.host_copy()[lo:hi], dst_offset=lo,
-                is_blocking=False, wait_for=wait_for)
-            keep.append(copied)
-            wait_for = lane.after(copied)
-            counters = memory.counters
-            counters.h2d_bytes += hi - lo
-            counters.h2d_copies += 1
-            keep.append(memory.host)
+        if op.moves:
+            wait_for = enqueue_moves(op, lane, wait_for, keep)
         ev = action.enqueue(lane, wait_for, keep)
     except cl.Error as error:
         raise translate(error, "enqueueing a command") from error
     keep.append(action)
     op.issued(ev, keep)
     lane.unflushed = True
+
+
+def enqueue_moves(
+    op: Op, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]
+) -> list[cl.Event] | None:
+    """Enqueue ``op``'s host-to-device transfers after ``wait_for``; returns the wait list of
+    what follows them. Their events and host memory go to ``keep``."""
+    for memory, alloc, lo, hi in op.moves:
+        assert alloc.buf is not None  # a move has bytes, so the allocation exists
+        # Keep the NannyEvent until the op is known complete (its destructor would block).
+        copied = cl.enqueue_copy(
+            lane.cl_queue, alloc.buf, memory.host_copy()[lo:hi], dst_offset=lo,
+            is_blocking=False, wait_for=wait_for)
+        keep.append(copied)
+        wait_for = lane.after(copied)
+        counters = memory.counters
+        counters.h2d_bytes += hi - lo
+        counters.h2d_copies += 1
+        keep.append(memory.host)
+    return wait_for

@@ -9,6 +9,7 @@ commands touch (``keep``: cl buffers, host arrays, NannyEvents) until they are k
 from __future__ import annotations
 
 import threading
+from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
@@ -26,6 +27,8 @@ if TYPE_CHECKING:
     from .memory_object import Allocation, MemoryObject
 
 DEFERRED, ISSUED, DONE = 0, 1, 2
+SUBMIT, START, END = 0, 1, 2  # the host times of a host op on a profiling queue (``Op.times``)
+_TIME_FIELDS = {"queued": SUBMIT, "start": START, "end": END}  # named as in pyopencl's Event.profile
 _COMPLETE = cl.command_execution_status.COMPLETE
 
 # A transfer: (memory object, allocation, lo, hi); its direction follows from the op (device
@@ -38,7 +41,7 @@ class Op:
 
     __slots__ = (
         "__weakref__", "async_errors", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
-        "moves", "state", "work",
+        "moves", "state", "times", "work",
     )
 
     def __init__(self, lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> None:
@@ -54,6 +57,7 @@ class Op:
         self.keep: list[Any] | None = None
         self.flag: threading.Event | None = threading.Event() if host else None
         self.failed = False
+        self.times: list[int] | None = None  # host ops on a profiling queue: monotonic_ns()
         if trace.RECORDER is not None:
             trace.RECORDER.created(self)
 
@@ -149,6 +153,30 @@ class Op:
 
     def profiled(self) -> bool:
         return self.lane is not None and self.lane.profiling
+
+    def host_time(self, field: str) -> int | None:
+        """``field`` ("queued", "start", "end") of a host op on a profiling queue, on the
+        device's profiling clock (``ContextRecord.clock_offset``); None for a device op.
+
+        A native task ends when its native work does: at the later of its body's return and
+        the end of its marker.
+        """
+        times = self.times
+        if times is None:
+            return None
+        lane: Lane = self.lane  # type: ignore[assignment]  # only a lane's ops note times
+        stamp = times[_TIME_FIELDS[field]] + lane.context.clock_offset(lane.cl_queue.device)
+        if field == "end" and self.event is not None:
+            stamp = max(stamp, int(self.event.profile.end))
+        return stamp
+
+    def stamp(self, which: int) -> None:
+        """Note the host time of ``START`` or ``END`` (on a profiling queue only)."""
+        times = self.times
+        if times is not None:
+            times[which] = now = monotonic_ns()
+            if not times[START]:
+                times[START] = now  # it failed before starting: it started as it ended
 
 
 def depend(op: Op, other: Op, reason: int = trace.ORDER, memory: MemoryObject | None = None) -> None:

@@ -41,7 +41,11 @@ def submit_frame(
 
     def load(h: sycl.handler) -> None:
         acc = sycl.accessor(raw, h, sycl.write_only, prop_list=[sycl.property.no_init()])
-        h.host_task(lambda: np.copyto(np.asarray(acc), frame_data(index)))
+
+        def read_camera() -> None:
+            np.copyto(np.asarray(acc), frame_data(index))
+
+        h.host_task(read_camera)
 
     def brighten(h: sycl.handler) -> None:
         h.parallel_for(sycl.range(N), "brighten", sycl.accessor(raw, h, sycl.read_only),

@@ -19,6 +19,7 @@ from .event import event
 from .exception import async_handler, errc, exception, exception_list
 from .handler import handler
 from .interop import get_native, make_context, make_device, make_event, make_platform, make_queue
+from .interop_handle import interop_handle
 from .kernel_bundle import (
     build,
     bundle_state,
@@ -127,6 +128,7 @@ __all__ = [
     "host_accessor",
     "id",
     "info",
+    "interop_handle",
     "is_compatible",
     "is_property",
     "is_property_of",

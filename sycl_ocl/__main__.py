@@ -1,4 +1,5 @@
-"""``python -m sycl_ocl ls`` (also the ``sycl-ocl-ls`` script): list the devices, like ``sycl-ls``.
+"""``python -m sycl_ocl ls`` (also the ``sycl-ocl-ls`` script): list the devices, like ``sycl-ls``;
+``python -m sycl_ocl trace SCRIPT [args]``: run a script and draw what it did (``sycl_ocl.tools.cli``).
 
 One line per device: backend, device type, index, platform, device, OpenCL version and
 driver version. ``--verbose`` adds every platform and device information descriptor and the
@@ -19,6 +20,7 @@ from typing import Any, TextIO
 
 import sycl_ocl as sycl
 from sycl_ocl.info._descriptor import descriptor, descriptors_of
+from sycl_ocl.tools.cli import run_traced
 
 DEFAULT_VENDORS_DIR = "/etc/OpenCL/vendors"
 INSTALL_HINT = (
@@ -35,7 +37,12 @@ ICD_HOW = (
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Entry point of ``python -m sycl_ocl`` and ``sycl-ocl-ls``; returns the exit status."""
     parser = argparse.ArgumentParser(prog="sycl-ocl-ls", description="List the SYCL devices sycl_ocl sees.")
-    parser.add_argument("command", nargs="?", choices=["ls"], default="ls", help="what to do (default: ls)")
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "trace":
+        return run_traced(argv[1:])
+    parser.add_argument("command", nargs="?", choices=["ls", "trace"], default="ls",
+                        help="what to do (default: ls); `trace SCRIPT [args]`: see `trace --help`")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every info descriptor and aspect")
     args = parser.parse_args(argv)
     stream = out if out is not None else sys.stdout

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 
 _ZERO = {n: id(*([0] * n)) for n in (1, 2, 3)}
+_HOST_TASK = target.host_task
 
 
 _NO_PROPERTIES = property_list()
@@ -68,7 +69,7 @@ class _Window(PropertyHolder):
         "dtype",
     )
 
-    dtype: np.dtype[Any]  # the element type
+    dtype: np.dtype[Any]  # the element type (``value_type``, §4.7.6.9), a numpy dtype
 
     def _setup(self, buf: buffer, mode: Any, access_range: Any, access_offset: Any,
                prop_list: Any, owner: str) -> None:
@@ -158,16 +159,16 @@ class _Window(PropertyHolder):
         return self._range.size() * self.dtype.itemsize
 
     def get_count(self) -> int:
-        """Deprecated alias of ``size()``."""
+        """Deprecated alias of ``size()`` (§4.7.6.9)."""
         return self.size()
 
     def get_size(self) -> int:
-        """Deprecated alias of ``byte_size()``."""
+        """Deprecated alias of ``byte_size()`` (§4.7.6.9)."""
         return self.byte_size()
 
     @property
     def mode(self) -> access_mode:
-        """The access mode (``no_init`` is reported by ``has_property``)."""
+        """The access mode, a template argument in SYCL (``no_init`` is reported by ``has_property``)."""
         return self._mode
 
 
@@ -211,6 +212,8 @@ class accessor(_Window):
         if h is not None:
             if self._sub_base:
                 self._check_alignment(h._device)
+            if target is _HOST_TASK:
+                h._check_native_target(self)
             h._accessors.append(self)  # h.require(self), less its checks: a new accessor
             h._requirements.append(self._req)
 
@@ -256,6 +259,23 @@ class host_accessor(_Window):
     index relative to the offset. Use it as a context manager: the view must not be used
     after the ``with`` block, and later commands on the buffer wait until it ends (or the
     accessor is garbage collected).
+
+    Args:
+        buf: the buffer.
+        mode: ``sycl.read_only``, ``sycl.write_only`` or ``sycl.read_write`` (the default), or
+            an ``access_mode``.
+        access_range, access_offset: a ranged accessor (element units).
+        prop_list: ``sycl.property.no_init()`` (the old contents need not be read back).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a range outside the buffer or ``no_init`` with a
+            read mode; the driver's error when reading the data back from a device fails.
+            A failed command it waited for reports to its own queue, not here.
+
+    Example::
+
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            print(numpy.asarray(acc).sum())
     """
 
     __slots__ = ("_array", "_buf", "_hold")
@@ -276,7 +296,8 @@ class host_accessor(_Window):
         self._array = self._view()
 
     def release(self) -> None:
-        """End the access: later commands on the buffer may run."""
+        """End the access: later commands on the buffer may run (the destructor of §4.7.6.10;
+        ``with`` calls it)."""
         hold, self._hold = self._hold, None
         if hold is not None:
             holds.release(self._req.memory, hold)
@@ -327,15 +348,15 @@ class local_accessor:
         self._mem = cl.LocalMemory(max(self._range.size() * self._dtype.itemsize, 1))
 
     def get_range(self) -> range:
-        """The range per work-group."""
+        """The range per work-group (§4.7.6.11)."""
         return self._range
 
     def size(self) -> int:
-        """The number of elements."""
+        """The number of elements per work-group (§4.7.6.11)."""
         return self._range.size()
 
     def byte_size(self) -> int:
-        """The size in bytes."""
+        """The size in bytes per work-group (§4.7.6.11)."""
         return self._range.size() * self._dtype.itemsize
 
     def __repr__(self) -> str:

@@ -44,6 +44,22 @@ class buffer(PropertyHolder):
     - ``buffer(range, dtype)``: no host memory.
     - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
     - ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
+
+    ``prop_list`` takes ``sycl.property.buffer.use_host_ptr()``, ``context_bound(ctx)`` and
+    ``use_mutex(lock)``. As a context manager, leaving the ``with`` block runs the
+    destruction rules of §4.7.2.3: wait for the commands on the buffer, then write back.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a dtype that is not plain data, a host array
+            smaller than the range, a sub-buffer of a sub-buffer or outside its parent, and
+            a buffer used after its ``with`` block.
+
+    Example::
+
+        data = numpy.arange(1024, dtype=numpy.float32)
+        with sycl.buffer(data) as buf:        # data is written back when the block ends
+            q.submit(lambda h: h.parallel_for(1024, "scale", sycl.accessor(buf, h), 2.0))
+        tmp = sycl.buffer(sycl.range(64, 64), numpy.int32)   # device data, no host memory
     """
 
     __slots__ = (
@@ -207,7 +223,7 @@ class buffer(PropertyHolder):
 
     @property
     def dtype(self) -> np.dtype[Any]:
-        """The element type (``value_type``)."""
+        """The element type (``value_type``, §4.7.2.1), a numpy dtype."""
         return self._dtype
 
     def get_range(self) -> range:
@@ -223,11 +239,11 @@ class buffer(PropertyHolder):
         return self._nbytes
 
     def get_count(self) -> int:
-        """Deprecated alias of ``size()``."""
+        """Deprecated alias of ``size()`` (§4.7.2.1)."""
         return self.size()
 
     def get_size(self) -> int:
-        """Deprecated alias of ``byte_size()``."""
+        """Deprecated alias of ``byte_size()`` (§4.7.2.1)."""
         return self.byte_size()
 
     def is_sub_buffer(self) -> bool:
@@ -257,7 +273,7 @@ class buffer(PropertyHolder):
         or ``None`` for nowhere (§4.7.2.1)."""
         root = self._root
         with RUNTIME:
-            root.invalidate()  # docs/scheduler.md rule S16
+            root.invalidate()  # docs/scheduler.md rule S17
             if final_data is None:
                 root.write_back = False
                 root.target = None
@@ -327,7 +343,8 @@ class buffer(PropertyHolder):
         return view
 
     def transfer_counters(self) -> TransferCounters:
-        """Bytes moved for this buffer's memory object so far (see docs/scheduler.md)."""
+        """Bytes moved for this buffer's memory object so far (a sycl_ocl extension; see
+        docs/scheduler.md)."""
         return self._root.counters.snapshot()
 
     def _get_native(self) -> list[cl.Buffer]:

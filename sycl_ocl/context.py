@@ -35,6 +35,15 @@ class context(NativeWrapper, PropertyHolder):
             chosen by ``default_selector_v``.
         async_handler: receives the asynchronous errors of work in this context.
         prop_list: context properties (SYCL 2020 defines none).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for an empty list, devices of several platforms or
+            something that is not a ``sycl.device``; ``errc.runtime`` when no device exists.
+
+    Example::
+
+        ctx = sycl.context(sycl.device.get_devices())   # raises unless one platform has them all
+        q = sycl.queue(ctx, ctx.get_devices()[0])
     """
 
     __slots__ = ("_async_errors", "_devices", "_props")

@@ -28,7 +28,18 @@ class device(NativeWrapper):
 
     Args:
         selector: a device selector (any callable ``device -> int``); the device with the
-            highest non-negative score is chosen. Defaults to ``default_selector_v``.
+            highest non-negative score is chosen. Defaults to ``default_selector_v``, which
+            ``SYCL_OCL_DEVICE`` (a regular expression over "platform / device") restricts.
+
+    Raises:
+        sycl.exception: ``errc.runtime`` when every device scores negative (the message lists
+            them); ``errc.invalid`` for a selector that is not a callable returning an int.
+
+    Example::
+
+        gpu = sycl.device(sycl.gpu_selector_v)
+        fp64 = sycl.device(sycl.aspect_selector(sycl.aspect.fp64))
+        every = sycl.device.get_devices()
     """
 
     __slots__ = ("_aspects", "_info", "_platform", "_raw")

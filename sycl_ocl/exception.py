@@ -93,7 +93,7 @@ class exception_list:
         self._errors = list(errors)
 
     def size(self) -> int:
-        """How many errors the list holds."""
+        """How many errors the list holds (§4.13.1)."""
         return len(self._errors)
 
     def __len__(self) -> int:

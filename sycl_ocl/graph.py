@@ -6,7 +6,7 @@ their submissions become nodes instead of running) or added explicitly (``add``)
 from the nodes' accessors (docs/scheduler.md rule S2), from ``depends_on`` on events of
 recorded submissions, from in-order recording queues and from ``make_edge``. ``finalize``
 resolves everything once into an executable ``command_graph``; ``q.ext_oneapi_graph(exe)``
-replays it as one command of the queue (``scheduler/graph.py``, rule S17).
+replays it as one command of the queue (``scheduler/graph.py``, rule S18).
 """
 
 from __future__ import annotations
@@ -151,6 +151,9 @@ class Recorded:
         raise self._refuse("the status of")
 
     def profiled(self) -> bool:
+        raise self._refuse("profiling")
+
+    def host_time(self, field: str) -> int | None:
         raise self._refuse("profiling")
 
     def dependencies(self) -> list[Command]:

@@ -3,18 +3,31 @@
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .access import target
 from .accessor import accessor, local_accessor
 from .event import event
 from .exception import errc, exception
+from .interop_handle import interop_handle
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range, range
-from .scheduler import Barrier, Command, DeviceCopy, DeviceFill, HostTask, KernelLaunch, Requirement, submit
+from .scheduler import (
+    Barrier,
+    Command,
+    DeviceCopy,
+    DeviceFill,
+    HostTask,
+    KernelLaunch,
+    NativeTask,
+    Requirement,
+    submit,
+)
 from .usm import commands as usm_commands
 from .usm.pointer import usm_ptr
 
@@ -74,6 +87,8 @@ class handler:
         if acc._sub_base:
             acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
+            if acc._target is target.host_task:
+                self._check_native_target(acc)
             self._accessors.append(acc)
             self._requirements.append(acc._req)
 
@@ -220,9 +235,11 @@ class handler:
                 errc.kernel_argument,
                 "arguments were given both with set_arg(s) and to the launch; use one way",
             )
-        memory, bindings = kernel_args(args, self._context._handle, grouped, self._accessors)
+        memory, bindings, svm_args = kernel_args(args, self._context._handle, grouped, self._accessors)
         resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
         resolved._check_launch(args, local_size)
+        if svm_args:
+            resolved = resolved._for_svm(svm_args)
         if self._action is not None:
             raise _two_actions()
         self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
@@ -314,19 +331,50 @@ class handler:
     # --- host tasks ---------------------------------------------------------------------
 
     def host_task(self, fn: Callable[..., Any]) -> None:
-        """Run ``fn()`` on a host thread once the dependencies completed (§4.10).
+        """Run ``fn()``, or ``fn(ih)`` when ``fn`` takes one parameter, on a host thread once
+        the dependencies completed (§4.10).
 
-        The accessors of this command group are current on the host while ``fn`` runs;
-        ``numpy.asarray(acc)`` inside ``fn`` is a view of the accessed range.
+        ``fn()``: the accessors of this command group are current on the host while ``fn``
+        runs; ``numpy.asarray(acc)`` inside ``fn`` is a view of the accessed range.
+
+        ``fn(ih)``: ``ih`` is a :class:`sycl.interop_handle` (§4.10.2). The accessors' memory
+        is current in the queue's context instead: ``ih.get_native_mem(acc)`` gives it, and
+        what ``fn`` enqueues on ``ih.get_native_queue()`` is part of the host task, so later
+        commands see its results. The host copies are not current then: use
+        ``target.host_task`` accessors in a separate host task.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for anything but a callable of zero or one
+                required parameter, or for a ``target.host_task`` accessor in a host task
+                taking an ``interop_handle``.
         """
         if not callable(fn):
             raise exception(errc.invalid, f"host_task takes a callable, got {fn!r}")
-        self._set_action(HostTask(fn))
+        if not _takes_interop_handle(fn):
+            self._set_action(HostTask(fn))
+            return
+        accessors = self._accessors  # the list: accessors made after this call join it
+        self._set_action(NativeTask(lambda scope: fn(interop_handle._make(scope, accessors))))
+        for acc in accessors:
+            self._check_native_target(acc)
+
+    def _check_native_target(self, acc: accessor) -> None:
+        """``errc.invalid`` for a ``target.host_task`` accessor in a host task with native
+        access: its memory is current in the queue's context, not on the host."""
+        if type(self._action) is NativeTask and acc._target is target.host_task:
+            raise exception(
+                errc.invalid,
+                "a host task taking an interop_handle has its accessors' memory in the queue's "
+                "context (for get_native_mem), so a target.host_task accessor would see stale "
+                "host data; access the buffer on the host in a separate host task without the "
+                "interop_handle parameter",
+            )
 
     # --- command graphs (sycl_ext_oneapi_graph) ----------------------------------------
 
     def ext_oneapi_graph(self, graph: Any) -> None:
-        """Replay an executable command graph as this command group's command (``docs/graphs.md``).
+        """Replay an executable command graph as this command group's command (the SYCL extension
+        ``sycl_ext_oneapi_graph``, docs/graphs.md).
 
         Raises:
             sycl.exception: ``errc.invalid`` for a modifiable graph, a graph of another
@@ -379,8 +427,9 @@ def global_size(rng: Any) -> tuple[int, ...]:
 
 def kernel_args(
     args: tuple[Any, ...], context_handle: int, grouped: bool, accessors: list[accessor] | None,
-) -> tuple[Sequence[Any], tuple[int, ...]]:
-    """The arguments as the kernel receives them, and the indices of the accessors (§4.9.4.2).
+) -> tuple[Sequence[Any], tuple[int, ...], int]:
+    """The arguments as the kernel receives them, the indices of the accessors, and the bits of
+    the arguments that are SVM pointers (``kernel._for_svm``) (§4.9.4.2).
 
     A USM pointer becomes its SVM pointer and a ``local_accessor`` its local memory; an
     accessor (of ``accessors``, the command group's) becomes its requirement, which the
@@ -392,6 +441,7 @@ def kernel_args(
     """
     memory: list[Any] | None = None
     bound: list[int] | None = None
+    svm_args = 0
     for index, arg in enumerate(args):
         kind = type(arg)
         if kind is accessor:
@@ -407,6 +457,7 @@ def kernel_args(
             value = a.native  # the common case: the start of a live allocation of the context
             if value is None or arg._offset or a.ctx_handle != context_handle:
                 value = arg._in(context_handle, "a kernel argument")
+            svm_args |= 1 << index
         elif kind is local_accessor:
             if not grouped:
                 raise _no_work_groups(index)
@@ -417,8 +468,8 @@ def kernel_args(
             memory = list(args)
         memory[index] = value
     if memory is None:
-        return args, ()
-    return memory, () if bound is None else tuple(bound)
+        return args, (), 0
+    return memory, () if bound is None else tuple(bound), svm_args
 
 
 def _two_actions() -> exception:
@@ -435,6 +486,25 @@ def _not_mine(acc: accessor) -> exception:
         f"{acc!r} is not part of this command group: make it with this handler, or "
         "bind a placeholder with h.require(acc)",
     )
+
+
+def _takes_interop_handle(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` takes one required positional parameter (then ``fn(ih)``), not none."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: called as fn()
+        return False
+    required = [p for p in params if p.kind in _POSITIONAL and p.default is p.empty]
+    if len(required) > 1:
+        raise exception(
+            errc.invalid,
+            f"host_task calls fn() or fn(interop_handle), but {fn!r} needs {len(required)} "
+            "arguments",
+        )
+    return bool(required)
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 def _no_work_groups(index: int) -> exception:

@@ -17,12 +17,11 @@ from .context import AsyncHandler, _wrap_device, context
 from .device import device
 from .event import event
 from .exception import errc, exception
+from .interop_handle import require_opencl
 from .platform import platform
 from .property import buffer as buffer_props
 from .queue import queue
 from .scheduler.runtime import RUNTIME
-
-_OPENCL = backend.opencl
 
 
 def get_native(obj: Any, backend: backend = backend.opencl) -> Any:
@@ -31,10 +30,7 @@ def get_native(obj: Any, backend: backend = backend.opencl) -> Any:
     ``errc.backend_mismatch`` when ``backend`` is not ``sycl.backend.opencl``, the only
     backend of sycl_ocl, or when the object has no OpenCL object.
     """
-    if backend is not _OPENCL:
-        raise exception(
-            errc.backend_mismatch, f"sycl_ocl objects belong to sycl.backend.opencl, not {backend!r}"
-        )
+    require_opencl(backend)
     if isinstance(obj, buffer):
         return _buffer_memory(obj)
     native = getattr(obj, "_get_native", None)

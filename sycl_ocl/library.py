@@ -21,12 +21,15 @@ from __future__ import annotations
 import functools
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from mako.lookup import TemplateLookup
 
 from .kernel_bundle.kernel_id import kernel_id
 from .kernel_bundle.registry import Registry
+
+if TYPE_CHECKING:
+    from mako.lookup import TemplateLookup
 
 KERNELS_DIR = Path(__file__).resolve().parent / "kernels_cl"
 
@@ -49,7 +52,13 @@ _registry: Registry | None = None
 
 
 def get_kernel_id(name: str) -> kernel_id:
-    """The id of the shipped kernel ``name`` (``axpy_float32``, ``reduce_sum_int64``, ...).
+    """The id of the shipped kernel ``name`` (``axpy_float32``, ``reduce_sum_int64``, ...), a
+    sycl_ocl extension; launch it or put it in a bundle like any ``kernel_id`` (§4.11.6).
+
+    Example::
+
+        from sycl_ocl import library
+        q.parallel_for(n, library.get_kernel_id("axpy_float32"), 2.0, x_acc, y_acc)
 
     Raises:
         sycl.exception: ``errc.invalid`` if the library has no kernel of that name.
@@ -58,18 +67,22 @@ def get_kernel_id(name: str) -> kernel_id:
 
 
 def get_kernel_ids() -> list[kernel_id]:
-    """Every shipped kernel's id, unit by unit."""
+    """Every shipped kernel's id, unit by unit (a sycl_ocl extension)."""
     return _units().ids()
 
 
 def render(template: str, dtype: str) -> str:
-    """The OpenCL C source of ``template`` for the numpy element type ``dtype``."""
+    """The OpenCL C source of ``template`` for the numpy element type ``dtype`` (a sycl_ocl
+    extension: how the library's ``*.cl.mako`` units are instantiated)."""
     name = np.dtype(dtype).name
     return str(_templates().get_template(template).render(T=_C_TYPES[name], S=name))
 
 
 @functools.cache
 def _templates() -> TemplateLookup:
+    # Deferred: mako costs about 40 ms of `import sycl_ocl`, and most programs render nothing.
+    from mako.lookup import TemplateLookup
+
     return TemplateLookup(directories=[str(KERNELS_DIR)], strict_undefined=True)
 
 

@@ -27,7 +27,16 @@ class platform(NativeWrapper):
     """An OpenCL platform seen as a SYCL platform (§4.6.2).
 
     Args:
-        selector: a device selector; the platform is that of the selected device.
+        selector: a device selector; the platform is that of the selected device (default:
+            the default device's platform).
+
+    Raises:
+        sycl.exception: ``errc.runtime`` when the selector finds no device.
+
+    Example::
+
+        for plat in sycl.platform.get_platforms():
+            print(plat.get_info(sycl.info.platform.name), plat.get_devices())
     """
 
     __slots__ = ("_info", "_roots")

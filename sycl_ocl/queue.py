@@ -26,7 +26,7 @@ from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .range import nd_range
-from .scheduler import Command, KernelLaunch, open_lane, submit
+from .scheduler import Command, KernelLaunch, open_lane, submit, trace
 from .selector import default_selector_v, select_device
 
 
@@ -40,6 +40,26 @@ class queue(NativeWrapper, PropertyHolder):
 
     The OpenCL command queue is always in order; SYCL's out-of-order semantics come from
     the scheduler, which orders commands by their data dependencies only.
+
+    Args:
+        first: a ``context``, a ``device``, a device selector (a callable ``device -> int``,
+            such as ``sycl.gpu_selector_v``) or None for the default device.
+        second: with a context first: the device, or a selector over the context's devices.
+        async_handler: a callable receiving a ``sycl.exception_list`` of this queue's
+            asynchronous errors (``wait_and_throw``, ``throw_asynchronous``); without one
+            they go to the context's handler.
+        prop_list: ``sycl.property.queue.in_order()``, ``enable_profiling()``.
+
+    Raises:
+        sycl.exception: ``errc.runtime`` when the selector finds no device; ``errc.invalid``
+            for a device outside the context or a second argument without a context first;
+            ``errc.feature_not_supported`` for ``enable_profiling`` on a device without
+            ``aspect.queue_profiling``.
+
+    Example::
+
+        q = sycl.queue(sycl.gpu_selector_v, prop_list=[sycl.property.queue.in_order()])
+        q.submit(lambda h: h.parallel_for(n, "my_kernel", sycl.accessor(buf, h))).wait()
     """
 
     __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_kernels", "_lane", "_profiling",
@@ -71,12 +91,14 @@ class queue(NativeWrapper, PropertyHolder):
                 errc.feature_not_supported,
                 f"{dev!r} cannot profile commands (no aspect.queue_profiling); drop enable_profiling",
             )
-        flags: Any = cl.command_queue_properties.PROFILING_ENABLE if profiling else 0
+        # A running trace (sycl_ocl.tools, docs/tracing.md) profiles every queue made meanwhile.
+        traced = trace.recording() and dev.has(aspect.queue_profiling)
+        flags: Any = cl.command_queue_properties.PROFILING_ENABLE if profiling or traced else 0
         try:
             native = cl.CommandQueue(ctx._native, dev._native, properties=flags)
         except cl.Error as error:
             raise translate(error, f"creating a queue on {dev!r}") from error
-        self._setup(native, ctx, dev, props, async_handler)
+        self._setup(native, ctx, dev, props, async_handler, profiling)
         remember(self)  # so make_queue(get_native(q), ctx) is q itself
 
     def _setup(
@@ -86,13 +108,17 @@ class queue(NativeWrapper, PropertyHolder):
         dev: device,
         props: property_list,
         async_handler: AsyncHandler | None,
+        profiling: bool | None = None,
     ) -> None:
+        """``profiling``: whether the user asked for it (None: as the native queue does)."""
         self._bind(native)
         self._context = ctx
         self._device = dev
         self._props = props
         self._in_order = props.has_property(queue_props.in_order)
-        self._profiling = bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE)
+        self._profiling = (
+            bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE) if profiling is None
+            else profiling)
         self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
         self._lane = open_lane(native, ctx, self._async_errors, self._in_order, self._profiling)
         self._recording: weakref.ref[Any] | None = None  # the command graph it records to
@@ -212,9 +238,9 @@ class queue(NativeWrapper, PropertyHolder):
             found = resolve_kernel(name, self._context, self._device, None, {})
             if type(name) is str:
                 self._kernels[name] = found
-        memory, _ = kernel_args(args, self._context._handle, False, None)
+        memory, _, svm_args = kernel_args(args, self._context._handle, False, None)
         found._check_launch(args, None)
-        return KernelLaunch(found, size, None, None, memory, ())
+        return KernelLaunch(found._for_svm(svm_args) if svm_args else found, size, None, None, memory, ())
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:
         """``submit`` of one ``memcpy`` between USM pointers and numpy arrays (§4.6.5.2)."""
@@ -261,7 +287,8 @@ class queue(NativeWrapper, PropertyHolder):
 
     def ext_oneapi_graph(self, graph: command_graph, depends_on: Any = None) -> event:
         """Replay an executable command graph, after ``depends_on`` (an event or a list); the
-        event completes when every node has.
+        event completes when every node has (the SYCL extension ``sycl_ext_oneapi_graph``,
+        docs/graphs.md).
 
         Raises:
             sycl.exception: ``errc.invalid`` for a modifiable graph, a graph of another
@@ -275,12 +302,12 @@ class queue(NativeWrapper, PropertyHolder):
 
     def ext_oneapi_get_state(self) -> queue_state:
         """``queue_state.recording`` while the queue records to a command graph, else
-        ``queue_state.executing``."""
+        ``queue_state.executing`` (SYCL extension ``sycl_ext_oneapi_graph``)."""
         graph = self._recording() if self._recording is not None else None
         return queue_state.recording if graph is not None else queue_state.executing
 
     def ext_oneapi_get_graph(self) -> command_graph:
-        """The command graph the queue records to.
+        """The command graph the queue records to (SYCL extension ``sycl_ext_oneapi_graph``).
 
         Raises:
             sycl.exception: ``errc.invalid`` when the queue does not record.

@@ -41,11 +41,11 @@ class _Extent:
 
     @property
     def dimensions(self) -> int:
-        """The number of dimensions."""
+        """The number of dimensions (§4.9.1)."""
         return len(self._v)
 
     def get(self, dimension: int) -> int:
-        """The value of one dimension."""
+        """The value of one dimension (§4.9.1)."""
         return self._v[dimension]
 
     def __getitem__(self, dimension: int) -> int:
@@ -75,7 +75,8 @@ class _Extent:
         return self._v
 
     def to_cl(self) -> tuple[int, ...]:
-        """The values in OpenCL dimension order (reversed)."""
+        """The values in OpenCL dimension order, reversed (a sycl_ocl extension: SYCL dimension
+        ``d`` of ``N`` is OpenCL dimension ``N-1-d``)."""
         return self._v[::-1]
 
 
@@ -97,7 +98,7 @@ class range(_Extent):
         self._cl = self._v[::-1]  # what a launch passes to OpenCL (``to_cl``)
 
     def size(self) -> int:
-        """The number of elements: the product of the dimensions."""
+        """The number of elements: the product of the dimensions (§4.9.1.1)."""
         return math.prod(self._v)
 
 
@@ -159,19 +160,19 @@ class nd_range:
 
     @property
     def dimensions(self) -> int:
-        """The number of dimensions."""
+        """The number of dimensions (§4.9.1.2)."""
         return self._global.dimensions
 
     def get_global_range(self) -> range:
-        """The global range."""
+        """The global range (§4.9.1.2)."""
         return self._global
 
     def get_local_range(self) -> range:
-        """The work-group size."""
+        """The work-group size (§4.9.1.2)."""
         return self._local
 
     def get_group_range(self) -> range:
-        """The number of work-groups per dimension."""
+        """The number of work-groups per dimension (§4.9.1.2)."""
         return range(*(g // loc for g, loc in zip(self._global, self._local, strict=True)))
 
     def get_offset(self) -> id:

@@ -31,6 +31,9 @@ NEEDS = {
     "pipeline.py": "any OpenCL device",
     "graph_solver.py": "any OpenCL device (replays a native command buffer where the device has "
     "cl_khr_command_buffer, prepared kernels elsewhere)",
+    "usm.py": "a device with OpenCL 2.0 SVM for USM (PoCL: every kind; NVIDIA: device allocations); "
+    "on others it says what is missing and exits 0",
+    "interop.py": "any OpenCL device",
 }
 
 

@@ -279,15 +279,16 @@ def test_pointer_arithmetic(device: sycl.device) -> None:
 
 
 def test_a_typed_pointer_must_hold_the_parameters_element_type(device: sycl.device) -> None:
-    """A float64 USM pointer for a `__global float*` parameter is refused at the handler; an
-    untyped one (bytes) fits any pointer."""
+    """A float64 USM pointer for a `__global float*` parameter is refused at the handler, the
+    message saying to allocate float32 (USM has no reinterpret); an untyped one (bytes) fits any
+    pointer."""
     q = sycl.queue(device)
     kind = any_kind(device)
     typed = sycl.malloc(count=8, dtype=np.float64, q=q, kind=kind)
     raw = sycl.malloc(32, q, kind)
     assert typed is not None and raw is not None
     raises(sycl.errc.kernel_argument, lambda: q.parallel_for(8, "usm_scale", typed, 2.0),
-           "argument 0 of 'usm_scale'", "the usm_ptr holds float64")
+           "argument 0 of 'usm_scale'", "the usm_ptr holds float64", "allocate it with dtype=float32")
     q.parallel_for(8, "usm_scale", raw, 2.0).wait()
     sycl.free(typed, q)
     sycl.free(raw, q)
@@ -530,6 +531,34 @@ def test_usm_buffers_and_host_tasks_in_one_program(device: sycl.device, kind: al
             32, "usm_add", sycl.accessor(buf, h, sycl.write_only), p, 1)))
     assert data.tolist() == [(i + 1 + 5) * 2 + 1 for i in range(32)]
     sycl.free(p, q)
+
+
+def test_one_kernel_takes_usm_pointers_then_accessors_then_both(device: sycl.device) -> None:
+    """One kernel launched with USM pointers, then accessors, then a USM pointer and an accessor
+    each way round, in a context of its own (so this order is the kernel's first). NVIDIA's
+    driver refuses a cl_mem on a cl_kernel that had an SVM pointer (docs/usm.md): each mix of
+    argument kinds gets a cl_kernel of its own, and get_native keeps the buffer launches' one."""
+    kind = any_kind(device)
+    q = sycl.queue(sycl.context(device), device)
+    usm_add = sycl.get_kernel_id("usm_add")
+    bundle = sycl.get_kernel_bundle(sycl.bundle_state.executable, q.get_context(), kernel_ids=[usm_add])
+    k = bundle.get_kernel(usm_add)
+    p, r = ints(q, kind, 16), ints(q, kind, 16)
+    write(q, p, np.arange(16, dtype=np.int32))
+    q.parallel_for(16, k, r, p, 1).wait()  # r = p + 1
+    data = np.zeros(16, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        q.submit(lambda h: h.parallel_for(16, k, sycl.accessor(buf, h, sycl.write_only),
+                                          sycl.accessor(buf, h, sycl.read_only), 0))
+        q.submit(lambda h: h.parallel_for(16, k, sycl.accessor(buf, h, sycl.write_only), r, 10))
+        q.submit(lambda h: h.parallel_for(16, k, p, sycl.accessor(buf, h, sycl.read_only), 100))
+    assert data.tolist() == [i + 11 for i in range(16)]
+    assert read(q, p, 16).tolist() == [i + 111 for i in range(16)]
+    assert sorted(k._svm_twins) == [0b001, 0b010, 0b011]
+    natives = {sycl.get_native(k).int_ptr, *(t._native.int_ptr for t in k._svm_twins.values())}
+    assert len(natives) == 4
+    sycl.free(p, q)
+    sycl.free(r, q)
 
 
 def test_profiling_of_every_usm_command(device: sycl.device) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pyopencl as cl
-import pytest
 
 import sycl_ocl as sycl
 
@@ -59,11 +58,6 @@ def test_HT_04_host_task_reads_and_writes(queue: sycl.queue) -> None:
             assert list(np.asarray(acc)) == [10 * (i + 1) for i in range(8)]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="sycl_ocl gap: host_task(fn) never passes an interop_handle "
-    "(API.md 'Host tasks with native access' is not implemented); reported",
-)
 def test_HT_05_interop_handle(queue: sycl.queue) -> None:
     """An interop_handle gives the native queue, device, context and memory; native work is seen later."""
     data = np.zeros(8, np.int32)

@@ -1,7 +1,9 @@
 """``sycl::info::event_profiling`` descriptors (SYCL 2020 §4.6.6.2).
 
 ``command_submit`` is the host time the command group was submitted, expressed on the
-device's profiling clock: OpenCL's ``CL_PROFILING_COMMAND_QUEUED`` of the command.
+device's profiling clock: OpenCL's ``CL_PROFILING_COMMAND_QUEUED`` of the command. A command
+run on the host (a host task, a host-side copy) has host times converted to the device's
+profiling clock (``ContextRecord.clock_offset``), so they compare with its device commands'.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ if TYPE_CHECKING:
 def _timestamp(field: str) -> Callable[[event], int]:
     def query(ev: event) -> int:
         ev.wait()
-        native = ev._cmd.cl_event()
-        if native is None:
-            raise exception(
-                errc.invalid, "this command ran on the host and has no device profiling timestamps"
-            )
+        cmd = ev._cmd
         try:
+            stamp = cmd.host_time(field)
+            if stamp is not None:
+                return stamp
+            native = cmd.cl_event()
+            if native is None:
+                raise exception(errc.invalid, "this command has no profiling timestamps")
             return int(getattr(native.profile, field))
         except cl.Error as error:
             raise translate(error, f"reading the profiling time {field}") from error

@@ -76,32 +76,40 @@ class kernel_bundle:
     # --- queries (§4.11.12) --------------------------------------------------------------
 
     def empty(self) -> bool:
-        """Whether the bundle has no device image."""
+        """Whether the bundle has no device image (§4.11.12)."""
         return not self._images
 
     def get_backend(self) -> backend:
-        """Always ``backend.opencl``."""
+        """Always ``backend.opencl`` (§4.11.12)."""
         return backend.opencl
 
     def get_context(self) -> context:
-        """The bundle's context."""
+        """The bundle's context (§4.11.12)."""
         return self._context
 
     def get_devices(self) -> list[device]:
-        """The bundle's associated devices."""
+        """The bundle's associated devices (§4.11.12)."""
         return list(self._devices)
 
     def has_kernel(self, kid: kernel_id | str, dev: device | None = None) -> bool:
-        """Whether an image holds the kernel (compatible with ``dev``, if given)."""
+        """Whether an image holds the kernel (compatible with ``dev``, if given) (§4.11.12).
+
+        Args:
+            kid: a ``kernel_id`` or an application kernel's name.
+            dev: a device of the bundle, or None for any.
+        """
         kid = _as_kernel_id(kid)
         return any(img.has_kernel(kid, dev) for img in self._images)
 
     def get_kernel_ids(self) -> list[kernel_id]:
-        """The ids of the kernels of the bundle's images that some bundle device can run."""
+        """The ids of the kernels of the bundle's images that some bundle device can run (§4.11.12)."""
         return list(dict.fromkeys(k for img in self._images for k in img._ids if img.has_kernel(k)))
 
     def get_kernel(self, kid: kernel_id | str) -> kernel:
-        """The kernel object of ``kid`` (executable bundles only).
+        """The kernel object of ``kid`` (executable bundles only, §4.11.12).
+
+        Args:
+            kid: a ``kernel_id`` or an application kernel's name.
 
         Raises:
             sycl.exception: ``errc.invalid`` if the bundle is not executable or lacks the kernel.
@@ -131,22 +139,24 @@ class kernel_bundle:
     # --- specialization constants (§4.11.12) ------------------------------------------------
 
     def contains_specialization_constants(self) -> bool:
-        """Whether an image mentions a specialization constant."""
+        """Whether an image mentions a specialization constant (§4.11.12)."""
         return any(
             img._spec_values or any(live_constants(unit.identifiers) for unit in img._units())
             for img in self._images
         ) or any(self.has_specialization_constant(s) for s in self._spec_values)
 
     def native_specialization_constant(self) -> bool:
-        """Always False: OpenCL C constants are emulated with compile-time definitions."""
+        """Always False (§4.11.12): OpenCL C has no specialization constants; sycl_ocl emulates
+        them with compile-time definitions (docs/kernels.md)."""
         return False
 
     def has_specialization_constant(self, spec: specialization_id) -> bool:
-        """Whether an image uses ``spec`` (its name occurs in the source)."""
+        """Whether an image uses ``spec``: its name occurs in the source (§4.11.12)."""
         return any(img._uses(spec.name) for img in self._images)
 
     def set_specialization_constant(self, spec: specialization_id, value: Any) -> None:
-        """Set the value ``spec`` gets when the bundle is compiled or built (input state only).
+        """Set the value ``spec`` gets when the bundle is compiled or built (input state only,
+        §4.11.12).
 
         Raises:
             sycl.exception: ``errc.invalid`` if the bundle is not in the input state, since
@@ -162,7 +172,7 @@ class kernel_bundle:
             self._spec_values[spec] = spec.convert(value)
 
     def get_specialization_constant(self, spec: specialization_id) -> Any:
-        """The value of ``spec`` in this bundle (its default if never set)."""
+        """The value of ``spec`` in this bundle, its default if never set (§4.11.12)."""
         if spec in self._spec_values:
             return self._spec_values[spec]
         for img in self._images:

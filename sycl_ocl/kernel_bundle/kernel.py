@@ -43,7 +43,7 @@ class kernel(NativeWrapper):
 
     __slots__ = (
         "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_name", "_params", "_program",
-        "_reqd",
+        "_reqd", "_svm_twins",
     )
 
     _bits: int
@@ -55,6 +55,7 @@ class kernel(NativeWrapper):
     _params: tuple[KernelParam, ...] | None
     _program: cl.Program
     _reqd: tuple[int, ...] | None
+    _svm_twins: dict[int, kernel]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # §4.11.13: no public constructor.
@@ -75,6 +76,14 @@ class kernel(NativeWrapper):
         if existing is not None and existing._native is native:
             return existing
         self = object.__new__(cls)
+        self._setup(native, program, image, params)
+        self._svm_twins = {}
+        return remember(self)
+
+    def _setup(
+        self, native: cl.Kernel, program: cl.Program, image: device_image | None,
+        params: Sequence[KernelParam] | None,
+    ) -> None:
         self._bind(native)
         self._program = program  # keeps the program alive as long as the kernel (driver defect)
         self._ctx_native = program.context
@@ -92,21 +101,25 @@ class kernel(NativeWrapper):
         )
         if self._params is not None:
             _set_dtypes(native, self._params, self._bits)
-        return remember(self)
 
     # --- public API (§4.11.13) -----------------------------------------------------------
 
     def get_backend(self) -> backend:
-        """Always ``backend.opencl``."""
+        """Always ``backend.opencl`` (§4.11.13)."""
         return backend.opencl
 
     def get_context(self) -> context:
-        """The context the kernel belongs to (the live ``sycl.context`` of that handle)."""
+        """The context the kernel belongs to (§4.11.13): the live ``sycl.context`` of that handle."""
         live = cached_wrapper(context, self._ctx_native)
         return live if live is not None else context._from_native(self._ctx_native)
 
     def get_kernel_bundle(self) -> kernel_bundle:
-        """An executable bundle holding the device image this kernel comes from."""
+        """An executable bundle holding the device image this kernel comes from (§4.11.13).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a kernel made by ``make_kernel`` from a
+                PyOpenCL kernel, which comes from no device image.
+        """
         from .bundle import kernel_bundle  # bundle.py imports this module (§4.11.13 <-> §4.11.12)
 
         return kernel_bundle._of_kernel(self)
@@ -163,12 +176,37 @@ class kernel(NativeWrapper):
         assert self._params is not None
         param = self._params[index]
         wanted = _numpy_name(param.element_dtype(self._bits))
+        # A memory kind says how to retype it (USM: at allocation); buffers have views.
+        fix = getattr(arg, "_retype_hint", "view the buffer as {wanted} with buffer.reinterpret")
         return exception(
             errc.kernel_argument,
             f"argument {index} of {self._name!r} is `{_describe(param)}`, the "
-            f"{type(arg).__name__} holds {_numpy_name(held)}; pass memory of {wanted}, or view "
-            f"the buffer as {wanted} with buffer.reinterpret",
+            f"{type(arg).__name__} holds {_numpy_name(held)}; pass memory of {wanted}, or "
+            + fix.format(wanted=wanted),
         )
+
+    def _for_svm(self, svm_args: int) -> kernel:
+        """This kernel on a ``cl_kernel`` of its own for launches whose SVM pointers are the
+        arguments at the set bits of ``svm_args`` (the handler passes the others as ``cl_mem``
+        or by value); made on first need, then reused.
+
+        Every ``cl_kernel`` then sees each argument always as the same kind: NVIDIA's driver
+        refuses a ``cl_mem`` argument on a kernel that had an SVM pointer set
+        (docs/devices/repro/svm_then_buffer.py, docs/usm.md). Buffer-only launches keep the
+        kernel's own ``cl_kernel``, the one ``get_native`` returns.
+        """
+        twins = self._svm_twins
+        twin = twins.get(svm_args)
+        if twin is None:
+            twin = object.__new__(kernel)
+            try:
+                native = cl.Kernel(self._program, self._name)
+            except cl.Error as error:
+                raise translate(error, f"creating another instance of kernel {self._name!r}") from error
+            twin._setup(native, self._program, self._image, self._params)
+            twin._svm_twins = twins
+            twin = twins.setdefault(svm_args, twin)  # a racing thread's twin may have won
+        return twin
 
     # --- the scheduler's entry point -----------------------------------------------------
 

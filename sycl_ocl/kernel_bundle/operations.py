@@ -69,6 +69,12 @@ def compile(
 ) -> kernel_bundle:
     """Compile an input bundle into an object bundle with ``clCompileProgram`` (§4.11.11).
 
+    Args:
+        input_bundle: a bundle in ``bundle_state.input``; its specialization constants are
+            fixed now.
+        devs: devices of the bundle to compile for (default: all of them).
+        prop_list: kernel bundle properties (SYCL 2020 defines none).
+
     Raises:
         sycl.exception: ``errc.invalid`` for devices outside the bundle or an empty list;
             ``errc.build`` if compiling fails (the message holds the build log).
@@ -107,6 +113,17 @@ def link(
 
     A kernel in one bundle may call a function defined in another. Without ``devs`` the
     devices are the intersection of the bundles' devices.
+
+    Args:
+        object_bundle_or_list: a bundle in ``bundle_state.object``, or a list of them.
+        devs: the devices to link for.
+        prop_list: kernel bundle properties (SYCL 2020 defines none).
+
+    Example::
+
+        src = sycl.get_kernel_bundle(sycl.bundle_state.input, ctx)
+        exe = sycl.link(sycl.compile(src))            # = sycl.build(src)
+        k = exe.get_kernel(sycl.get_kernel_id("my_kernel"))
 
     Raises:
         sycl.exception: ``errc.invalid`` for bundles of different contexts, devices not
@@ -159,6 +176,12 @@ def build(
     prop_list: property_list | Iterable[Any] | None = None,
 ) -> kernel_bundle:
     """Compile and link an input bundle (``clBuildProgram``) into an executable one (§4.11.11).
+
+    Args:
+        input_bundle: a bundle in ``bundle_state.input``; its specialization constants are
+            fixed now.
+        devs: devices of the bundle to build for (default: all of them).
+        prop_list: kernel bundle properties (SYCL 2020 defines none).
 
     Raises:
         sycl.exception: ``errc.invalid`` for devices outside the bundle or an empty list;

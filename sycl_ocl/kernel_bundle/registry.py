@@ -230,8 +230,14 @@ def register_kernel_file(
 ) -> list[kernel_id]:
     """Register the OpenCL C file at ``path`` (see :func:`register_kernel_source`, §4.11.1).
 
+    ``options`` and ``device_has`` are those of ``register_kernel_source``; messages name the file.
+
+    Returns:
+        The ids of the file's kernels, in source order.
+
     Raises:
-        sycl.exception: ``errc.invalid`` if the file cannot be read.
+        sycl.exception: ``errc.invalid`` if the file cannot be read, and as
+            ``register_kernel_source``.
     """
     try:
         text = Path(path).read_text()

@@ -35,6 +35,16 @@ class specialization_id:
 
     Two ``specialization_id`` objects are distinct even with one name (identity semantics,
     like the C++ class, which is neither copyable nor movable).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a type that is no OpenCL C scalar type or a
+            default it cannot hold.
+
+    Example::
+
+        coeff = sycl.specialization_id("COEFF", numpy.float32, 1.0)   # COEFF in the OpenCL C source
+        q.submit(lambda h: (h.set_specialization_constant(coeff, 2.5),
+                            h.parallel_for(n, "scale_by_coeff", sycl.accessor(buf, h))))
     """
 
     __slots__ = ("__weakref__", "default", "dtype", "name")
@@ -55,7 +65,11 @@ class specialization_id:
             _live[name] = self
 
     def convert(self, value: Any) -> Any:
-        """``value`` as this constant's numpy type; ``errc.invalid`` if it does not fit."""
+        """``value`` as this constant's numpy type (a sycl_ocl extension).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` if the value does not fit the type.
+        """
         try:
             converted = self.dtype.type(value)
         except (TypeError, ValueError, OverflowError) as error:
@@ -69,7 +83,8 @@ class specialization_id:
         return converted
 
     def define(self, value: Any) -> str:
-        """The ``-D`` option that gives the constant ``value`` in OpenCL C."""
+        """The ``-D`` option that gives the constant ``value`` in OpenCL C (a sycl_ocl extension:
+        how specialization constants reach OpenCL C, docs/kernels.md)."""
         return f"-D{self.name}={c_literal(self.dtype, value)}"
 
     def __repr__(self) -> str:

@@ -6,7 +6,7 @@ import enum
 
 
 class bundle_state(enum.Enum):
-    """The three states of a kernel bundle, in the order compile and link move through them.
+    """The three states of a kernel bundle (§4.11.4), in the order compile and link move through them.
 
     On OpenCL: ``input`` is a program created from source; ``object`` one compiled with
     ``clCompileProgram``; ``executable`` one linked (``clLinkProgram``) or built (``clBuildProgram``).

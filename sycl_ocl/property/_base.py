@@ -70,7 +70,11 @@ class property_list:
             return False
 
     def get_property(self, cls: type[P]) -> P:
-        """The property of this class; ``errc.invalid`` if absent."""
+        """The property of this class (§4.5.4.1).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` if the list has none (check ``has_property`` first).
+        """
         try:
             return self._props[cls]  # type: ignore[return-value]
         except (KeyError, TypeError):

@@ -7,10 +7,10 @@ state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wr
 (a buffer's coherence record), ``context_record``, ``intervals``, ``coherence`` (planning),
 ``issue`` (enqueueing), ``progress`` (deferred ops), ``hostops`` (host tasks, read-backs),
 ``holds`` (host accessors), ``lifetime`` (buffer destruction), ``command_group`` (the
-entry point: ``open_lane``, ``submit``).
+entry point: ``open_lane``, ``submit``), ``trace`` (the recorder behind ``sycl_ocl.tools``).
 """
 
-from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch
+from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
 from .command import COMPLETE, Command, NativeCommand
 from .command_group import open_lane, submit
 from .lane import Lane
@@ -31,6 +31,8 @@ __all__ = [
     "Lane",
     "MemoryObject",
     "NativeCommand",
+    "NativeScope",
+    "NativeTask",
     "Op",
     "Requirement",
     "TransferCounters",

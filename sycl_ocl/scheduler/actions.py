@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 class Kernel(Protocol):
     """What a kernel launch needs of a kernel (``sycl.kernel`` implements it)."""
 
+    _name: str  # the kernel's function name (traces name launches by it)
+
     def _enqueue(self, cl_queue: cl.CommandQueue, global_size: tuple[int, ...],
                  local_size: tuple[int, ...] | None, offset: tuple[int, ...] | None,
                  args: Sequence[Any], wait_for: list[cl.Event] | None) -> cl.Event:
@@ -142,6 +144,36 @@ class HostTask:
 
     fn: Callable[[], Any] | None
     staging: bool = False  # a read-back on the way to another context (counted apart)
+    what: str = ""  # a transfer op's kind, for traces: "host accessor", "write-back"
+
+
+class NativeScope:
+    """What the body of a host task with native access reaches (§4.10.2): the OpenCL queue,
+    context and device of its lane, and the memory of its requirements in that context."""
+
+    __slots__ = ("lane",)
+
+    def __init__(self, lane: Lane) -> None:
+        self.lane = lane
+
+    def memory(self, req: Requirement) -> list[cl.Buffer]:
+        """The ``cl_mem`` of the requirement's view in the lane's context: the buffer's
+        allocation, or a sub-buffer of it for a sub-buffer's view; none for zero bytes."""
+        alloc = req.memory.allocs.get(self.lane.ctx)
+        if alloc is None or alloc.buf is None:
+            return []
+        if req.view_lo == 0 and req.view_hi >= alloc.size:
+            return [alloc.buf]
+        return [alloc.window(req.view_lo, req.view_hi)]
+
+
+@dataclass(frozen=True, slots=True)
+class NativeTask:
+    """A host task with native access (§4.10.2): ``fn(scope)`` on a host thread, its
+    requirements planned in the lane's context (their memory current there, not on the host);
+    what it enqueues on the lane's OpenCL queue is part of it (``hostops``)."""
+
+    fn: Callable[[NativeScope], Any]
 
 
 class DeviceAction(Protocol):

@@ -17,6 +17,7 @@ from .intervals import gaps, insert, overlapping, remove
 from .memory_object import HOST, Allocation, MemoryObject, Plan, Snapshot
 from .op import DEFERRED, DONE, ISSUED, Op, add_move, depend
 from .requirement import HOST_READ, READ, WRITE, Requirement
+from .trace import HAZARD, ORDER, RAW
 
 if TYPE_CHECKING:
     from .lane import Lane
@@ -31,7 +32,7 @@ def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_hos
     Returns what to restore if ``op`` cannot be enqueued. Staging reads it needs on their own
     host ops are appended to ``stagers``, to be started by the caller. ``cache``: record the
     plan of each memory object that ``op`` accesses through one requirement, for the next
-    command of the same lane to replay (``replayable``; rule S16).
+    command of the same lane to replay (``replayable``; rule S17).
     """
     n = len(requirements)
     distinct = n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)
@@ -60,7 +61,7 @@ def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_hos
 
 
 def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
-    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S16)."""
+    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S17)."""
     frontier = memory.frontier
     base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
     found = memory.plan
@@ -72,7 +73,7 @@ def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
 
 def replayable(req: Requirement, lane: Lane) -> Plan | None:
     """The cached plan of ``req`` for a device command of ``lane`` (an in-order OpenCL queue),
-    if it still holds (docs/scheduler.md rule S16).
+    if it still holds (docs/scheduler.md rule S17).
 
     It holds when nothing changed the memory object since the last command of ``lane`` with
     the same requirement (its epoch), and, for a read, when that command was enqueued or
@@ -91,7 +92,7 @@ def replayable(req: Requirement, lane: Lane) -> Plan | None:
 
 
 def replay(found: Plan, op: Op) -> None:
-    """Apply a cached plan for ``op``: the state planning in full would leave (rule S16)."""
+    """Apply a cached plan for ``op``: the state planning in full would leave (rule S17)."""
     req = found.req
     memory = req.memory
     if req.view_lo < req.view_hi:
@@ -140,7 +141,7 @@ def access(req: Requirement, kind: int, alloc: Allocation | None, op: Op, stager
     frontier and the validity of every copy.
     """
     memory, lo, hi, _, needs_old, view_lo, view_hi = req
-    memory.epoch += 1  # any cached plan of this memory object is out of date (rule S16)
+    memory.epoch += 1  # any cached plan of this memory object is out of date (rule S17)
     if view_lo < view_hi:
         _frontier(memory, view_lo, view_hi, kind, op)
     if lo >= hi:
@@ -165,7 +166,7 @@ def access(req: Requirement, kind: int, alloc: Allocation | None, op: Op, stager
             producers = [p for _, _, p in overlapping(valid.get(loc, []), lo, hi)]
         for producer in producers:
             if producer is not None and producer is not op:
-                depend(op, producer)
+                depend(op, producer, RAW, memory)
     if kind == WRITE:
         memory.written = True
         for key, pieces in valid.items():
@@ -188,7 +189,7 @@ def _frontier(memory: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None
             continue
         covered = lo <= elo and ehi <= hi
         if kind == WRITE or ekind == WRITE or (kind == READ and ekind == HOST_READ):
-            depend(op, other)
+            depend(op, other, HAZARD[kind][ekind], memory)
             if kind == WRITE and covered:
                 continue  # superseded: later users reach it through this op
         elif (covered and kind == READ and ekind == READ and lane is not None
@@ -198,7 +199,7 @@ def _frontier(memory: MemoryObject, lo: int, hi: int, kind: int, op: Op) -> None
     if len(kept) >= FRONTIER_CAP:  # rule S15
         kept = [entry for entry in kept if not entry[0].poll()]
         while len(kept) >= FRONTIER_CAP:
-            depend(op, kept.pop(0)[0])  # still reachable through this op
+            depend(op, kept.pop(0)[0], ORDER, memory)  # still reachable through this op
     kept.append((op, lo, hi, kind))
     memory.frontier = kept
 
@@ -216,7 +217,7 @@ def _to_host(memory: MemoryObject, lo: int, hi: int, op: Op) -> None:
             for x, y, producer in overlapping(pieces, a, b):
                 add_move(op, (memory, alloc, x, y))
                 if producer is not None:
-                    depend(op, producer)
+                    depend(op, producer, RAW, memory)
                 valid[HOST] = insert(valid.get(HOST, []), x, y, op)
             left += gaps(pieces, a, b)
         todo = left
@@ -235,7 +236,7 @@ def _to_device(
     for x, y, producer in overlapping(host_pieces, lo, hi):
         add_move(op, (memory, alloc, x, y))
         if producer is not None:
-            depend(op, producer)
+            depend(op, producer, RAW, memory)
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)
 
 

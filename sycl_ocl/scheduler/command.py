@@ -39,6 +39,10 @@ class Command(Protocol):
     def dependencies(self) -> list[Command]:
         """The commands this one waits on directly."""
 
+    def host_time(self, field: str) -> int | None:
+        """A profiling timestamp ("queued", "start", "end") of a command run on the host, on
+        its device's profiling clock; None for a command with device timestamps."""
+
 
 _CL_STATUS = {
     cl.command_execution_status.COMPLETE: event_command_status.complete,
@@ -101,6 +105,9 @@ class NativeCommand:
 
     def dependencies(self) -> list[Command]:
         return []
+
+    def host_time(self, field: str) -> int | None:
+        return None
 
 
 COMPLETE = NativeCommand(None, profiled=False)  # the command of ``sycl.event()``: already complete

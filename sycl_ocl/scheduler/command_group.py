@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from . import progress
-from .actions import DeviceAction, HostTask
+from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import plan, replay, replayable
 from .hostops import start
 from .issue import issue
@@ -24,6 +24,7 @@ from .lane import Lane
 from .op import Op, add_edge, depend
 from .progress import BLOCKED, defer, wait_list
 from .runtime import RUNTIME
+from .trace import DEPENDS_ON, IN_ORDER, WAW
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
@@ -44,7 +45,7 @@ def open_lane(
 
 
 def submit(
-    lane: Lane, action: DeviceAction | HostTask, requirements: Sequence[Requirement],
+    lane: Lane, action: DeviceAction | HostTask | NativeTask, requirements: Sequence[Requirement],
     depends_on: Sequence[Command],
 ) -> Op:
     """Schedule one command group on ``lane``; returns its operation without blocking on
@@ -53,8 +54,9 @@ def submit(
     A device action without requirements (a USM command, a kernel launched with USM pointers
     and scalars) is ordered by ``depends_on`` and the in-order queue alone: nothing is planned.
     """
-    if type(action) is HostTask:
-        return _submit_host(lane, action, requirements, depends_on)
+    kind = type(action)
+    if kind is HostTask or kind is NativeTask:
+        return _submit_host(lane, action, requirements, depends_on)  # type: ignore[arg-type]
     runtime = RUNTIME
     runtime.lock.acquire()  # ``with RUNTIME``, spelled out on the submit path
     owner, runtime.owner = runtime.owner, get_ident()
@@ -87,16 +89,16 @@ def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:
     """A new op of ``lane`` after ``depends_on`` and, on an in-order queue, the previous op."""
     op = Op(lane, lane.ctx, host, lane.async_errors)
     for cmd in depends_on:
-        add_edge(op, cmd)
+        add_edge(op, cmd, DEPENDS_ON)
     last = lane.last
     if last is not None and lane.in_order:
-        depend(op, last)
+        depend(op, last, IN_ORDER)
     return op
 
 
 def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tuple[list[Plan] | None, Any]:
     """Plan a device op: each requirement whose cached plan holds is replayed after the
-    enqueue (rule S16), the others are planned in full now. Returns the plans to replay and
+    enqueue (rule S17), the others are planned in full now. Returns the plans to replay and
     what to restore if the enqueue fails."""
     replays: list[Plan] | None = None
     rest: Sequence[Requirement] = requirements
@@ -109,7 +111,7 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
                 missed.append(req)
                 continue
             if req.writes:
-                depend(op, found.op)  # as full planning: a write waits for the last access
+                depend(op, found.op, WAW, req.memory)  # as full planning: a write waits for the last write
             if replays is None:
                 replays = [found]
             else:
@@ -125,14 +127,16 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
 
 
 def _submit_host(
-    lane: Lane, action: HostTask, requirements: Sequence[Requirement], depends_on: Sequence[Command],
+    lane: Lane, action: HostTask | NativeTask, requirements: Sequence[Requirement],
+    depends_on: Sequence[Command],
 ) -> Op:
     """A host task on ``lane``: planned in full, run on a thread of its own (rule S11)."""
     with RUNTIME:
         op = _open(lane, depends_on, True)
         if requirements:
             stagers: list[Op] = []
-            plan(op, requirements, lane.context, True, stagers)
+            # A native task's memory is current in the lane's context, a host task's on the host.
+            plan(op, requirements, lane.context, type(action) is HostTask, stagers)
             for stager in stagers:
                 start(stager)
         op.work = action

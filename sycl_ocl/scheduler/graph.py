@@ -1,5 +1,5 @@
 """Command graphs in the DAG: a finalized graph is one device action, replayed as one operation
-(docs/scheduler.md rule S17; the user's side is ``sycl_ocl/graph.py``).
+(docs/scheduler.md rule S18; the user's side is ``sycl_ocl/graph.py``).
 
 Finalizing resolves the graph once: the memory of every node in the graph's context, each
 kernel's arguments set on a ``cl_kernel`` of the node's own, and, where the device offers
@@ -126,7 +126,7 @@ def recordable(action: DeviceAction) -> bool:
 
 
 class GraphReplay:
-    """The device action of a finalized graph (rule S17).
+    """The device action of a finalized graph (rule S18).
 
     ``requirements`` is the union, per memory object, of the nodes' requirements, made once:
     the op of each replay plans it (the plan cache replays it while nothing else touched the

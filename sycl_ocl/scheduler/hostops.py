@@ -1,64 +1,131 @@
 """Host ops: host tasks, host-side copies, host accessors and staging reads (§4.10, §4.7.4;
-docs/scheduler.md rule S11).
+docs/scheduler.md rules S11, S16).
 
 A host op waits for its dependencies on its own thread, reads back what it needs from the
 devices with blocking copies (so no host transfer is ever gated on a user event), runs its
 body, then lets the deferred device ops that waited on it go.
+
+A host task with native access (``NativeTask``, §4.10.2) instead has its memory brought to its
+lane's context: it waits for its dependencies, enqueues its transfers to the device, runs its
+body, then enqueues a marker on the lane's queue, which becomes its OpenCL event: later
+commands wait for the native work through wait lists, as for any device command.
 """
 
 from __future__ import annotations
 
-from contextlib import suppress
+from contextlib import nullcontext, suppress
+from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
 from .._native import translate
 from ..exception import errc, exception
-from .actions import HostTask
+from . import trace
+from .actions import HostTask, NativeScope, NativeTask
+from .issue import enqueue_moves
 from .memory_object import HOST
-from .op import Op
+from .op import END, START, Op
 from .progress import drain, spawn
+from .runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .memory_object import MemoryObject
 
 
-def transfer_op(async_errors: AsyncErrors | None = None, staging: bool = False) -> Op:
+def transfer_op(
+    async_errors: AsyncErrors | None = None, staging: bool = False, what: str = "host accessor"
+) -> Op:
     """A host op whose whole work is its transfers to the host: a host accessor's or a buffer's
-    write-back (run by their caller, which gets its errors), or a read-back on the way to
-    another context (``staging``, reporting to ``async_errors``)."""
+    write-back (run by their caller, which gets its errors; ``what`` names it in traces), or a
+    read-back on the way to another context (``staging``, reporting to ``async_errors``)."""
     op = Op(None, HOST, True, async_errors)
-    op.work = HostTask(None, staging)
+    op.work = HostTask(None, staging, what)
     return op
 
 
 def start(op: Op) -> None:
-    """Run the host op on its own thread."""
-    spawn(_run, (op,), "sycl_ocl-host-op",
+    """Run the host op on its own thread (a profiling queue's op notes its submission time)."""
+    lane = op.lane
+    if lane is not None and lane.profiling:
+        op.times = [monotonic_ns(), 0, 0]
+    run = _run_native if type(op.work) is NativeTask else _run
+    spawn(run, (op,), "sycl_ocl-host-op",
           lambda error: op.fail(exception(errc.runtime, f"no thread could run a host command: {error}")))
 
 
 def _run(op: Op) -> None:
     try:
         prepare(op)
+        op.stamp(START)
         body = op.work.fn
         if body is not None:
             body()
-    except exception as error:
-        op.fail(error)
-    except Exception as error:  # the user's host task raised: errc.runtime, caused by it
-        failure = exception(errc.runtime, f"a host task raised {error!r}")
-        failure.__cause__ = error  # keeps the original and its traceback (docs/scheduler.md rule S10)
-        op.fail(failure)
+    except BaseException as error:
+        op.stamp(END)
+        op.fail(_failure(error))
     else:
+        op.stamp(END)
         op.finish()
     drain()
 
 
-def prepare(op: Op) -> None:
-    """Wait for the dependencies, then read the needed bytes back into the host copies.
+def _failure(error: BaseException) -> BaseException:
+    """The asynchronous error of a host op that raised ``error``: itself when it is a
+    ``sycl.exception``, else (the user's task raised) ``errc.runtime`` caused by it."""
+    if isinstance(error, exception):
+        return error
+    failure = exception(errc.runtime, f"a host task raised {error!r}")
+    failure.__cause__ = error  # keeps the original and its traceback (docs/scheduler.md rule S10)
+    return failure
+
+
+def _run_native(op: Op) -> None:
+    """Run a host task with native access (docs/scheduler.md rule S16).
+
+    On Oclgrind, which is not thread safe, the transfers, the body and the marker run under
+    the context's serial lock (``ContextRecord.serial``).
+    """
+    lane = op.lane
+    assert lane is not None
+    wait_for_dependencies(op)
+    keep: list[Any] = []
+    failure: BaseException | None = None
+    marker: cl.Event | None = None
+    with lane.serial or nullcontext():
+        try:
+            if op.moves:
+                with RUNTIME:  # enqueues (and their counters) under the lock, as everywhere
+                    enqueue_moves(op, lane, None, keep)
+                cl.wait_for_events([ev for ev in keep if isinstance(ev, cl.Event)])
+            op.stamp(START)
+            try:
+                op.work.fn(NativeScope(lane))
+            except BaseException as error:
+                failure = _failure(error)
+            op.stamp(END)
+            marker = cl.enqueue_marker(lane.cl_queue)  # after the native work: the op's event
+            lane.cl_queue.flush()
+        except cl.Error as error:
+            failure = failure or translate(error, "running a host task with native access")
+        if failure is not None:  # what was enqueued still ends before the dependents run
+            with suppress(cl.Error):
+                if marker is not None:
+                    marker.wait()
+                else:
+                    lane.cl_queue.finish()
+    if failure is None:
+        with RUNTIME:
+            op.host = False  # from now on a command of the lane's OpenCL queue (rule S16)
+            op.issued(marker, keep)
+    else:
+        op.fail(failure)
+    drain()
+
+
+def wait_for_dependencies(op: Op) -> None:
+    """Block until every dependency of ``op`` completed.
 
     A failed dependency does not stop the op: it runs and reports its own errors
     (docs/scheduler.md rule S10).
@@ -66,9 +133,20 @@ def prepare(op: Op) -> None:
     for dep in op.deps:
         with suppress(exception):  # a failed interop event: it ended, all this op waits for
             dep.wait()
+    recorder = trace.RECORDER
+    if recorder is not None:
+        recorder.started(op)
+
+
+def prepare(op: Op) -> None:
+    """Wait for the dependencies, then read the needed bytes back into the host copies."""
+    wait_for_dependencies(op)
     staging = op.work.staging
     for memory, alloc, lo, hi in op.moves:
         read_back(memory, alloc, lo, hi, staging)
+    recorder = trace.RECORDER
+    if recorder is not None:
+        recorder.moved(op)
 
 
 def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool = False) -> None:

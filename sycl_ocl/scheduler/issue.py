@@ -22,7 +22,7 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
     keep: list[Any] = []
     try:
         if op.moves:
-            wait_for = _copy_in(op, lane, wait_for, keep)
+            wait_for = enqueue_moves(op, lane, wait_for, keep)
         ev = action.enqueue(lane, wait_for, keep)
     except cl.Error as error:
         raise translate(error, "enqueueing a command") from error
@@ -30,8 +30,11 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
     lane.unflushed = True
 
 
-def _copy_in(op: Op, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> list[cl.Event] | None:
-    """Enqueue the op's host-to-device transfers; returns the wait list of what follows."""
+def enqueue_moves(
+    op: Op, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]
+) -> list[cl.Event] | None:
+    """Enqueue ``op``'s host-to-device transfers after ``wait_for``; returns the wait list of
+    what follows them. Their events and host memory go to ``keep``."""
     for memory, alloc, lo, hi in op.moves:
         assert alloc.buf is not None  # a move has bytes, so the allocation exists
         # Keep the NannyEvent until the op is known complete (its destructor would block).

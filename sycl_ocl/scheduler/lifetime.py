@@ -70,7 +70,7 @@ def _destroy(memory: MemoryObject) -> None:
         return
     stagers: list[Op] = []
     with RUNTIME:
-        op = transfer_op()
+        op = transfer_op(what="write-back")
         access(Requirement(memory, 0, memory.size, False, True, 0, memory.size), READ, None, op, stagers)
     try:
         prepare(op)

@@ -30,7 +30,7 @@ Snapshot = tuple[dict[int, list[Piece]], list[Access], bool]
 
 
 class Plan:
-    """The plan cache of one memory object (docs/scheduler.md rule S16): how the last device
+    """The plan cache of one memory object (docs/scheduler.md rule S17): how the last device
     command that planned ``req`` on it in full left its frontier, so that the next command of
     the same lane with the same requirement can replay it without planning.
 

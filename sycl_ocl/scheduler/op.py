@@ -9,12 +9,14 @@ commands touch (``keep``: cl buffers, host arrays, NannyEvents) until they are k
 from __future__ import annotations
 
 import threading
+from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
 from ..exception import errc, exception
 from ..info.enums import event_command_status
+from . import trace
 from .command import cl_status
 from .runtime import RUNTIME
 
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
     from .memory_object import Allocation, MemoryObject
 
 DEFERRED, ISSUED, DONE = 0, 1, 2
+SUBMIT, START, END = 0, 1, 2  # the host times of a host op on a profiling queue (``Op.times``)
+_TIME_FIELDS = {"queued": SUBMIT, "start": START, "end": END}  # named as in pyopencl's Event.profile
 _COMPLETE = cl.command_execution_status.COMPLETE
 
 # A transfer: (memory object, allocation, lo, hi); its direction follows from the op (device
@@ -42,7 +46,7 @@ class Op:
 
     __slots__ = (
         "__weakref__", "async_errors", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
-        "moves", "state", "work",
+        "moves", "state", "times", "work",
     )
 
     def __init__(self, lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> None:
@@ -58,6 +62,9 @@ class Op:
         self.keep: list[Any] | None = None
         self.flag: threading.Event | None = threading.Event() if host else None
         self.failed = False
+        self.times: list[int] | None = None  # host ops on a profiling queue: monotonic_ns()
+        if trace.RECORDER is not None:
+            trace.RECORDER.created(self)
 
     # --- state --------------------------------------------------------------------------
 
@@ -85,6 +92,8 @@ class Op:
         """Record the OpenCL event of the enqueued command (None: nothing was enqueued)."""
         self.event = ev
         self.keep = keep
+        if trace.RECORDER is not None:
+            trace.RECORDER.issued(self, ev, keep)
         if ev is None:
             self.finish()
             return
@@ -100,6 +109,8 @@ class Op:
         self.moves = NONE
         if self.flag is not None:
             self.flag.set()
+        if trace.RECORDER is not None:
+            trace.RECORDER.finished(self)
 
     def fail(self, error: BaseException) -> None:
         """Complete with an error, reported once to the queue's (or context's) handler
@@ -148,25 +159,57 @@ class Op:
     def profiled(self) -> bool:
         return self.lane is not None and self.lane.profiling
 
+    def host_time(self, field: str) -> int | None:
+        """``field`` ("queued", "start", "end") of a host op on a profiling queue, on the
+        device's profiling clock (``ContextRecord.clock_offset``); None for a device op.
 
-def depend(op: Op, other: Op) -> None:
+        A native task ends when its native work does: at the later of its body's return and
+        the end of its marker.
+        """
+        times = self.times
+        if times is None:
+            return None
+        lane: Lane = self.lane  # type: ignore[assignment]  # only a lane's ops note times
+        stamp = times[_TIME_FIELDS[field]] + lane.context.clock_offset(lane.cl_queue.device)
+        if field == "end" and self.event is not None:
+            stamp = max(stamp, int(self.event.profile.end))
+        return stamp
+
+    def stamp(self, which: int) -> None:
+        """Note the host time of ``START`` or ``END`` (on a profiling queue only)."""
+        times = self.times
+        if times is not None:
+            times[which] = now = monotonic_ns()
+            if not times[START]:
+                times[START] = now  # it failed before starting: it started as it ended
+
+
+def depend(op: Op, other: Op, reason: int = trace.ORDER, memory: MemoryObject | None = None) -> None:
     """Make ``op`` wait for ``other``, unless that is complete or implied: a command already
     enqueued on ``op``'s own in-order OpenCL queue runs before ``op``'s enqueue does
-    (docs/scheduler.md rule S6)."""
+    (docs/scheduler.md rule S6). ``reason`` (``trace.REASONS``) and ``memory`` say why, for
+    traces."""
     if other.state == DONE:
+        if trace.RECORDER is not None:
+            trace.RECORDER.edge(op, other, reason, memory, trace.COMPLETED)
         return
     lane = op.lane
     if other.lane is lane and other.event is not None and not op.host and lane.ordered:  # type: ignore[union-attr]
+        if trace.RECORDER is not None:
+            trace.RECORDER.edge(op, other, reason, memory, trace.IMPLIED)
         return
-    add_edge(op, other)
+    add_edge(op, other, reason, memory)
 
 
-def add_edge(op: Op, other: Command) -> None:
-    """The one place where an edge enters the DAG: ``op`` runs after ``other`` (rule S6)."""
+def add_edge(op: Op, other: Command, reason: int = trace.ORDER, memory: MemoryObject | None = None) -> None:
+    """The one place where an edge enters the DAG: ``op`` runs after ``other`` (rule S6);
+    a running trace recorder sees it here."""
     if op.deps is NONE:
         op.deps = [other]
     else:
         op.deps.append(other)
+    if trace.RECORDER is not None:
+        trace.RECORDER.edge(op, other, reason, memory)
 
 
 def add_move(op: Op, move: Move) -> None:

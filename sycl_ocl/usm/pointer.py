@@ -31,6 +31,8 @@ class usm_ptr:
     """
 
     __slots__ = ("_alloc", "_offset", "_svm", "dtype")
+    # How a kernel's element-type error tells to retype it (``kernel._check_launch``).
+    _retype_hint = "allocate it with dtype={wanted} (or untyped, without dtype=)"
 
     _alloc: Allocation
     _offset: int

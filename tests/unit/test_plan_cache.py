@@ -1,4 +1,4 @@
-"""The plan cache (scheduler/coherence.py ``replayable``/``replay``; docs/scheduler.md rule S16):
+"""The plan cache (scheduler/coherence.py ``replayable``/``replay``; docs/scheduler.md rule S17):
 a repeated device command replays the plan of its requirement while the memory object's epoch
 holds, and leaves the state that planning in full would leave."""
 

@@ -14,7 +14,7 @@ import sycl_ocl as sycl
 from sycl_ocl._async_errors import AsyncErrors
 from sycl_ocl.scheduler.command import COMPLETE
 from sycl_ocl.scheduler.lane import TRIM_EVERY, Lane
-from sycl_ocl.scheduler.op import DONE, add_edge
+from sycl_ocl.scheduler.op import DONE, Op, add_edge, depend
 from sycl_ocl.scheduler.progress import BLOCKED, wait_list
 from sycl_ocl.scheduler.runtime import RUNTIME, Runtime
 
@@ -159,6 +159,24 @@ def test_an_out_of_order_queue_waits_for_its_own_commands() -> None:
 
 class _Queue:
     properties = 0  # in order
+
+
+def test_a_native_task_is_a_host_op_until_its_marker_then_a_device_command() -> None:
+    """Rule S16: before its marker exists, commands depending on a host task with native access
+    wait in the DAG (an edge even on its own in-order queue); afterwards they wait on the
+    marker like on any enqueued command of the context."""
+    lane, other = FakeLane(1), FakeLane(1)
+    task = Op(lane, lane.ctx, True, None)  # type: ignore[arg-type]
+    before, elsewhere = device_op(lane), device_op(other)
+    depend(before, task)
+    depend(elsewhere, task)
+    assert before.deps == [task] and wait_list(before) is BLOCKED and wait_list(elsewhere) is BLOCKED
+    task.host = False
+    task.issued(FakeEvent(), [])  # type: ignore[arg-type]  # what hostops._run_native does
+    after = device_op(lane)
+    depend(after, task)
+    assert after.deps == []  # implied by the in-order queue now
+    assert wait_list(before) is None and wait_list(elsewhere) == [task.event]
 
 
 def test_a_lane_drops_completed_ops_as_it_goes() -> None:

@@ -64,25 +64,53 @@ def _pocl() -> tuple[Any, Any, Any]:
     return sycl, cl, dev
 
 
+def _held(cl: Any, gate: Any, count: int, body: Callable[[], Any], finish: Callable[[], Any]) -> None:
+    """``count`` calls of ``body`` while the queue waits on ``gate``; then open it and ``finish``."""
+    for _ in range(count):
+        body()
+    gate.set_status(cl.command_execution_status.COMPLETE)
+    finish()
+
+
+def _raw_queue(cl: Any, dev: Any, name: str, dtypes: list[Any]) -> tuple[Any, Any, Any, Any]:
+    """(context, queue, kernel, gate) of raw PyOpenCL, the queue held behind a marker."""
+    ctx = cl.Context([dev._native])
+    queue = cl.CommandQueue(ctx)
+    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), name)
+    kernel.set_scalar_arg_dtypes(dtypes)
+    gate = cl.UserEvent(ctx)
+    cl.enqueue_marker(queue, wait_for=[gate])
+    return ctx, queue, kernel, gate
+
+
 def _held_raw(count: int, svm: bool) -> None:
     import numpy as np
 
     _, cl, dev = _pocl()
-    ctx = cl.Context([dev._native])
-    queue = cl.CommandQueue(ctx)
-    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "bench_add")
-    kernel.set_scalar_arg_dtypes([None, None])
+    ctx, queue, kernel, gate = _raw_queue(cl, dev, "bench_add", [None, None])
     if svm:
         a, b = (cl.SVM(cl.svm_empty(ctx, cl.svm_mem_flags.READ_WRITE, N, np.float32)) for _ in range(2))
     else:
         a, b = (cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4) for _ in range(2))
-    gate = cl.UserEvent(ctx)
-    cl.enqueue_marker(queue, wait_for=[gate])
-    for _ in range(count):
+
+    def body() -> None:
         kernel.set_args(a, b)
         cl.enqueue_nd_range_kernel(queue, kernel, (N,), None)
-    gate.set_status(cl.command_execution_status.COMPLETE)
-    queue.finish()
+    _held(cl, gate, count, body, queue.finish)
+
+
+def _raw_chain(count: int) -> None:
+    import numpy as np
+
+    _, cl, dev = _pocl()
+    ctx, queue, kernel, gate = _raw_queue(cl, dev, "bench_halve_add", [None, np.float32])
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4)
+    step = np.float32(1)
+
+    def body() -> None:
+        kernel.set_args(buf, step)
+        cl.enqueue_nd_range_kernel(queue, kernel, (N,), None)
+    _held(cl, gate, count, body, queue.finish)
 
 
 def _gate(sycl: Any, cl: Any, q: Any) -> Any:
@@ -106,11 +134,8 @@ def _held_sycl(count: int, groups: int) -> None:
     cgfs = [add(a, b), add(b, a)][:groups]
     for cgf in cgfs:
         q.submit(cgf).wait()
-    gate = _gate(sycl, cl, q)
-    for i in range(count):
-        q.submit(cgfs[i % groups])
-    gate.set_status(cl.command_execution_status.COMPLETE)
-    q.wait()
+    submitted = iter(range(count))
+    _held(cl, _gate(sycl, cl, q), count, lambda: q.submit(cgfs[next(submitted) % groups]), q.wait)
 
 
 def _usm_shortcut(count: int) -> None:
@@ -120,30 +145,7 @@ def _usm_shortcut(count: int) -> None:
     q = sycl.queue(dev)
     pa, pb = (sycl.malloc_device(count=N, dtype=np.float32, q=q) for _ in range(2))
     q.parallel_for(N, "bench_add", pa, pb).wait()
-    gate = _gate(sycl, cl, q)
-    for _ in range(count):
-        q.parallel_for(N, "bench_add", pa, pb)
-    gate.set_status(cl.command_execution_status.COMPLETE)
-    q.wait()
-
-
-def _raw_chain(count: int) -> None:
-    import numpy as np
-
-    _, cl, dev = _pocl()
-    ctx = cl.Context([dev._native])
-    queue = cl.CommandQueue(ctx)
-    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "bench_halve_add")
-    kernel.set_scalar_arg_dtypes([None, np.float32])
-    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4)
-    gate = cl.UserEvent(ctx)
-    cl.enqueue_marker(queue, wait_for=[gate])
-    step = np.float32(1)
-    for _ in range(count):
-        kernel.set_args(buf, step)
-        cl.enqueue_nd_range_kernel(queue, kernel, (N,), None)
-    gate.set_status(cl.command_execution_status.COMPLETE)
-    queue.finish()
+    _held(cl, _gate(sycl, cl, q), count, lambda: q.parallel_for(N, "bench_add", pa, pb), q.wait)
 
 
 def _chain_group(sycl: Any, buf: Any) -> Callable[[Any], None]:
@@ -158,34 +160,27 @@ def _eager_chain(count: int) -> None:
     buf = sycl.buffer(np.zeros(N, np.float32))
     cgf = _chain_group(sycl, buf)
     q.submit(cgf).wait()
-    gate = _gate(sycl, cl, q)
-    for _ in range(count):
-        q.submit(cgf)
-    gate.set_status(cl.command_execution_status.COMPLETE)
-    q.wait()
+    _held(cl, _gate(sycl, cl, q), count, lambda: q.submit(cgf), q.wait)
 
 
 def _graph_replay(replays: int, native: bool) -> None:
     import numpy as np
 
-    os.environ["SYCL_OCL_GRAPH_NATIVE"] = "1" if native else "0"
     sycl, cl, dev = _pocl()
-    graphs = sycl.ext.oneapi.experimental
+    from sycl_ocl.scheduler.graph import native_command_buffers  # a checkout with graphs
+
     q = sycl.queue(dev)
     buf = sycl.buffer(np.zeros(N, np.float32))
-    g = graphs.command_graph(q.get_context(), dev)
+    g = sycl.ext.oneapi.experimental.command_graph(q.get_context(), dev)
     g.begin_recording(q)
     cgf = _chain_group(sycl, buf)
     for _ in range(CHAIN):
         q.submit(cgf)
     g.end_recording()
-    exe = g.finalize()
+    with native_command_buffers(native):
+        exe = g.finalize()
     q.ext_oneapi_graph(exe).wait()
-    gate = _gate(sycl, cl, q)
-    for _ in range(replays):
-        q.ext_oneapi_graph(exe)
-    gate.set_status(cl.command_execution_status.COMPLETE)
-    q.wait()
+    _held(cl, _gate(sycl, cl, q), replays, lambda: q.ext_oneapi_graph(exe), q.wait)
 
 
 # name -> (the loop, its two counts, the commands per count unit)

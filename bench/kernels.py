@@ -10,16 +10,14 @@ use a kernel with scalar arguments only, so that dpctl can join (in-order queues
 from __future__ import annotations
 
 import ctypes
-import os
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import numpy as np
 import pyopencl as cl
 
 import sycl_ocl as sycl
-from sycl_ocl.scheduler.graph import NATIVE_ENV
+from sycl_ocl.scheduler.graph import native_command_buffers
 
 from . import dpctl_side
 from .harness import Benchmark, Env, Unavailable, filled, per_op
@@ -72,20 +70,6 @@ def _sycl_chain(env: Env) -> Callable[[], float]:
     return _elapsed_ms(chain)
 
 
-@contextmanager
-def _graphs_native(native: bool) -> Iterator[None]:
-    """Graphs finalized meanwhile use native command buffers where they can, or not."""
-    before = os.environ.get(NATIVE_ENV)
-    os.environ[NATIVE_ENV] = "1" if native else "0"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[NATIVE_ENV]
-        else:
-            os.environ[NATIVE_ENV] = before
-
-
 def _graph_chain(native: bool) -> Callable[[Env], Callable[[], float]]:
     """The eager chain's command groups recorded once into a command graph, replayed per sample
     (as a native command buffer where the device has one, or as prepared kernels)."""
@@ -97,7 +81,7 @@ def _graph_chain(native: bool) -> Callable[[Env], Callable[[], float]]:
         for _ in range(count):
             queue.submit(lambda h: h.parallel_for(n, "bench_halve_add", sycl.accessor(buf, h), 1.0))
         graph.end_recording()
-        with _graphs_native(native):
+        with native_command_buffers(native):
             exe = graph.finalize()
         if native and not exe._replay.native:  # type: ignore[union-attr]
             raise Unavailable("the device has no usable cl_khr_command_buffer")

@@ -72,6 +72,16 @@ def _model_halve_add(values: np.ndarray, s: float) -> np.ndarray:
     return (values * np.float32(0.5) + np.float32(s)).astype(np.float32)
 
 
+def _recorded(q: sycl.queue, *cgfs: object) -> exp.command_graph:
+    """The command groups recorded on ``q``, finalized."""
+    g = exp.command_graph(q)
+    g.begin_recording(q)
+    for cgf in cgfs:
+        q.submit(cgf)
+    g.end_recording()
+    return g.finalize()
+
+
 # --- recording and replaying -----------------------------------------------------------------
 
 
@@ -109,11 +119,7 @@ def test_replay_is_ordered_with_eager_work_on_the_same_buffers(queue: sycl.queue
     replay after the first and before the second through the buffer alone."""
     data = np.zeros(N, np.float32)
     with sycl.buffer(data) as buf:
-        g = exp.command_graph(queue)
-        g.begin_recording(queue)
-        queue.submit(_halve_add(buf, 4.0))
-        g.end_recording()
-        exe = g.finalize()
+        exe = _recorded(queue, _halve_add(buf, 4.0))
         gate = cl.UserEvent(sycl.get_native(queue.get_context()))
         gated = sycl.make_event(gate, queue.get_context())
 
@@ -282,11 +288,7 @@ def test_replay_after_host_accessor_and_other_queue(device: sycl.device) -> None
     q = sycl.queue(device)
     data = np.ones(N, np.float32)
     with sycl.buffer(data) as buf:
-        g = exp.command_graph(q)
-        g.begin_recording(q)
-        q.submit(_halve_add(buf, 1.0))
-        g.end_recording()
-        exe = g.finalize()
+        exe = _recorded(q, _halve_add(buf, 1.0))
         q.ext_oneapi_graph(exe)
         other_ctx.submit(_halve_add(buf, 10.0))
         q.ext_oneapi_graph(exe)

@@ -65,7 +65,6 @@ of hanging the suite. The budget is fixed for CI: derandomized examples, no exam
 from __future__ import annotations
 
 import functools
-import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -79,7 +78,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import sycl_ocl as sycl
-from sycl_ocl.scheduler.graph import NATIVE_ENV
+from sycl_ocl.scheduler.graph import native_command_buffers
 
 sycl.register_kernel_source(
     """
@@ -1030,27 +1029,13 @@ def test_random_programs_on_pocl(prog: Program) -> None:
     run_program(prog, queues)
 
 
-@contextmanager
-def prepared_graphs() -> Iterator[None]:
-    """Graphs finalized meanwhile replay prepared kernels, not native command buffers."""
-    before = os.environ.get(NATIVE_ENV)
-    os.environ[NATIVE_ENV] = "0"
-    try:
-        yield
-    finally:
-        if before is None:
-            del os.environ[NATIVE_ENV]
-        else:
-            os.environ[NATIVE_ENV] = before
-
-
 @settings(max_examples=100, **SETTINGS)
 @given(prog=programs(N_POCL, max_steps=16))
 def test_random_programs_on_pocl_without_command_buffers(prog: Program) -> None:
     queues = pocl_queues()
     if not queues:
         pytest.skip("needs PoCL")
-    with prepared_graphs():
+    with native_command_buffers(False):
         run_program(prog, queues)
 
 

@@ -13,7 +13,8 @@ orders it with the eager commands before and after it, and moves the data it nee
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,22 @@ if TYPE_CHECKING:
     from .lane import Lane
 
 NATIVE_ENV = "SYCL_OCL_GRAPH_NATIVE"  # "0": replay prepared kernels even where command buffers exist
+
+
+@contextmanager
+def native_command_buffers(enabled: bool) -> Iterator[None]:
+    """Graphs finalized meanwhile record native command buffers where they can (``enabled``),
+    or replay prepared kernels: ``SYCL_OCL_GRAPH_NATIVE`` for the duration (tests and benchmarks
+    compare the two ways; not thread safe, as the environment is not)."""
+    before = os.environ.get(NATIVE_ENV)
+    os.environ[NATIVE_ENV] = "1" if enabled else "0"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[NATIVE_ENV]
+        else:
+            os.environ[NATIVE_ENV] = before
 
 
 @dataclass(frozen=True, slots=True)

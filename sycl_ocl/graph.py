@@ -25,7 +25,7 @@ from .handler import handler
 from .property import graph as graph_props
 from .property import node as node_props
 from .property._base import PropertyHolder, make_property_list, property_list
-from .scheduler import RUNTIME, Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch
+from .scheduler import RUNTIME, Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeTask
 from .scheduler.graph import GraphReplay, Step
 from .scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate
 
@@ -199,11 +199,11 @@ class _Graph:
     def add_node(self, h: handler, after: Iterable[node], q: queue | None) -> node:
         """The node of a command group (``h``, finished): checked, with its edges."""
         action, member = h._action, h._member
-        if isinstance(action, HostTask):
-            raise exception(errc.feature_not_supported, "a command graph cannot hold host tasks (host_task, "
-                                                        "or handler.copy between an accessor and a numpy "
-                                                        "array): submit them outside the graph, before or "
-                                                        "after a replay")
+        if isinstance(action, HostTask | NativeTask):
+            raise exception(errc.feature_not_supported, "a command graph cannot hold host commands "
+                                                        "(host_task, update_host, handler.copy between an "
+                                                        "accessor and a numpy array): submit them outside "
+                                                        "the graph, before or after a replay")
         if isinstance(action, GraphReplay):
             raise exception(errc.feature_not_supported, "a command graph cannot hold another graph "
                                                         "(sub-graphs are not implemented); record its "

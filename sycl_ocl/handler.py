@@ -202,7 +202,9 @@ class handler:
                 q.submit(lambda h: h.parallel_for(
                     sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
-        if isinstance(rng, nd_range):
+        if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
+            self._launch(kernel, (rng,), None, None, args, grouped=False)
+        elif isinstance(rng, nd_range):
             offset = rng.get_offset()
             self._launch(
                 kernel,
@@ -212,8 +214,8 @@ class handler:
                 args,
                 grouped=True,
             )
-            return
-        self._launch(kernel, global_size(rng), None, None, args, grouped=False)
+        else:
+            self._launch(kernel, global_size(rng), None, None, args, grouped=False)
 
     def _launch(
         self,

@@ -339,6 +339,8 @@ def test_recording_misuse(queue: sycl.queue) -> None:
         with _invalid(sycl.errc.feature_not_supported):
             queue.submit(lambda h: h.host_task(lambda: None))
         with _invalid(sycl.errc.feature_not_supported):
+            queue.submit(lambda h: h.host_task(lambda ih: None))  # with native access
+        with _invalid(sycl.errc.feature_not_supported):
             queue.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only), np.zeros(N, np.float32)))
         g.end_recording()
         with _invalid():  # an event of a recorded command, outside its recording

@@ -30,7 +30,7 @@ from .exception import errc, exception
 from .property._base import PropertyHolder, make_property_list, property_list
 from .property.accessor import no_init
 from .range import as_id, as_range, id, range
-from .scheduler import holds
+from .scheduler import holds, lifetime
 from .scheduler.requirement import Requirement
 
 if TYPE_CHECKING:
@@ -310,7 +310,7 @@ class host_accessor(_Window):
 
     def __del__(self) -> None:
         if getattr(self, "_hold", None) is not None:
-            self.release()
+            lifetime.finalize(self.release, "ending a host accessor")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return self._array if dtype is None else self._array.astype(dtype)

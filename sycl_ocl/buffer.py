@@ -210,10 +210,8 @@ class buffer(PropertyHolder):
         self._release()
 
     def __del__(self) -> None:
-        try:
-            self._release()
-        except Exception as error:  # a destructor cannot raise
-            lifetime.log.error("sycl_ocl: buffer destruction failed: %s", error)
+        if getattr(self, "_alive", False):
+            lifetime.finalize(self._release, "buffer destruction")
 
     def _check_alive(self) -> None:
         if not self._alive:

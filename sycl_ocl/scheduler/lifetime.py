@@ -2,12 +2,19 @@
 spec says so.
 
 Finalizers can run while this thread holds the scheduler lock (garbage collection during a
-submit) or on a scheduler thread; then the destruction runs on a thread of its own.
+submit) or on a scheduler thread; then a destruction that may block runs on a thread of its
+own. A garbage collection runs finalizers at any point of the thread that triggered it, even
+inside a lock of the standard library (an Event's condition) that the destruction's own work
+takes: during a collection, finalizers only queue their work, lock-free, for the progress
+thread (rule S19).
 """
 
 from __future__ import annotations
 
+import gc
+import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,18 +29,49 @@ from .progress import spawn
 from .requirement import READ, Requirement
 from .runtime import RUNTIME
 
+_collection = threading.local()  # .running: a garbage collection runs on this thread
+
+
+def _note_collection(phase: str, info: dict[str, int]) -> None:
+    _collection.running = phase == "start"
+
+
+gc.callbacks.append(_note_collection)
+
+
+def finalize(work: Callable[[], Any], what: str) -> None:
+    """Run a finalizer's ``work`` now, or, during a garbage collection, queue it for the
+    progress thread (``what`` names it in the log if it fails)."""
+    if getattr(_collection, "running", False) and RUNTIME.thread is not None:
+        RUNTIME.finalizers.append((work, what))
+        RUNTIME.kick()
+        return
+    try:
+        work()
+    except Exception as error:  # a finalizer cannot raise: report it instead
+        log.error("sycl_ocl: %s failed: %s", what, error)
+
 
 def destroy(memory: MemoryObject) -> None:
     """Run the destruction semantics of the memory object's last user handle.
 
     On a thread of the scheduler (a host op's, the progress thread) or inside it, blocking
-    could wait for that very thread: the destruction then runs on a thread of its own.
+    could wait for that very thread: a destruction that may block then runs on a thread of
+    its own.
     """
-    if RUNTIME.held() or RUNTIME.on_own_thread():
+    if (RUNTIME.held() or RUNTIME.on_own_thread()) and _may_block(memory):
         spawn(_guarded, (memory,), "sycl_ocl-destroy",
               lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
         return
     _guarded_run(memory)
+
+
+def _may_block(memory: MemoryObject) -> bool:
+    if not memory.blocking:
+        return False
+    with RUNTIME:
+        ops = [entry[0] for entry in memory.frontier]
+    return not all(op.poll() for op in ops) or _write_back_target(memory) is not None
 
 
 def _guarded(memory: MemoryObject) -> None:
@@ -65,8 +103,8 @@ def _destroy(memory: MemoryObject) -> None:
         ops = [entry[0] for entry in memory.frontier]
     for op in ops:
         op.wait()
-    target = _target(memory)
-    if target is None or not memory.written or not memory.size:
+    target = _write_back_target(memory)
+    if target is None:
         return
     stagers: list[Op] = []
     with RUNTIME:
@@ -80,8 +118,9 @@ def _destroy(memory: MemoryObject) -> None:
         _copy_out(memory, target)
 
 
-def _target(memory: MemoryObject) -> Any:
-    if not memory.write_back:
+def _write_back_target(memory: MemoryObject) -> Any:
+    """Where destruction writes the data back; None when there is nothing to write."""
+    if not memory.write_back or not memory.written or not memory.size:
         return None
     target = memory.target
     if isinstance(target, weakref.ref):

@@ -149,16 +149,26 @@ def start() -> None:
 
 
 def _progress() -> None:
-    wake, spawns = RUNTIME.wake, RUNTIME.spawns
+    wake, spawns, finalizers = RUNTIME.wake, RUNTIME.spawns, RUNTIME.finalizers
     while True:
-        wake.wait()
-        wake.clear()
+        wake.get()
+        while not wake.empty():  # one pass serves every wake-up so far
+            wake.get_nowait()
+        while finalizers:
+            _finalize(*finalizers.popleft())
         while spawns:
             _start(*spawns.popleft())  # in a function: this loop keeps no reference to its args
         try:
             drain()
         except Exception:  # the progress thread outlives any one failure; drain retries later
             log.exception("sycl_ocl: issuing deferred commands failed")
+
+
+def _finalize(work: Callable[[], Any], what: str) -> None:
+    try:
+        work()
+    except Exception as error:  # a finalizer cannot raise: report it instead
+        log.error("sycl_ocl: %s failed: %s", what, error)
 
 
 def _start(

@@ -11,6 +11,7 @@ work still in flight, then logs the asynchronous errors nobody received.
 from __future__ import annotations
 
 import atexit
+import queue
 import threading
 import time
 import weakref
@@ -44,7 +45,7 @@ class Runtime:
     """
 
     __slots__ = (
-        "_records_lock", "_start_lock", "contexts", "deferred", "lanes", "local", "lock",
+        "_records_lock", "_start_lock", "contexts", "deferred", "finalizers", "lanes", "local", "lock",
         "native_commands", "owner", "owners", "spawns", "thread", "undelivered", "wake", "watched",
     )
 
@@ -56,8 +57,12 @@ class Runtime:
         self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
         self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
         self.watched: set[int] = set()  # OpenCL events with a completion callback
-        self.wake = threading.Event()  # wakes the progress thread
+        # Wakes the progress thread. A SimpleQueue, not an Event: its put takes no Python lock,
+        # so a finalizer may wake the thread even when it runs inside an Event's own lock.
+        self.wake: queue.SimpleQueue[None] = queue.SimpleQueue()
         self.spawns: deque[Spawn] = deque()  # threads for the progress thread to start
+        # Finalizer work queued during a garbage collection, for the progress thread to run.
+        self.finalizers: deque[tuple[Callable[[], Any], str]] = deque()
         self.undelivered: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
         self.contexts: weakref.WeakValueDictionary[int, ContextRecord] = weakref.WeakValueDictionary()
         self.native_commands: weakref.WeakValueDictionary[int, NativeCommand] = weakref.WeakValueDictionary()
@@ -106,8 +111,9 @@ class Runtime:
         target(*args)
 
     def kick(self) -> None:
-        """Wake the progress thread: something it waits for may have happened."""
-        self.wake.set()
+        """Wake the progress thread: something it waits for may have happened. Lock-free, so
+        safe in finalizers and driver callbacks."""
+        self.wake.put(None)
 
     # --- records of the world outside ---------------------------------------------------
 

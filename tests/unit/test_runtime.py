@@ -12,6 +12,7 @@ from scheduler_fakes import FakeContext, FakeEvent, FakeLane, device_op, host_op
 
 import sycl_ocl as sycl
 from sycl_ocl._async_errors import AsyncErrors
+from sycl_ocl.scheduler import lifetime, progress
 from sycl_ocl.scheduler.command import COMPLETE
 from sycl_ocl.scheduler.lane import TRIM_EVERY, Lane
 from sycl_ocl.scheduler.op import DONE, Op, add_edge, depend
@@ -44,6 +45,31 @@ def test_the_scheduler_threads_carry_a_mark() -> None:
     thread.start()
     thread.join()
     assert seen == [True] and not runtime.on_own_thread()
+
+
+def test_finalizers_during_a_collection_run_on_the_progress_thread() -> None:
+    # A collection may run finalizers inside a lock of the standard library that their work
+    # takes (an Event's condition): during one, they only queue their work (rule S19).
+    progress.start()
+    ran: list[str] = []
+    done = threading.Event()
+
+    def work() -> None:
+        ran.append(threading.current_thread().name)
+        done.set()
+
+    class Garbage:
+        def __init__(self) -> None:
+            self.me = self
+
+        def __del__(self) -> None:
+            lifetime.finalize(work, "a test finalizer")
+
+    Garbage()
+    gc.collect()
+    assert done.wait(10) and ran == ["sycl_ocl-progress"]
+    lifetime.finalize(work, "a test finalizer")  # outside a collection: at once, on this thread
+    assert ran[-1] == threading.current_thread().name
 
 
 def test_reported_errors_are_remembered_until_delivered() -> None:

@@ -29,7 +29,8 @@ from sycl_ocl.usm import alloc
 
 exp = sycl.ext.oneapi.experimental
 
-AXPB, ADD, GROUP_SUM, WINDOW, GRID = sycl.register_kernel_source(
+STEP = sycl.specialization_id("CTS_GRAPH_STEP", np.uint32, 1)
+AXPB, ADD, GROUP_SUM, WINDOW, GRID, SPEC_ADD = sycl.register_kernel_source(
     """
     __kernel void cts_graph_axpb(__global uint *a, uint m, uint b) {
         size_t i = get_global_id(0);
@@ -59,6 +60,7 @@ AXPB, ADD, GROUP_SUM, WINDOW, GRID = sycl.register_kernel_source(
         size_t col = get_global_id(0), row = get_global_id(1);
         a[row * get_global_size(0) + col] += (uint)(row * 100 + col);
     }
+    __kernel void cts_graph_spec_add(__global uint *a) { a[get_global_id(0)] += CTS_GRAPH_STEP; }
     """
 )
 
@@ -294,10 +296,13 @@ def test_CG_04_transitive_recording(device: sycl.device) -> None:
 def test_CG_05_recorded_events_and_waits(queue: sycl.queue) -> None:
     """Events of recorded submissions serve as dependencies inside their graph only: waiting,
     status, profiling, and use after recording raise errc.invalid, as do waiting on a recording
-    queue and depending on an eager event while recording."""
+    queue and depending on an eager event, or another graph's, while recording."""
     with sycl.buffer(np.zeros(N, U32)) as buf:
         eager = queue.submit(axpb(buf, 1, 1))
-        g = exp.command_graph(queue)
+        g, other = exp.command_graph(queue), exp.command_graph(queue)
+        elsewhere = sycl.queue(queue.get_context(), queue.get_device())
+        other.begin_recording(elsewhere)
+        foreign = elsewhere.submit(axpb(buf, 1, 1))
         g.begin_recording(queue)
         rec = queue.submit(axpb(buf, 1, 1))
         for misuse in (
@@ -307,11 +312,13 @@ def test_CG_05_recorded_events_and_waits(queue: sycl.queue) -> None:
             queue.wait, queue.wait_and_throw,
             lambda: queue.submit(after(eager, axpb(buf, 1, 1))),
             lambda: queue.fill(sycl.accessor(buf, None, sycl.write_only), U32(1), depends_on=eager),
+            lambda: queue.submit(after(foreign, axpb(buf, 1, 1))),  # recorded to another graph
         ):
             with raises(sycl.errc.invalid):
                 misuse()
         queue.submit(after(rec, axpb(buf, 1, 1)))  # a recorded event: an edge
         g.end_recording()
+        other.end_recording()
         with raises(sycl.errc.invalid):  # after recording
             queue.submit(after(rec, axpb(buf, 1, 1)))
         assert len(g.get_nodes()) == 2
@@ -773,7 +780,8 @@ def test_CG_16_replay_paths(device: sycl.device) -> None:
 def test_CG_17_refused_commands(queue: sycl.queue) -> None:
     """Host tasks (with or without an interop_handle), host copies (accessor to array and back,
     update_host) and sub-graphs are refused in a graph with errc.feature_not_supported, when
-    recorded and when added; the graph and the recording are unchanged and stay usable."""
+    recorded and when added; after them, and after a command-group function that raises, the
+    graph and the recording are unchanged and stay usable."""
     host = np.zeros(N, U32)
     with sycl.buffer(np.zeros(N, U32)) as buf:
         inner = recorded(queue, axpb(buf, 1, 1)).finalize()
@@ -795,6 +803,8 @@ def test_CG_17_refused_commands(queue: sycl.queue) -> None:
                 queue.submit(cgf)
         with raises(sycl.errc.feature_not_supported):
             queue.ext_oneapi_graph(inner)
+        with pytest.raises(ZeroDivisionError):  # the command-group function itself fails
+            queue.submit(lambda h: (sycl.accessor(buf, h), 1 // 0))
         assert queue.ext_oneapi_get_state() is exp.queue_state.recording and g.empty()
         queue.submit(axpb(buf, 1, 2))
         g.end_recording()
@@ -959,3 +969,27 @@ def test_CG_23_replay_event(device: sycl.device, path: str) -> None:
                   for f in ("command_submit", "command_start", "command_end")]
         assert stamps[0] <= stamps[1] <= stamps[2], stamps
         assert read(buf)[0] == 2
+
+
+def test_CG_24_nodes_keep_their_kernel_configuration(queue: sycl.queue, path: str) -> None:
+    """Kernel nodes keep what their command groups chose: two nodes of one kernel with different
+    specialization constants, one with the default, and one through use_kernel_bundle."""
+    bundle = sycl.get_kernel_bundle(sycl.bundle_state.executable, queue.get_context(), [queue.get_device()])
+
+    def spec_add(buf: sycl.buffer, step: int | None) -> Callable[[sycl.handler], None]:
+        def cgf(h: sycl.handler) -> None:
+            if step is None:
+                h.use_kernel_bundle(bundle)
+            else:
+                h.set_specialization_constant(STEP, step)
+            h.parallel_for(N, SPEC_ADD, sycl.accessor(buf, h))
+
+        return cgf
+
+    data = np.zeros(N, U32)
+    with sycl.buffer(data) as buf:
+        exe = recorded(queue, spec_add(buf, 5), spec_add(buf, 7), spec_add(buf, None)).finalize()
+        expect_path(exe, path)
+        queue.ext_oneapi_graph(exe)
+        queue.ext_oneapi_graph(exe)
+    np.testing.assert_array_equal(data, 2 * (5 + 7 + 1))

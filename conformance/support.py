@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 import sycl_ocl as sycl
+from sycl_ocl.usm import alloc
+from sycl_ocl.usm.kinds import NEEDS as USM_ASPECT
 
 from .plugin import observe
 
@@ -43,6 +45,20 @@ def needs(dev: sycl.device, *aspects: sycl.aspect) -> None:
     missing = [a.name for a in aspects if not dev.has(a)]
     if missing:
         pytest.skip(f"the device lacks aspect(s) {', '.join(missing)}")
+
+
+def usm_refused(q: sycl.queue, kind: alloc) -> None:
+    """Check that allocating a USM kind the device lacks raises errc.feature_not_supported."""
+    with raises(sycl.errc.feature_not_supported):
+        getattr(sycl, f"malloc_{kind.name}")(64, q)
+
+
+def needs_usm_kind(q: sycl.queue, kind: alloc) -> None:
+    """Skip unless the device backs the USM ``kind``, after checking that it is refused."""
+    if not q.get_device().has(USM_ASPECT[kind]):
+        usm_refused(q, kind)
+        pytest.skip(f"the device lacks aspect.{USM_ASPECT[kind].name} (checked: allocating "
+                    f"{kind.name} memory raises feature_not_supported)")
 
 
 def needs_state(dev: sycl.device, state: sycl.bundle_state) -> None:

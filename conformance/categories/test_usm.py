@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import sycl_ocl as sycl
-from conformance.support import Gate, raises, status
+from conformance.support import Gate, needs_usm_kind, raises, status, usm_refused
 from sycl_ocl.usm import alloc
 from sycl_ocl.usm.kinds import NEEDS
 
@@ -64,31 +64,17 @@ def aligned_alloc_of(kind: alloc) -> Callable[..., sycl.usm_ptr | None]:
     return getattr(sycl, f"aligned_alloc_{kind.name}")
 
 
-def _refused(q: sycl.queue, kind: alloc) -> None:
-    """Allocating a kind the device lacks raises errc.feature_not_supported."""
-    with raises(sycl.errc.feature_not_supported):
-        malloc_of(kind)(64, q)
-
-
 def kinds(q: sycl.queue) -> list[alloc]:
     """The kinds the device backs, after checking the refusal of the others; skip if none."""
     dev = q.get_device()
     backed = [k for k in KINDS if dev.has(ASPECT[k])]
     for kind in KINDS:
         if kind not in backed:
-            _refused(q, kind)
+            usm_refused(q, kind)
     if not backed:
         pytest.skip("the device backs no USM kind (no OpenCL SVM; checked: every allocation "
                     "raises feature_not_supported)")
     return backed
-
-
-def needs_kind(q: sycl.queue, kind: alloc) -> None:
-    """Skip unless the device backs ``kind``, after checking that it is refused."""
-    if not q.get_device().has(ASPECT[kind]):
-        _refused(q, kind)
-        pytest.skip(f"the device lacks aspect.{ASPECT[kind].name} (checked: allocating "
-                    f"{kind.name} memory raises feature_not_supported)")
 
 
 @contextmanager
@@ -118,7 +104,7 @@ def write(q: sycl.queue, p: sycl.usm_ptr, values: np.ndarray) -> None:
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_US_01_allocations(queue: sycl.queue, kind: alloc) -> None:
     """Every allocation form of a kind the device backs returns usable, aligned memory; free works."""
-    needs_kind(queue, kind)
+    needs_usm_kind(queue, kind)
     dev, ctx = queue.get_device(), queue.get_context()
     target = (ctx,) if kind is alloc.host else (dev, ctx)
     made = [
@@ -286,7 +272,7 @@ def test_US_03_prefetch_and_mem_advise(queue: sycl.queue, op: str) -> None:
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_US_04_atomics(queue: sycl.queue, kind: alloc) -> None:
     """32-bit (and, with aspect.atomic64, 64-bit) atomics of 4096 work-items on USM memory."""
-    needs_kind(queue, kind)
+    needs_usm_kind(queue, kind)
     items = 4096
     with ints(queue, kind, 6) as c:
         write(queue, c, np.array([0, 0, -1, 1, 0, 0]))
@@ -381,7 +367,7 @@ def test_US_12_misuse_is_refused(queue: sycl.queue) -> None:
 def test_US_13_large_device_allocation(queue: sycl.queue) -> None:
     """A device allocation of a quarter of max_mem_alloc_size (at most 256 MiB) is written by a
     kernel at both ends and read back."""
-    needs_kind(queue, alloc.device)
+    needs_usm_kind(queue, alloc.device)
     limit = queue.get_device().get_info(sycl.info.device.max_mem_alloc_size)
     n = min(limit // 4, 256 * 2**20) // 4
     p = sycl.malloc_device(count=n, dtype=np.int32, q=queue)

@@ -1,10 +1,14 @@
-"""Driver deviation: a buffer larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE is created and works.
+"""Driver deviation: a buffer larger than CL_DEVICE_MAX_MEM_ALLOC_SIZE is created.
 
 OpenCL 3.0 §5.2.1: clCreateBuffer returns CL_INVALID_BUFFER_SIZE when size is greater than
 CL_DEVICE_MAX_MEM_ALLOC_SIZE. NVIDIA reports a quarter of the GPU's memory as that limit
-(21254373376 bytes on an H100 80GB) but creates larger buffers, and commands on them work:
-this fills the last byte of a buffer one byte over the limit and reads it back. Raw
-PyOpenCL, no sycl_ocl. Exit status 1 while the deviation is there, 0 once the size is refused.
+(21254373376 bytes on an H100 80GB) but creates larger buffers. This creates one a byte over
+the limit, then fills its last byte and reads it back. Raw PyOpenCL, no sycl_ocl. Exit status
+1 when the buffer is created and used, 0 when any step refuses it.
+
+Driver 580.159.04 (2026-11-23): the buffer is created, and a kernel touching its start runs
+(conformance BU-20), but the fill of its last byte fails with CL_OUT_OF_RESOURCES (-5), so
+this prints "refused ... -5" and exits 0: the size is refused late, at use, with another code.
 
     python repro_alloc_beyond_max.py [PLATFORM_SUBSTRING]   (default: NVIDIA)
 """

@@ -11,7 +11,7 @@ import pyopencl as cl
 from ._async_errors import AsyncErrors
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import translate
-from .accessor import accessor, local_accessor
+from .accessor import accessor
 from .aspect import aspect
 from .backend import backend
 from .context import AsyncHandler, context
@@ -206,9 +206,7 @@ class queue(NativeWrapper, PropertyHolder):
         """
         deps = _commands(depends_on) if self._recording is None else None
         if deps is not None:
-            launch = self._direct(kernel, (1,), args)
-            if launch is not None:
-                return event(submit(self._lane, launch, (), deps), self._context)
+            return event(submit(self._lane, self._direct(kernel, (1,), args), (), deps), self._context)
         return self._one(depends_on, handler.single_task, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
@@ -219,28 +217,29 @@ class queue(NativeWrapper, PropertyHolder):
         kernels launched this way take scalars, USM pointers or ``pyopencl`` buffers.
         ``depends_on`` is an event or a list of events to wait for.
         """
-        deps = _commands(depends_on) if self._recording is None and not isinstance(rng, nd_range) else None
-        if deps is not None:
-            launch = self._direct(kernel, (rng,) if type(rng) is int and rng >= 0 else global_size(rng), args)
-            if launch is not None:
+        if self._recording is None:
+            if depends_on is None and type(rng) is int and rng >= 0:  # the common case, spelled out
+                return event(submit(self._lane, self._direct(kernel, (rng,), args), (), ()), self._context)
+            deps = _commands(depends_on) if not isinstance(rng, nd_range) else None
+            if deps is not None:
+                launch = self._direct(kernel, global_size(rng), args)
                 return event(submit(self._lane, launch, (), deps), self._context)
         return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
 
-    def _direct(self, name: Any, size: tuple[int, ...], args: tuple[Any, ...]) -> KernelLaunch | None:
-        """The launch of a shortcut whose arguments are scalars, USM pointers or ``pyopencl``
-        buffers, made without a handler; None when an argument needs one (an accessor)."""
-        for arg in args:
-            kind = type(arg)
-            if kind is accessor or kind is local_accessor:
-                return None
+    def _direct(self, name: Any, size: tuple[int, ...], args: tuple[Any, ...]) -> KernelLaunch:
+        """The launch of a shortcut, made without a handler: its arguments are scalars, USM
+        pointers or ``pyopencl`` buffers (an accessor needs a handler: ``kernel_args`` raises
+        for one, as the handler's way would)."""
+        memory, _, svm_args = kernel_args(args, self._context._handle, False, None)
         found = self._kernels.get(name) if type(name) is str else None
         if found is None:
             found = resolve_kernel(name, self._context, self._device, None, {})
             if type(name) is str:
                 self._kernels[name] = found
-        memory, _, svm_args = kernel_args(args, self._context._handle, False, None)
         found._check_launch(args, None)
-        return KernelLaunch(found._for_svm(svm_args) if svm_args else found, size, None, None, memory, ())
+        if svm_args:  # the twin of these SVM arguments (``kernel._for_svm``), looked up in place
+            found = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
+        return KernelLaunch(found, size, None, None, memory, ())
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:
         """``submit`` of one ``memcpy`` between USM pointers and numpy arrays (§4.6.5.2)."""

@@ -167,7 +167,9 @@ class kernel(NativeWrapper):
         for index, wanted in self._elements:
             arg = args[index]
             held = getattr(arg, "dtype", None)
-            if held is not None and held != wanted and not isinstance(arg, _NUMPY_VALUES):
+            if held is None or held is wanted:  # numpy's dtypes of one type are one object
+                continue
+            if held != wanted and not isinstance(arg, _NUMPY_VALUES):
                 raise self._element_error(index, arg, held)
         if self._reqd is not None and local_size is not None and local_size != self._reqd[:len(local_size)]:
             raise self._local_size_error(local_size)

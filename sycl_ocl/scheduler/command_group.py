@@ -10,7 +10,6 @@ runs under the one scheduler lock, in submission order (rule S1); ``submit`` nev
 from __future__ import annotations
 
 from collections.abc import Sequence
-from threading import get_ident
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
@@ -57,9 +56,8 @@ def submit(
     kind = type(action)
     if kind is HostTask or kind is NativeTask:
         return _submit_host(lane, action, requirements, depends_on)  # type: ignore[arg-type]
-    runtime = RUNTIME
-    runtime.lock.acquire()  # ``with RUNTIME``, spelled out on the submit path
-    owner, runtime.owner = runtime.owner, get_ident()
+    lock = RUNTIME.lock
+    lock.acquire()  # ``with RUNTIME``, spelled out on the submit path
     try:
         op = _open(lane, depends_on, False)
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
@@ -80,8 +78,7 @@ def submit(
                 replay(found, op)
         lane.add(op)
     finally:
-        runtime.owner = owner
-        runtime.lock.release()
+        lock.release()
     return op
 
 

@@ -79,8 +79,8 @@ class Lane:
         """Block until every op submitted so far completed."""
         with RUNTIME:
             ops = list(self.ops)
-        for op in reversed(ops):
-            if op.state != DONE:
+        for op in reversed(ops):  # once the last completed, a poll finds the earlier ones complete
+            if op.state != DONE and not op.poll():
                 op.wait()
         for op in ops:
             op.poll()

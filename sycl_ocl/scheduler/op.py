@@ -30,6 +30,7 @@ DEFERRED, ISSUED, DONE = 0, 1, 2
 SUBMIT, START, END = 0, 1, 2  # the host times of a host op on a profiling queue (``Op.times``)
 _TIME_FIELDS = {"queued": SUBMIT, "start": START, "end": END}  # named as in pyopencl's Event.profile
 _COMPLETE = cl.command_execution_status.COMPLETE
+_STATUS = cl.event_info.COMMAND_EXECUTION_STATUS
 
 # A transfer: (memory object, allocation, lo, hi); its direction follows from the op (device
 # op: host to the allocation; host op: the allocation to the host).
@@ -77,7 +78,7 @@ class Op:
             return False
         status: int
         try:
-            status = ev.command_execution_status
+            status = ev.get_info(_STATUS)  # type: ignore[assignment]  # not the property: one call less
         except cl.Error:
             status = -1
         if status == _COMPLETE:

@@ -54,6 +54,10 @@ class FakeEvent:
         self.command_execution_status = 1  # running
         self.callbacks: list[Callable[[int], None]] = []
 
+    def get_info(self, param: int) -> int:
+        """The status, whatever ``param`` asks (``Op.poll`` asks for nothing else)."""
+        return self.command_execution_status
+
     def set_callback(self, status: int, callback: Callable[[int], None]) -> None:
         if self.command_execution_status > 0:
             self.callbacks.append(callback)

@@ -603,6 +603,23 @@ def test_queue_shortcuts_for_accessors(device: sycl.device) -> None:
     assert data.tolist() == list(range(8))
 
 
+def test_kernel_shortcuts_refuse_accessors_as_the_handler_does(device: sycl.device) -> None:
+    """``q.parallel_for`` / ``q.single_task`` have no handler to bind an accessor to: each form
+    (int range, range, with and without depends_on) refuses one with the handler's errc."""
+    q = sycl.queue(device)
+    with sycl.buffer(np.zeros(4, dtype=np.int32)) as buf:
+        acc = sycl.accessor(buf)
+        done = sycl.event()
+        for call in (lambda: q.parallel_for(1, "usm_one", acc, 1),
+                     lambda: q.parallel_for(1, "usm_one", acc, 1, depends_on=done),
+                     lambda: q.parallel_for(sycl.range(1), "usm_one", acc, 1),
+                     lambda: q.single_task("usm_one", acc, 1)):
+            raises(sycl.errc.accessor, call, "not part of this command group")
+        local = sycl.local_accessor(np.int32, 1)
+        raises(sycl.errc.kernel_argument, lambda: q.parallel_for(1, "usm_one", local, 1), "nd_range")
+    still_works(q)
+
+
 # --- misuse (each refused with a message; nothing else breaks) --------------------------------
 
 

@@ -603,6 +603,24 @@ def test_queue_shortcuts_for_accessors(device: sycl.device) -> None:
     assert data.tolist() == list(range(8))
 
 
+def test_repeated_launches_keep_their_own_arguments(device: sycl.device) -> None:
+    """A launch with the same argument objects as the lane's previous one skips set_args (the
+    SVM twin keeps them); another queue's launch of the same kernel in between, a pointer or a
+    scalar that changes, each sets them again."""
+    kind = any_kind(device)
+    q1 = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    q2 = sycl.queue(q1.get_context(), device, prop_list=[sycl.property.queue.in_order()])
+    a, b = ints(q1, kind, 1), ints(q1, kind, 1)
+    write(q1, a, np.zeros(1, dtype=np.int32))
+    write(q1, b, np.zeros(1, dtype=np.int32))
+    events = [q1.parallel_for(1, "usm_add", a, a, 1) for _ in range(5)]  # a += 5, arguments set once
+    events += [q2.parallel_for(1, "usm_add", b, b, 1), q1.parallel_for(1, "usm_add", a, a, 1)]
+    events += [q1.parallel_for(1, "usm_add", a, a, 1000), q1.parallel_for(1, "usm_add", b, a, 0)]
+    sycl.event.wait(events)
+    assert read(q1, a, 1).tolist() == [1006]
+    assert read(q1, b, 1).tolist() == [1006]
+
+
 def test_kernel_shortcuts_refuse_accessors_as_the_handler_does(device: sycl.device) -> None:
     """``q.parallel_for`` / ``q.single_task`` have no handler to bind an accessor to: each form
     (int range, range, with and without depends_on) refuses one with the handler's errc."""

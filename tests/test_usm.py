@@ -604,9 +604,9 @@ def test_queue_shortcuts_for_accessors(device: sycl.device) -> None:
 
 
 def test_repeated_launches_keep_their_own_arguments(device: sycl.device) -> None:
-    """A launch with the same argument objects as the lane's previous one skips set_args (the
-    SVM twin keeps them); another queue's launch of the same kernel in between, a pointer or a
-    scalar that changes, each sets them again."""
+    """Launches of one kernel (one SVM twin) each run with their own arguments: repeated with
+    the same objects, with another queue's launch in between, with a pointer or a scalar
+    that changes (a runtime that skips set_args for repeated arguments must get all right)."""
     kind = any_kind(device)
     q1 = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
     q2 = sycl.queue(q1.get_context(), device, prop_list=[sycl.property.queue.in_order()])

@@ -43,7 +43,7 @@ class kernel(NativeWrapper):
 
     __slots__ = (
         "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_name", "_params", "_program",
-        "_reqd", "_set_by", "_svm_twins",
+        "_reqd", "_svm_twins",
     )
 
     _bits: int
@@ -55,7 +55,6 @@ class kernel(NativeWrapper):
     _params: tuple[KernelParam, ...] | None
     _program: cl.Program
     _reqd: tuple[int, ...] | None
-    _set_by: int | None
     _svm_twins: dict[int, kernel]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -79,7 +78,6 @@ class kernel(NativeWrapper):
         self = object.__new__(cls)
         self._setup(native, program, image, params)
         self._svm_twins = {}
-        self._set_by = None  # its cl_kernel is the user's too (get_native): arguments always set
         return remember(self)
 
     def _setup(
@@ -209,7 +207,6 @@ class kernel(NativeWrapper):
                 raise translate(error, f"creating another instance of kernel {self._name!r}") from error
             twin._setup(native, self._program, self._image, self._params)
             twin._svm_twins = twins
-            twin._set_by = 0  # no launch set its arguments yet
             twin = twins.setdefault(svm_args, twin)  # a racing thread's twin may have won
         return twin
 
@@ -221,16 +218,12 @@ class kernel(NativeWrapper):
         global_size: tuple[int, ...],
         local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None,
-        args: Sequence[Any] | None,
+        args: Sequence[Any],
         wait_for: list[cl.Event] | None,
-        setter: int = 0,
     ) -> cl.Event:
         """Set ``args`` and enqueue over ``global_size`` (OpenCL dimension order); the
         handler checked the launch first (``_check_launch``).
 
-        ``setter`` names the launch (``id``); a private ``cl_kernel`` (an SVM twin) records it,
-        so that a later launch whose arguments are the same objects as that live launch's may
-        pass ``args`` None: OpenCL keeps a kernel's arguments from one enqueue to the next.
         An empty range enqueues a marker instead, so dependencies still resolve.
 
         Raises:
@@ -238,14 +231,10 @@ class kernel(NativeWrapper):
                 that does not fit its declared type.
         """
         # The caller holds the scheduler lock, which keeps set_args + enqueue atomic.
-        if args is not None:
-            try:
-                self._native.set_args(*args)
-            except (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError) as error:
-                self._set_by = None if self._set_by is None else 0
-                raise self._argument_error(args, error) from error
-        if self._set_by is not None:
-            self._set_by = setter
+        try:
+            self._native.set_args(*args)
+        except (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError) as error:
+            raise self._argument_error(args, error) from error
         if 0 in global_size:
             return cl.enqueue_marker(cl_queue, wait_for=wait_for)
         return cl.enqueue_nd_range_kernel(cl_queue, self._native, global_size, local_size, offset, wait_for)

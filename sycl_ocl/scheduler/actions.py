@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from operator import is_
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -26,13 +25,11 @@ class Kernel(Protocol):
     """What a kernel launch needs of a kernel (``sycl.kernel`` implements it)."""
 
     _name: str  # the kernel's function name (traces name launches by it)
-    _set_by: int | None  # the launch (``id``) that set its arguments last; None: not recorded
 
     def _enqueue(self, cl_queue: cl.CommandQueue, global_size: tuple[int, ...],
                  local_size: tuple[int, ...] | None, offset: tuple[int, ...] | None,
-                 args: Sequence[Any] | None, wait_for: list[cl.Event] | None, setter: int) -> cl.Event:
-        """Set ``args`` (None: those ``_set_by`` set are still set) and enqueue (sizes in OpenCL
-        dimension order), noting ``setter``; the OpenCL event."""
+                 args: Sequence[Any], wait_for: list[cl.Event] | None) -> cl.Event:
+        """Set ``args`` and enqueue (sizes in OpenCL dimension order); the OpenCL event."""
 
     def _private(self, args: Sequence[Any]) -> cl.Kernel:
         """A ``cl_kernel`` of its own with ``args`` set, that nothing else changes (graphs)."""
@@ -61,7 +58,7 @@ class KernelLaunch:
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
         if not self.bindings:
             return self.kernel._enqueue(lane.cl_queue, self.global_size, self.local_size, self.offset,
-                                        None if self._repeats(lane) else self.args, wait_for, id(self))
+                                        self.args, wait_for)
         args: list[Any] = self.args  # type: ignore[assignment]  # a list when there are bindings
         post: list[tuple[Any, cl.Buffer, int, int]] = []
         ctx = lane.ctx
@@ -87,26 +84,12 @@ class KernelLaunch:
                 post.append((alloc, tmp, lo, hi))
             args[index] = tmp
         ev = self.kernel._enqueue(
-            lane.cl_queue, self.global_size, self.local_size, self.offset, args, wait_for, id(self))
+            lane.cl_queue, self.global_size, self.local_size, self.offset, args, wait_for)
         for alloc, tmp, lo, hi in post:
             keep.append(ev)
             ev = cl.enqueue_copy(
                 lane.cl_queue, alloc.buf, tmp, byte_count=hi - lo, dst_offset=lo, wait_for=lane.after(ev))
         return ev
-
-    def _repeats(self, lane: Lane) -> bool:
-        """Whether the lane's previous op is an issued launch of the same private ``cl_kernel``
-        that set its arguments last, with the same argument objects: then they are still set.
-
-        That launch is alive (the lane holds it), so no other launch can share its ``id``; one
-        still deferred (no OpenCL event yet) has set nothing.
-        """
-        prev = lane.last
-        if prev is None or prev.event is None:
-            return False
-        done = prev.work
-        return (type(done) is KernelLaunch and done.kernel is self.kernel and self.kernel._set_by == id(done)
-                and all(map(is_, done.args, self.args)))
 
 
 @dataclass(slots=True)

@@ -1,13 +1,13 @@
-"""Native command buffers: the provisional ``cl_khr_command_buffer`` extension, through ctypes.
+"""Native command buffers: the ``cl_khr_command_buffer`` extension, through ctypes.
 
 PyOpenCL does not wrap the extension. Its entry points come from
 ``clGetExtensionFunctionAddressForPlatform`` of the OpenCL library PyOpenCL itself is linked
 against, and take PyOpenCL's ``int_ptr`` handles. Failures become ``sycl.exception`` through
 :func:`sycl_ocl._native.status_exception`.
 
-Revisions. The extension is provisional and its C signatures changed; the revision comes from
-``CL_DEVICE_EXTENSIONS_WITH_VERSION`` (OpenCL 3.0), and a device that does not report one of
-the revisions below counts as unsupported:
+Revisions. The extension's C signatures changed while it was provisional (0.9.x); the revision
+comes from ``CL_DEVICE_EXTENSIONS_WITH_VERSION`` (OpenCL 3.0), and a device that does not
+report one of the revisions below counts as unsupported:
 
 * 0.9.0 to 0.9.4: ``clCommandNDRangeKernelKHR`` takes a properties list, the other recording
   calls do not. PoCL 3.1 implements 0.9.0.
@@ -17,6 +17,9 @@ the revisions below counts as unsupported:
   may be enqueued again while earlier runs are in flight. Before 0.9.8 that needs the
   simultaneous-use flag, which is requested where the device offers it; elsewhere a replay
   first waits for the previous one.
+* 1.0.0, the final revision, keeps the signatures and rules of 0.9.8 (Intel's CPU runtime
+  2026.2 implements it: its entry points take the properties list after the queue, then the
+  sync point wait list, the sync point and the mutable handle, as in 0.9.8).
 
 Driver defects handled here (PoCL 3.1): recording a kernel that fails validation (an unset
 argument, a bad work-group size, an unknown sync point, an empty range) dereferences a null
@@ -45,7 +48,8 @@ from ._native import status_exception
 from .exception import errc, exception
 
 EXTENSION = "cl_khr_command_buffer"
-KNOWN_REVISIONS = tuple((0, 9, patch) for patch in range(9))
+KNOWN_REVISIONS = (*((0, 9, patch) for patch in range(9)), (1, 0, 0))
+KNOWN_REVISIONS_TEXT = "0.9.0 to 0.9.8 and 1.0.0"
 _PROPERTIES_EVERYWHERE = (0, 9, 5)  # every recording call takes a properties list
 _SUPPORTED_QUEUE_QUERY = (0, 9, 6)
 _NO_PENDING_STATE = (0, 9, 8)
@@ -256,8 +260,8 @@ class CommandBuffer:
         found = support(device)
         if found is None:
             raise exception(errc.feature_not_supported,
-                            f"{device.name!r} has no usable {EXTENSION} (sycl_ocl knows revisions 0.9.0 "
-                            "to 0.9.8); check _command_buffer.supported(device) first")
+                            f"{device.name!r} has no usable {EXTENSION} (sycl_ocl knows revisions "
+                            f"{KNOWN_REVISIONS_TEXT}); check _command_buffer.supported(device) first")
         problem = found.queue_problem(queue.properties)
         if problem:
             raise exception(errc.feature_not_supported, f"cannot record a command buffer: {problem}")

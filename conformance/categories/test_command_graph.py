@@ -132,10 +132,9 @@ def command_buffer_problem(dev: sycl.device) -> str:
     except (cl.Error, StopIteration):
         return f"the device offers {name} but not its revision (OpenCL 1.2): graphs replay prepared kernels"
     revision = (v >> 22, (v >> 12) & 0x3FF, v & 0xFFF)
-    known = ", ".join(".".join(map(str, r)) for r in (cbuf.KNOWN_REVISIONS[0], cbuf.KNOWN_REVISIONS[-1]))
     if revision not in cbuf.KNOWN_REVISIONS:
         return (f"the device offers {name} revision {'.'.join(map(str, revision))}; sycl_ocl records the "
-                f"provisional revisions {known.replace(', ', ' to ')} only: graphs replay prepared kernels")
+                f"revisions {cbuf.KNOWN_REVISIONS_TEXT} only: graphs replay prepared kernels")
     return (f"the device offers {name} {'.'.join(map(str, revision))} but requires queue properties or "
             "lacks capabilities sycl_ocl needs: graphs replay prepared kernels")
 

@@ -456,6 +456,31 @@ def test_devices_under_test_have_a_graph_path() -> None:
             assert cbuf.supported(sycl.get_native(dev))  # revision 1.0.0 (CPU runtime 2026.2)
 
 
+@pytest.mark.parametrize("setting", [None, "1", "0"], ids=["unset", "1", "0"])
+def test_native_setting_and_default(queue: sycl.queue, setting: str | None,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SYCL_OCL_GRAPH_NATIVE``: unset, command buffers where usable except on PoCL 3.1, whose
+    command buffers replay slower than prepared kernels (docs/performance.md); ``1``: wherever
+    usable; ``0``: never. Replays give the same result either way."""
+    if setting is None:
+        monkeypatch.delenv(NATIVE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(NATIVE_ENV, setting)
+    a = np.arange(N, dtype=np.float32)
+    with sycl.buffer(a) as buf:
+        exe = _recorded(queue, _halve_add(buf, 1.0), _halve_add(buf, 2.0))
+        sycl.event.wait([queue.ext_oneapi_graph(exe) for _ in range(2)])
+    dev = sycl.get_native(queue.get_device())
+    pocl_3_1 = "Portable Computing Language" in dev.platform.name and dev.driver_version.startswith("3.1")
+    usable = cbuf.supported(dev)
+    assert exe._replay is not None
+    assert exe._replay.native == {None: usable and not pocl_3_1, "1": usable, "0": False}[setting]
+    expected = np.arange(N, dtype=np.float32)
+    for _ in range(2):
+        expected = _model_halve_add(_model_halve_add(expected, 1.0), 2.0)
+    np.testing.assert_allclose(a, expected)
+
+
 def test_native_replay_on_revision_1_0_0(tmp_path: Path) -> None:
     """A graph on Intel's CPU runtime (``cl_khr_command_buffer`` 1.0.0) replays natively."""
     env = intel_cpu_runtime_env(tmp_path)

@@ -31,12 +31,11 @@ recorded kernel is a private clone that nothing else touches.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,11 +70,14 @@ _U32_P, _SIZE_P, _U64_P = ctypes.POINTER(_U32), ctypes.POINTER(_SIZE), ctypes.PO
 _SYNC_TAIL = (_U32, _U32_P, _U32_P, _P)  # wait-list length, wait list, sync point out, mutable handle
 
 
+@functools.cache
 def _library() -> ctypes.CDLL | None:
-    """The OpenCL library PyOpenCL uses: symbols of its extension module's dependencies."""
-    for path in (_cl_module.__file__, ctypes.util.find_library("OpenCL")):
-        if not path:
-            continue
+    """The OpenCL library PyOpenCL uses: symbols of its extension module's dependencies.
+
+    Opened on the first question about command buffers, not at import (docs/performance.md,
+    "Import time").
+    """
+    for path in _library_paths():
         try:
             lib = ctypes.CDLL(path)
             lib.clGetExtensionFunctionAddressForPlatform.restype = _P
@@ -88,7 +90,13 @@ def _library() -> ctypes.CDLL | None:
     return None
 
 
-_LIB = _library()
+def _library_paths() -> Iterator[str]:
+    yield _cl_module.__file__
+    import ctypes.util  # only here: it loads subprocess, and PyOpenCL's module nearly always serves
+
+    found = ctypes.util.find_library("OpenCL")
+    if found:
+        yield found
 
 
 @dataclass(frozen=True)
@@ -142,7 +150,7 @@ def supported(device: cl.Device) -> bool:
 
 
 def _query_support(device: cl.Device) -> Support | None:
-    if _LIB is None or EXTENSION not in device.extensions.split():
+    if _library() is None or EXTENSION not in device.extensions.split():
         return None
     try:
         listed = device.get_info(cl.device_info.EXTENSIONS_WITH_VERSION)
@@ -167,9 +175,10 @@ def _query_support(device: cl.Device) -> Support | None:
 
 
 def _device_bits(device: cl.Device, param: int) -> int | None:
-    assert _LIB is not None
+    lib = _library()
+    assert lib is not None
     value = ctypes.c_uint64(0)
-    status = _LIB.clGetDeviceInfo(device.int_ptr, param, ctypes.sizeof(value), ctypes.byref(value), None)
+    status = lib.clGetDeviceInfo(device.int_ptr, param, ctypes.sizeof(value), ctypes.byref(value), None)
     return value.value if status == _SUCCESS else None
 
 
@@ -196,8 +205,9 @@ class _EntryPoints:
 
     @staticmethod
     def _get(platform: cl.Platform, name: str, restype: Any, *argtypes: Any) -> Callable[..., Any]:
-        assert _LIB is not None
-        address = _LIB.clGetExtensionFunctionAddressForPlatform(platform.int_ptr, name.encode())
+        lib = _library()
+        assert lib is not None
+        address = lib.clGetExtensionFunctionAddressForPlatform(platform.int_ptr, name.encode())
         if not address:
             raise LookupError(name)
         return ctypes.CFUNCTYPE(restype, *argtypes)(address)

@@ -17,16 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DEVICES
+from conftest import preferred_device
 
 import sycl_ocl as sycl
 
 ROOT = Path(__file__).resolve().parents[1]
-# The runner drives one platform of the devices under test: PoCL where it is one (CI's), else the first.
-PLATFORMS = [d.get_platform().get_info(sycl.info.platform.name) for d in DEVICES]
-PLATFORM = "Portable Computing Language" if "Portable Computing Language" in PLATFORMS else next(
-    iter(PLATFORMS), "")
-DEVICE = next((d for d in DEVICES if d.get_platform().get_info(sycl.info.platform.name) == PLATFORM), None)
+DEVICE = preferred_device()  # the runner drives this device's platform
+PLATFORM = DEVICE.get_platform().get_info(sycl.info.platform.name) if DEVICE else ""
 pytestmark = pytest.mark.skipif(DEVICE is None, reason="no device under test (SYCL_OCL_TEST matches none)")
 
 

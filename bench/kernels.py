@@ -21,6 +21,7 @@ from sycl_ocl.scheduler.graph import native_command_buffers
 
 from . import dpctl_side
 from .harness import Benchmark, Env, Unavailable, filled, per_op
+from .raw_command_buffer import RawCommandBuffer
 
 BENCHMARKS: list[Benchmark] = []  # this module's, in running order
 
@@ -94,9 +95,33 @@ def _graph_chain(native: bool) -> Callable[[Env], Callable[[], float]]:
     return factory
 
 
+def _raw_command_buffer_chain(env: Env) -> Callable[[], float]:
+    """The raw chain recorded once into a command buffer through ctypes (no sycl_ocl), replayed
+    per sample: the driver's own cost of a command-buffer replay."""
+    n, count = env.size(gpu=1 << 20, cpu=1 << 16, quick=1 << 12), _count(env)
+    queue, kernel = cl.CommandQueue(env.raw_context()), env.raw_kernel("bench_halve_add")
+    flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    buf = cl.Buffer(env.raw_context(), flags, hostbuf=filled(n))
+    kernel.set_args(buf, np.float32(1))
+    try:
+        commands = RawCommandBuffer(queue)
+    except LookupError as error:
+        raise Unavailable(str(error)) from error
+    for _ in range(count):
+        commands.record(kernel, n)  # one kernel object: every command has the same arguments
+    commands.finalize()
+
+    def chain() -> None:
+        commands.enqueue().wait()
+        queue.finish()
+    chain.buffer = buf  # type: ignore[attr-defined]  # command buffers need not retain their buffers
+    return _elapsed_ms(chain)
+
+
 CHAIN = Benchmark(
     "chain", "1,000 dependent kernels on one buffer, end to end (1M floats on a GPU, 64K on a CPU)",
-    "ms", "raw pyopencl", {"raw pyopencl": _raw_chain, "sycl_ocl eager": _sycl_chain,
+    "ms", "raw pyopencl", {"raw pyopencl": _raw_chain, "raw command buffer": _raw_command_buffer_chain,
+                           "sycl_ocl eager": _sycl_chain,
                            "sycl_ocl graph replay": _graph_chain(native=True),
                            "sycl_ocl graph prepared": _graph_chain(native=False)},
     target="sycl_ocl eager <= 1.3 and graph replay <= 1.05 on the H100; "

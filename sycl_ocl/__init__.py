@@ -7,40 +7,15 @@ by name, and ``help(sycl.handler.parallel_for)`` says how arguments reach them. 
 documentation (``docs/``, built by ``make docs``) starts with docs/getting-started.md.
 """
 
-from . import ext, info, library, property, usm
+from typing import TYPE_CHECKING
+
+from . import info, property
 from .access import access_mode, read_only, read_write, target, write_only
-from .accessor import accessor, host_accessor, local_accessor
 from .aspect import aspect
 from .backend import backend
-from .buffer import buffer, make_buffer
 from .context import context
 from .device import device
-from .event import event
 from .exception import async_handler, errc, exception, exception_list
-from .handler import handler
-from .interop import get_native, make_context, make_device, make_event, make_platform, make_queue
-from .interop_handle import interop_handle
-from .kernel_bundle import (
-    build,
-    bundle_state,
-    compile,
-    device_image,
-    get_kernel_bundle,
-    get_kernel_id,
-    get_kernel_ids,
-    has_kernel_bundle,
-    is_compatible,
-    join,
-    kernel,
-    kernel_bundle,
-    kernel_id,
-    link,
-    make_kernel,
-    make_kernel_bundle,
-    register_kernel_file,
-    register_kernel_source,
-    specialization_id,
-)
 from .memory_model import (
     memory_order,
     memory_order_acq_rel,
@@ -57,7 +32,6 @@ from .memory_model import (
 )
 from .platform import platform
 from .property import is_property, is_property_of, property_list
-from .queue import queue
 from .range import id, nd_range, range
 from .selector import (
     accelerator_selector,
@@ -70,20 +44,51 @@ from .selector import (
     gpu_selector,
     gpu_selector_v,
 )
-from .usm.allocate import (
-    aligned_alloc,
-    aligned_alloc_device,
-    aligned_alloc_host,
-    aligned_alloc_shared,
-    free,
-    get_pointer_device,
-    get_pointer_type,
-    malloc,
-    malloc_device,
-    malloc_host,
-    malloc_shared,
-)
-from .usm.pointer import usm_ptr
+
+if TYPE_CHECKING:
+    from . import ext, library, usm
+    from .accessor import accessor, host_accessor, local_accessor
+    from .buffer import buffer, make_buffer
+    from .event import event
+    from .handler import handler
+    from .interop import get_native, make_context, make_device, make_event, make_platform, make_queue
+    from .interop_handle import interop_handle
+    from .kernel_bundle import (
+        build,
+        bundle_state,
+        compile,
+        get_kernel_bundle,
+        get_kernel_id,
+        get_kernel_ids,
+        has_kernel_bundle,
+        is_compatible,
+        join,
+        kernel_bundle,
+        link,
+        make_kernel,
+        make_kernel_bundle,
+        register_kernel_file,
+        register_kernel_source,
+        specialization_id,
+    )
+    from .kernel_bundle.device_image import device_image
+    from .kernel_bundle.kernel import kernel
+    from .kernel_bundle.kernel_id import kernel_id
+    from .queue import queue
+    from .usm.allocate import (
+        aligned_alloc,
+        aligned_alloc_device,
+        aligned_alloc_host,
+        aligned_alloc_shared,
+        free,
+        get_pointer_device,
+        get_pointer_type,
+        malloc,
+        malloc_device,
+        malloc_host,
+        malloc_shared,
+    )
+    from .usm.pointer import usm_ptr
 
 __all__ = [
     "accelerator_selector",
@@ -179,3 +184,61 @@ __all__ = [
     "usm_ptr",
     "write_only",
 ]
+
+# Loaded on first access (docs/performance.md, "Import time"): public name -> its module.
+_LAZY = {
+    "accessor": ".accessor",
+    "aligned_alloc": ".usm.allocate",
+    "aligned_alloc_device": ".usm.allocate",
+    "aligned_alloc_host": ".usm.allocate",
+    "aligned_alloc_shared": ".usm.allocate",
+    "buffer": ".buffer",
+    "build": ".kernel_bundle",
+    "bundle_state": ".kernel_bundle",
+    "compile": ".kernel_bundle",
+    "device_image": ".kernel_bundle.device_image",
+    "event": ".event",
+    "ext": ".",
+    "free": ".usm.allocate",
+    "get_kernel_bundle": ".kernel_bundle",
+    "get_kernel_id": ".kernel_bundle",
+    "get_kernel_ids": ".kernel_bundle",
+    "get_native": ".interop",
+    "get_pointer_device": ".usm.allocate",
+    "get_pointer_type": ".usm.allocate",
+    "handler": ".handler",
+    "has_kernel_bundle": ".kernel_bundle",
+    "host_accessor": ".accessor",
+    "interop_handle": ".interop_handle",
+    "is_compatible": ".kernel_bundle",
+    "join": ".kernel_bundle",
+    "kernel": ".kernel_bundle.kernel",
+    "kernel_bundle": ".kernel_bundle",
+    "kernel_id": ".kernel_bundle.kernel_id",
+    "library": ".",
+    "link": ".kernel_bundle",
+    "local_accessor": ".accessor",
+    "make_buffer": ".buffer",
+    "make_context": ".interop",
+    "make_device": ".interop",
+    "make_event": ".interop",
+    "make_kernel": ".kernel_bundle",
+    "make_kernel_bundle": ".kernel_bundle",
+    "make_platform": ".interop",
+    "make_queue": ".interop",
+    "malloc": ".usm.allocate",
+    "malloc_device": ".usm.allocate",
+    "malloc_host": ".usm.allocate",
+    "malloc_shared": ".usm.allocate",
+    "queue": ".queue",
+    "register_kernel_file": ".kernel_bundle",
+    "register_kernel_source": ".kernel_bundle",
+    "specialization_id": ".kernel_bundle",
+    "usm": ".",
+    "usm_ptr": ".usm.pointer",
+}
+
+if not TYPE_CHECKING:
+    from ._lazy import load_on_first_access
+
+    __getattr__, __dir__ = load_on_first_access(__name__, _LAZY, __all__)

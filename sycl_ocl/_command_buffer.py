@@ -1,13 +1,13 @@
-"""Native command buffers: the provisional ``cl_khr_command_buffer`` extension, through ctypes.
+"""Native command buffers: the ``cl_khr_command_buffer`` extension, through ctypes.
 
 PyOpenCL does not wrap the extension. Its entry points come from
 ``clGetExtensionFunctionAddressForPlatform`` of the OpenCL library PyOpenCL itself is linked
 against, and take PyOpenCL's ``int_ptr`` handles. Failures become ``sycl.exception`` through
 :func:`sycl_ocl._native.status_exception`.
 
-Revisions. The extension is provisional and its C signatures changed; the revision comes from
-``CL_DEVICE_EXTENSIONS_WITH_VERSION`` (OpenCL 3.0), and a device that does not report one of
-the revisions below counts as unsupported:
+Revisions. The extension's C signatures changed while it was provisional (0.9.x); the revision
+comes from ``CL_DEVICE_EXTENSIONS_WITH_VERSION`` (OpenCL 3.0), and a device that does not
+report one of the revisions below counts as unsupported:
 
 * 0.9.0 to 0.9.4: ``clCommandNDRangeKernelKHR`` takes a properties list, the other recording
   calls do not. PoCL 3.1 implements 0.9.0.
@@ -17,6 +17,9 @@ the revisions below counts as unsupported:
   may be enqueued again while earlier runs are in flight. Before 0.9.8 that needs the
   simultaneous-use flag, which is requested where the device offers it; elsewhere a replay
   first waits for the previous one.
+* 1.0.0, the final revision, keeps the signatures and rules of 0.9.8 (Intel's CPU runtime
+  2026.2 implements it: its entry points take the properties list after the queue, then the
+  sync point wait list, the sync point and the mutable handle, as in 0.9.8).
 
 Driver defects handled here (PoCL 3.1): recording a kernel that fails validation (an unset
 argument, a bad work-group size, an unknown sync point, an empty range) dereferences a null
@@ -28,12 +31,11 @@ recorded kernel is a private clone that nothing else touches.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +47,8 @@ from ._native import status_exception
 from .exception import errc, exception
 
 EXTENSION = "cl_khr_command_buffer"
-KNOWN_REVISIONS = tuple((0, 9, patch) for patch in range(9))
+KNOWN_REVISIONS = (*((0, 9, patch) for patch in range(9)), (1, 0, 0))
+KNOWN_REVISIONS_TEXT = "0.9.0 to 0.9.8 and 1.0.0"
 _PROPERTIES_EVERYWHERE = (0, 9, 5)  # every recording call takes a properties list
 _SUPPORTED_QUEUE_QUERY = (0, 9, 6)
 _NO_PENDING_STATE = (0, 9, 8)
@@ -67,11 +70,14 @@ _U32_P, _SIZE_P, _U64_P = ctypes.POINTER(_U32), ctypes.POINTER(_SIZE), ctypes.PO
 _SYNC_TAIL = (_U32, _U32_P, _U32_P, _P)  # wait-list length, wait list, sync point out, mutable handle
 
 
+@functools.cache
 def _library() -> ctypes.CDLL | None:
-    """The OpenCL library PyOpenCL uses: symbols of its extension module's dependencies."""
-    for path in (_cl_module.__file__, ctypes.util.find_library("OpenCL")):
-        if not path:
-            continue
+    """The OpenCL library PyOpenCL uses: symbols of its extension module's dependencies.
+
+    Opened on the first question about command buffers, not at import (docs/performance.md,
+    "Import time").
+    """
+    for path in _library_paths():
         try:
             lib = ctypes.CDLL(path)
             lib.clGetExtensionFunctionAddressForPlatform.restype = _P
@@ -84,7 +90,13 @@ def _library() -> ctypes.CDLL | None:
     return None
 
 
-_LIB = _library()
+def _library_paths() -> Iterator[str]:
+    yield _cl_module.__file__
+    import ctypes.util  # only here: it loads subprocess, and PyOpenCL's module nearly always serves
+
+    found = ctypes.util.find_library("OpenCL")
+    if found:
+        yield found
 
 
 @dataclass(frozen=True)
@@ -138,7 +150,7 @@ def supported(device: cl.Device) -> bool:
 
 
 def _query_support(device: cl.Device) -> Support | None:
-    if _LIB is None or EXTENSION not in device.extensions.split():
+    if _library() is None or EXTENSION not in device.extensions.split():
         return None
     try:
         listed = device.get_info(cl.device_info.EXTENSIONS_WITH_VERSION)
@@ -163,9 +175,10 @@ def _query_support(device: cl.Device) -> Support | None:
 
 
 def _device_bits(device: cl.Device, param: int) -> int | None:
-    assert _LIB is not None
+    lib = _library()
+    assert lib is not None
     value = ctypes.c_uint64(0)
-    status = _LIB.clGetDeviceInfo(device.int_ptr, param, ctypes.sizeof(value), ctypes.byref(value), None)
+    status = lib.clGetDeviceInfo(device.int_ptr, param, ctypes.sizeof(value), ctypes.byref(value), None)
     return value.value if status == _SUCCESS else None
 
 
@@ -192,8 +205,9 @@ class _EntryPoints:
 
     @staticmethod
     def _get(platform: cl.Platform, name: str, restype: Any, *argtypes: Any) -> Callable[..., Any]:
-        assert _LIB is not None
-        address = _LIB.clGetExtensionFunctionAddressForPlatform(platform.int_ptr, name.encode())
+        lib = _library()
+        assert lib is not None
+        address = lib.clGetExtensionFunctionAddressForPlatform(platform.int_ptr, name.encode())
         if not address:
             raise LookupError(name)
         return ctypes.CFUNCTYPE(restype, *argtypes)(address)
@@ -256,8 +270,8 @@ class CommandBuffer:
         found = support(device)
         if found is None:
             raise exception(errc.feature_not_supported,
-                            f"{device.name!r} has no usable {EXTENSION} (sycl_ocl knows revisions 0.9.0 "
-                            "to 0.9.8); check _command_buffer.supported(device) first")
+                            f"{device.name!r} has no usable {EXTENSION} (sycl_ocl knows revisions "
+                            f"{KNOWN_REVISIONS_TEXT}); check _command_buffer.supported(device) first")
         problem = found.queue_problem(queue.properties)
         if problem:
             raise exception(errc.feature_not_supported, f"cannot record a command buffer: {problem}")

@@ -127,6 +127,14 @@ def cl_call(action: str, fn: Callable[..., T], *args: object, **kwargs: object) 
         raise translate(error, action) from error
 
 
+def queued_time(native: cl.Event) -> int:
+    """``CL_PROFILING_COMMAND_QUEUED`` of a profiled event. A driver that leaves it 0 gets
+    ``CL_PROFILING_COMMAND_SUBMIT``, the next stamp (Intel's CPU runtime 2026.2 does for
+    markers; docs/devices/README.md)."""
+    times = native.profile
+    return int(times.queued) or int(times.submit)
+
+
 def backend_info(native: Any, info_enum: Any, name: object, what: str) -> Any:
     """``get_backend_info`` for the OpenCL backend: ``name`` is a ``pyopencl.<what>_info`` name.
 

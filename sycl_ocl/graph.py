@@ -439,7 +439,8 @@ class command_graph(PropertyHolder):
     def finalize(self, prop_list: property_list | Iterable[Any] | None = None) -> command_graph:
         """An executable graph of the nodes so far: their dependencies, memory and kernel
         arguments resolved once, as a native command buffer where the device offers
-        ``cl_khr_command_buffer`` (``SYCL_OCL_GRAPH_NATIVE=0`` forces prepared kernels).
+        ``cl_khr_command_buffer`` and replays it faster than prepared kernels
+        (``SYCL_OCL_GRAPH_NATIVE=0`` forces prepared kernels, ``=1`` command buffers).
 
         Raises:
             sycl.exception: ``errc.feature_not_supported`` for ``property.graph.updatable``

@@ -97,7 +97,7 @@ class queue(NativeWrapper, PropertyHolder):
         try:
             native = cl.CommandQueue(ctx._native, dev._native, properties=flags)
         except cl.Error as error:
-            raise translate(error, f"creating a queue on {dev!r}") from error
+            raise _queue_error(error, ctx, dev) from error
         self._setup(native, ctx, dev, props, async_handler, profiling)
         remember(self)  # so make_queue(get_native(q), ctx) is q itself
 
@@ -358,3 +358,18 @@ def _update_host_required(h: handler, acc: Any) -> None:
 
 def _first_supported(ctx: context) -> device:
     return max(ctx._devices, key=lambda d: default_selector_v(d))
+
+
+def _queue_error(error: cl.Error, ctx: context, dev: device) -> exception:
+    """The exception for a refused ``clCreateCommandQueue``. SYCL accepts a sub-device of a
+    context's device (§4.6.5.1) but OpenCL need not: a queue's device must be one the
+    ``cl_context`` was created with (Intel's CPU runtime holds to that, PoCL does not)."""
+    if error.code == cl.status_code.INVALID_DEVICE and dev not in ctx.get_devices():
+        return exception(
+            errc.invalid,
+            f"the OpenCL driver refuses a queue on the sub-device {dev!r} in a context made "
+            f"without it ({ctx!r}); create the context with the sub-device: sycl.queue(sub_device) "
+            "or sycl.queue(sycl.context(sub_device), sub_device)",
+            ctx,
+        )
+    return translate(error, f"creating a queue on {dev!r}")

@@ -37,6 +37,13 @@ def devices_under_test() -> list[sycl.device]:
 DEVICES = devices_under_test()
 
 
+def preferred_device() -> sycl.device | None:
+    """The one device under test that single-device whole-program tests (children, the
+    conformance runner) use: PoCL's where it is under test (CI's device), else the first."""
+    pocl = [d for d in DEVICES if "Portable Computing Language" in _label(d)]
+    return (pocl or DEVICES or [None])[0]
+
+
 def pocl_devices() -> list[sycl.device]:
     """The PoCL devices (two with the POCL_DEVICES setting above)."""
     for plat in sycl.platform.get_platforms():

@@ -51,3 +51,13 @@ def child_json(code: str, env: dict[str, str] | None = None) -> Any:
 def aligned_ints(dev: sycl.device) -> int:
     """How many int32 elements make the device's sub-buffer base alignment (PoCL 32, NVIDIA 128)."""
     return int(dev.get_info(sycl.info.device.mem_base_addr_align)) // 8 // 4
+
+
+def intel_cpu_runtime_env(folder: Path) -> dict[str, str] | None:
+    """Environment for a child that sees only Intel's CPU OpenCL runtime, when it is installed
+    in this interpreter's prefix (``pip install intel-opencl-rt``); None otherwise."""
+    library = Path(sys.prefix) / "lib" / "libintelocl.so"
+    if not library.exists():
+        return None
+    (folder / "intel.icd").write_text(f"{library}\n")
+    return {"OCL_ICD_VENDORS": str(folder)}

@@ -8,6 +8,7 @@ runner with small categories written for the purpose.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -16,9 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import preferred_device
+
+import sycl_ocl as sycl
 
 ROOT = Path(__file__).resolve().parents[1]
-POCL = "Portable Computing Language"
+DEVICE = preferred_device()  # the runner drives this device's platform
+PLATFORM = DEVICE.get_platform().get_info(sycl.info.platform.name) if DEVICE else ""
+pytestmark = pytest.mark.skipif(DEVICE is None, reason="no device under test (SYCL_OCL_TEST matches none)")
 
 
 def _conformance(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -33,7 +39,7 @@ def _category(directory: Path, name: str, body: str) -> None:
 
 def _run(tmp_path: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     reports = tmp_path / "reports"
-    out = _conformance("--device", POCL, "--report-dir", str(reports),
+    out = _conformance("--device", re.escape(PLATFORM), "--report-dir", str(reports),
                        "--categories-dir", str(tmp_path / "categories"), *args)
     found = sorted(reports.glob("*.json"))
     assert len(found) == 1, out.stdout + out.stderr
@@ -172,7 +178,7 @@ def test_statuses_reasons_ids_and_errc_in_three_reports(tmp_path: Path) -> None:
     assert (known["status"], known["reason"]) == ("xfailed", "a known bug")
     assert fails["status"] == "failed" and "one is not two" in fails["message"]
     assert data["scenarios"]["ZZ-12"]["status"] == "failed"
-    assert data["device"]["platform_name"] == POCL and "aspects" in data["device"]
+    assert data["device"]["platform_name"] == PLATFORM and "aspects" in data["device"]
     assert data["run"]["sycl_ocl_commit"]
     stem = next((tmp_path / "reports").glob("*.json")).stem
     suites = ET.parse(tmp_path / "reports" / f"{stem}.junit.xml").getroot()
@@ -195,14 +201,15 @@ def test_exclude_file_and_category_selection(tmp_path: Path) -> None:
 
 
 def test_list_devices_info_dump_and_unknown_devices(tmp_path: Path) -> None:
-    listing = _conformance("--list-devices", "--device", POCL)
+    listing = _conformance("--list-devices", "--device", re.escape(PLATFORM))
     assert listing.returncode == 0
-    assert any(line.startswith(">") and POCL in line for line in listing.stdout.splitlines())
+    assert any(line.startswith(">") and PLATFORM in line for line in listing.stdout.splitlines())
     dump = tmp_path / "info.json"
     _category(tmp_path / "categories", "none", "")
     _run(tmp_path, "--info-dump", str(dump))
     info = json.loads(dump.read_text())
-    assert info["platform-name"] == POCL and info["device-type"] == "device_type::cpu"
+    assert info["platform-name"] == PLATFORM
+    assert info["device-type"] == f"device_type::{DEVICE.get_info(sycl.info.device.device_type).name}"  # type: ignore[union-attr]
     assert info["device-fp64"] in ("Supported", "Not Supported")
     missing = _conformance("--device", "no such device anywhere", "--report-dir", str(tmp_path))
     assert missing.returncode == 2 and "no device matches" in missing.stderr

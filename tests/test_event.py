@@ -125,6 +125,19 @@ def test_profiling_of_a_real_kernel(device: sycl.device) -> None:
     assert (host == 2 * np.arange(64)).all()
 
 
+def test_a_queued_time_left_zero_reads_the_submit_time() -> None:
+    """Fault injection: Intel's CPU runtime 2026.2 reports CL_PROFILING_COMMAND_QUEUED 0 for
+    markers (docs/devices/repro/marker_queued_zero.py); command_submit and the host clock's
+    offset then use CL_PROFILING_COMMAND_SUBMIT instead of 0."""
+    from types import SimpleNamespace
+
+    from sycl_ocl._native import queued_time
+
+    unstamped = SimpleNamespace(profile=SimpleNamespace(queued=0, submit=1234, start=1300, end=1400))
+    stamped = SimpleNamespace(profile=SimpleNamespace(queued=1200, submit=1234, start=1300, end=1400))
+    assert queued_time(unstamped) == 1234 and queued_time(stamped) == 1200  # type: ignore[arg-type]
+
+
 def test_profiling_info_rejects_other_descriptors(device: sycl.device) -> None:
     q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
     with pytest.raises(sycl.exception) as info:

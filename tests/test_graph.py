@@ -1,7 +1,8 @@
 """Command graphs: the oneAPI ``sycl_ext_oneapi_graph`` extension (``docs/graphs.md``).
 
 Every replay test runs on each device under test twice: with the native command buffer where
-the device has one (PoCL 3.1: ``cl_khr_command_buffer`` 0.9.0), and with prepared kernels
+the device has one (PoCL 3.1: ``cl_khr_command_buffer`` 0.9.0; Intel's CPU runtime 2026.2:
+1.0.0), and with prepared kernels
 (``SYCL_OCL_GRAPH_NATIVE=0``; Oclgrind has no command buffers, so it runs prepared kernels
 either way). Randomized programs with recorded sections are in ``test_randomized.py``.
 """
@@ -10,11 +11,13 @@ from __future__ import annotations
 
 import gc
 import threading
+from pathlib import Path
 
 import numpy as np
 import pyopencl as cl
 import pytest
 from conftest import DEVICES
+from kernel_support import child_json, intel_cpu_runtime_env
 
 import sycl_ocl as sycl
 from sycl_ocl import _command_buffer as cbuf
@@ -449,3 +452,61 @@ def test_devices_under_test_have_a_graph_path() -> None:
             assert cbuf.supported(sycl.get_native(dev))
         if "Oclgrind" in name:
             assert not cbuf.supported(sycl.get_native(dev))
+        if "Intel(R) OpenCL" in name and cbuf.EXTENSION in sycl.get_native(dev).extensions.split():
+            assert cbuf.supported(sycl.get_native(dev))  # revision 1.0.0 (CPU runtime 2026.2)
+
+
+@pytest.mark.parametrize("setting", [None, "1", "0"], ids=["unset", "1", "0"])
+def test_native_setting_and_default(queue: sycl.queue, setting: str | None,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """``SYCL_OCL_GRAPH_NATIVE``: unset, command buffers where usable except on PoCL 3.1, whose
+    command buffers replay slower than prepared kernels (docs/performance.md); ``1``: wherever
+    usable; ``0``: never. Replays give the same result either way."""
+    if setting is None:
+        monkeypatch.delenv(NATIVE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(NATIVE_ENV, setting)
+    a = np.arange(N, dtype=np.float32)
+    with sycl.buffer(a) as buf:
+        exe = _recorded(queue, _halve_add(buf, 1.0), _halve_add(buf, 2.0))
+        sycl.event.wait([queue.ext_oneapi_graph(exe) for _ in range(2)])
+    dev = sycl.get_native(queue.get_device())
+    pocl_3_1 = "Portable Computing Language" in dev.platform.name and dev.driver_version.startswith("3.1")
+    usable = cbuf.supported(dev)
+    assert exe._replay is not None
+    assert exe._replay.native == {None: usable and not pocl_3_1, "1": usable, "0": False}[setting]
+    expected = np.arange(N, dtype=np.float32)
+    for _ in range(2):
+        expected = _model_halve_add(_model_halve_add(expected, 1.0), 2.0)
+    np.testing.assert_allclose(a, expected)
+
+
+def test_native_replay_on_revision_1_0_0(tmp_path: Path) -> None:
+    """A graph on Intel's CPU runtime (``cl_khr_command_buffer`` 1.0.0) replays natively."""
+    env = intel_cpu_runtime_env(tmp_path)
+    if env is None:
+        pytest.skip("needs Intel's CPU OpenCL runtime in this environment (pip install intel-opencl-rt)")
+    outcome = child_json(f"""
+        import json, numpy as np, sycl_ocl as sycl
+        exp = sycl.ext.oneapi.experimental
+        sycl.register_kernel_source(
+            "__kernel void g_halve_add(__global float* a, float s) "
+            "{{ size_t i = get_global_id(0); a[i] = a[i] * 0.5f + s; }}")
+        q = sycl.queue(sycl.device(sycl.cpu_selector_v))
+        a = np.arange({N}, dtype=np.float32)
+        with sycl.buffer(a) as buf:
+            g = exp.command_graph(q)
+            g.begin_recording(q)
+            for i in range(100):
+                q.submit(lambda h, i=i: h.parallel_for({N}, "g_halve_add", sycl.accessor(buf, h), float(i)))
+            g.end_recording()
+            exe = g.finalize()
+            sycl.event.wait([q.ext_oneapi_graph(exe) for _ in range(2)])
+        print(json.dumps({{"native": exe._replay.native, "values": a.tolist()}}))
+    """, env)
+    expected = np.arange(N, dtype=np.float32)
+    for _ in range(2):
+        for i in range(100):
+            expected = _model_halve_add(expected, i)
+    assert outcome["native"]
+    np.testing.assert_allclose(outcome["values"], expected)

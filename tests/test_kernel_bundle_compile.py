@@ -6,10 +6,13 @@ another unit) are registered in child processes, so this process's registry stay
 
 from __future__ import annotations
 
+import json
+import signal
+
 import numpy as np
 import pyopencl as cl
 import pytest
-from kernel_support import child_json
+from kernel_support import child_json, run_child
 
 import sycl_ocl as sycl
 
@@ -179,7 +182,7 @@ def test_link_resolves_a_function_defined_in_another_image(queue: sycl.queue) ->
 
 def test_link_of_registered_units_across_images_in_a_child() -> None:
     """Registered units linked for real (in a child: they cannot build alone)."""
-    result = child_json(
+    done = run_child(
         f"""
         import json, numpy as np, pyopencl as cl
         import sycl_ocl as sycl
@@ -206,9 +209,11 @@ def test_link_of_registered_units_across_images_in_a_child() -> None:
                 except sycl.exception as e:
                     errors[name] = [e.code().name, "kc_helper" in str(e)]
             out[label] = {{"values": a.tolist(), "errors": errors}}
-        print(json.dumps(out))
+        print(json.dumps(out), flush=True)
         """
     )
+    result = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {}
+    assert result, f"child failed ({done.returncode}):\n{done.stderr[-3000:]}"
     for label, found in result.items():
         assert found["values"] == [1, 4, 7], label
         # get_kernel_bundle(executable) builds the caller alone: the unresolved call fails.
@@ -217,6 +222,10 @@ def test_link_of_registered_units_across_images_in_a_child() -> None:
         ), (label, found)
         if "Oclgrind" not in label:  # Oclgrind 21.10 links unresolved calls without an error
             assert found["errors"]["link_alone"][0] == "build", (label, found)
+    if done.returncode != 0:  # every result above was right: the crash came at exit
+        assert done.returncode == -signal.SIGSEGV and "Intel(R) OpenCL" in result, done.stderr[-3000:]
+        pytest.xfail("Intel's CPU runtime 2026.2 dies at exit after a failed clLinkProgram "
+                     "(docs/devices/repro/link_failure_crash.py)")
 
 
 def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> None:

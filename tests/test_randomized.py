@@ -40,7 +40,8 @@ The steps (each on any queue; a window is a whole view, or a ranged accessor int
   finalized, then replayed 1-3 times with 0-2 eager submissions after each replay, on the same
   buffers; a recorded graph is replayed again by later steps (also while a host accessor is
   held), on its queue or on the other queue of its context and device. PoCL replays native
-  command buffers, and prepared kernels in a test of its own (``SYCL_OCL_GRAPH_NATIVE=0``);
+  command buffers (``SYCL_OCL_GRAPH_NATIVE=1``: they are not its default), and prepared kernels
+  in a test of its own (``SYCL_OCL_GRAPH_NATIVE=0``);
   Oclgrind has no command buffers;
 - a command group repeated 2-4 times (one shape: the plan cache replays its plan), with 0-2
   steps after the first that change what it planned or not: host accessors, submissions on
@@ -1026,7 +1027,8 @@ def test_random_programs_on_pocl(prog: Program) -> None:
     queues = pocl_queues()
     if not queues:
         pytest.skip("needs PoCL")
-    run_program(prog, queues)
+    with native_command_buffers(True):
+        run_program(prog, queues)
 
 
 @settings(max_examples=100, **SETTINGS)

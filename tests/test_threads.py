@@ -116,10 +116,10 @@ def test_buffers_collected_on_a_starting_host_task_thread_do_not_deadlock() -> N
         import faulthandler, gc, json
         import numpy as np
         import sycl_ocl as sycl
-        from tests.kernel_support import platform_devices
+        from tests.conftest import preferred_device
 
         faulthandler.dump_traceback_later(60, exit=True)
-        q = sycl.queue(platform_devices("Portable")[0])
+        q = sycl.queue(preferred_device())
 
         class Cycle:
             def __init__(self):
@@ -142,7 +142,7 @@ def test_a_host_task_without_a_thread_fails_instead_of_hanging() -> None:
     done = run_child("""
         import json, threading
         import sycl_ocl as sycl
-        from tests.kernel_support import platform_devices
+        from tests.conftest import preferred_device
 
         start = threading.Thread.start
 
@@ -153,7 +153,7 @@ def test_a_host_task_without_a_thread_fails_instead_of_hanging() -> None:
 
         threading.Thread.start = refuse
         received = []
-        q = sycl.queue(platform_devices("Portable")[0], async_handler=received.extend)
+        q = sycl.queue(preferred_device(), async_handler=received.extend)
         ev = q.submit(lambda h: h.host_task(lambda: None))
         q.wait_and_throw()
         threading.Thread.start = start

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
-from .._native import translate
+from .._native import queued_time, translate
 from ..exception import errc, exception
 from ._descriptor import descriptor
 
@@ -32,7 +32,7 @@ def _timestamp(field: str) -> Callable[[event], int]:
             native = cmd.cl_event()
             if native is None:
                 raise exception(errc.invalid, "this command has no profiling timestamps")
-            return int(getattr(native.profile, field))
+            return queued_time(native) if field == "queued" else int(getattr(native.profile, field))
         except cl.Error as error:
             raise translate(error, f"reading the profiling time {field}") from error
 

@@ -68,11 +68,16 @@ def make_kernel(native: cl.Kernel, ctx: context) -> kernel:
     """Wrap a ``pyopencl.Kernel`` of ``ctx`` (§4.5.1.3); ``get_native`` returns it unchanged.
 
     Raises:
-        sycl.exception: ``errc.invalid`` if it is not a ``pyopencl.Kernel`` of ``ctx``.
+        sycl.exception: ``errc.invalid`` if it is not a ``pyopencl.Kernel`` of ``ctx``, or if
+            the driver cannot give back the kernel's program (see docs/devices/README.md).
     """
     if not isinstance(native, cl.Kernel):
         raise exception(errc.invalid, f"make_kernel takes a pyopencl.Kernel, got {native!r}")
-    program: cl.Program = native.get_info(cl.kernel_info.PROGRAM)  # type: ignore[assignment]
+    try:
+        program: cl.Program = native.get_info(cl.kernel_info.PROGRAM)  # type: ignore[assignment]
+    except cl.Error as error:  # Intel's CPU runtime cannot retain a program whose handle was released
+        raise translate(error, "make_kernel: reading the kernel's program", ctx,
+                        "keep the pyopencl.Program alive while its kernels are wrapped") from error
     bundle = make_kernel_bundle(program, ctx)
     image = next(iter(bundle))
     return kernel._make(native, image._program, image, None)

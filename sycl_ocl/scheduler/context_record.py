@@ -9,6 +9,8 @@ from typing import Any
 
 import pyopencl as cl
 
+from .._native import queued_time
+
 
 class ContextRecord:
     """One OpenCL context as the scheduler sees it: where copies of memory objects live.
@@ -80,7 +82,7 @@ def _clock_offset(native: cl.Context, device: cl.Device, tries: int = 5) -> int:
             after = monotonic_ns()
             marker.wait()
             if not best[0] or after - before < best[0]:
-                best = (max(after - before, 1), int(marker.profile.queued) - (before + after) // 2)
+                best = (max(after - before, 1), queued_time(marker) - (before + after) // 2)
         return best[1]
     except cl.Error:
         return 0

@@ -30,7 +30,20 @@ if TYPE_CHECKING:
     from .context_record import ContextRecord
     from .lane import Lane
 
-NATIVE_ENV = "SYCL_OCL_GRAPH_NATIVE"  # "0": replay prepared kernels even where command buffers exist
+NATIVE_ENV = "SYCL_OCL_GRAPH_NATIVE"  # "0": prepared kernels; "1": command buffers wherever usable
+
+# Drivers whose command buffers replay slower than the same commands enqueued one by one
+# (platform name, driver version prefix; docs/performance.md): there graphs replay prepared
+# kernels unless SYCL_OCL_GRAPH_NATIVE=1 asks for command buffers.
+SLOWER_COMMAND_BUFFERS = (("Portable Computing Language", "3.1"),)
+
+
+def native_by_default(device: cl.Device) -> bool:
+    """Whether graphs on ``device`` replay as command buffers when ``SYCL_OCL_GRAPH_NATIVE`` is
+    unset (where the device has usable ones): everywhere but on :data:`SLOWER_COMMAND_BUFFERS`."""
+    platform = device.platform.name
+    return not any(name in platform and device.driver_version.startswith(version)
+                   for name, version in SLOWER_COMMAND_BUFFERS)
 
 
 @contextmanager
@@ -165,8 +178,9 @@ class GraphReplay:
         self.memories = tuple(dict.fromkeys(r.memory for step in steps for r in step.requirements))
         self._prepared = [p for p in (_prepared(step.action, ctx) for step in steps) if p is not None]
         self._buffers: dict[int, cbuf.CommandBuffer] = {}  # by the properties of the queues they suit
-        self.native = (os.environ.get(NATIVE_ENV, "1") != "0" and cbuf.supported(device)
-                       and all(recordable(step.action) for step in steps))
+        setting = os.environ.get(NATIVE_ENV, "")
+        wanted = setting == "1" or (setting != "0" and native_by_default(device))
+        self.native = wanted and cbuf.supported(device) and all(recordable(step.action) for step in steps)
         if self.native:
             self._command_buffer(0)  # recorded now, so that what the driver refuses fails finalize
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from .._native import queued_time
 from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch
 from .command import NativeCommand
 from .usm_actions import SvmCopy, SvmFill, SvmMigrate
@@ -274,7 +275,7 @@ def profile(ev: cl.Event) -> tuple[int, int, int] | None:
         if ev.command_execution_status != cl.command_execution_status.COMPLETE:
             return None
         times = ev.profile
-        return int(times.queued), int(times.start), int(times.end)
+        return queued_time(ev), int(times.start), int(times.end)
     except cl.Error:
         return None
 

@@ -225,7 +225,7 @@ def test_link_of_registered_units_across_images_in_a_child() -> None:
     if done.returncode != 0:  # every result above was right: the crash came at exit
         assert done.returncode == -signal.SIGSEGV and "Intel(R) OpenCL" in result, done.stderr[-3000:]
         pytest.xfail("Intel's CPU runtime 2026.2 dies at exit after a failed clLinkProgram "
-                     "(docs/devices/repro/link_failure_crash.py)")
+                     "(conformance/results/intel-cpu-2026.2/repro_link_failure_crash.py)")
 
 
 def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> None:

@@ -68,11 +68,7 @@ class handler:
 
     def depends_on(self, events: event | Iterable[event]) -> None:
         """Run the command after these events completed (§4.9.4.1)."""
-        evs = [events] if isinstance(events, event) else list(events)
-        for ev in evs:
-            if not isinstance(ev, event):
-                raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
-        self._depends = [*self._depends, *(ev._cmd for ev in evs)]
+        self._depends = [*self._depends, *event_commands(events)]
 
     def require(self, acc: accessor) -> None:
         """Add an accessor's requirement to this command group (§4.9.4.1).
@@ -416,6 +412,19 @@ class handler:
 
 
 _NOTHING: Mapping[Any, Any] = MappingProxyType({})
+
+
+def event_commands(events: event | Iterable[event]) -> list[Command]:
+    """The commands of ``depends_on``'s events (an event or an iterable of events).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for anything but ``sycl.event`` objects.
+    """
+    evs = [events] if isinstance(events, event) else list(events)
+    for ev in evs:
+        if not isinstance(ev, event):
+            raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
+    return [ev._cmd for ev in evs]
 
 
 def global_size(rng: Any) -> tuple[int, ...]:

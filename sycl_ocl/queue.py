@@ -19,7 +19,7 @@ from .device import device
 from .event import event
 from .exception import errc, exception
 from .graph import Recorded, command_graph, queue_state, record
-from .handler import global_size, handler, kernel_args
+from .handler import event_commands, global_size, handler, kernel_args
 from .info._descriptor import check_namespace
 from .kernel_bundle.kernel import kernel
 from .kernel_bundle.resolve import resolve_kernel
@@ -326,13 +326,8 @@ def _commands(events: Any) -> Sequence[Command] | None:
     recorded command's (the handler's way records the command group, or refuses it)."""
     if events is None:
         return ()
-    evs = [events] if isinstance(events, event) else list(events)
-    for ev in evs:
-        if not isinstance(ev, event):
-            raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
-        if type(ev._cmd) is Recorded:
-            return None
-    return [ev._cmd for ev in evs]
+    cmds = event_commands(events)
+    return None if any(type(cmd) is Recorded for cmd in cmds) else cmds
 
 
 def _require(h: handler, *args: Any) -> None:

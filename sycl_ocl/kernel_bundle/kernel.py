@@ -201,11 +201,7 @@ class kernel(NativeWrapper):
         twin = twins.get(svm_args)
         if twin is None:
             twin = object.__new__(kernel)
-            try:
-                native = cl.Kernel(self._program, self._name)
-            except cl.Error as error:
-                raise translate(error, f"creating another instance of kernel {self._name!r}") from error
-            twin._setup(native, self._program, self._image, self._params)
+            twin._setup(self._new_native(), self._program, self._image, self._params)
             twin._svm_twins = twins
             twin = twins.setdefault(svm_args, twin)  # a racing thread's twin may have won
         return twin
@@ -233,7 +229,7 @@ class kernel(NativeWrapper):
         # The caller holds the scheduler lock, which keeps set_args + enqueue atomic.
         try:
             self._native.set_args(*args)
-        except (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError) as error:
+        except _ARGUMENT_ERRORS as error:
             raise self._argument_error(args, error) from error
         if 0 in global_size:
             return cl.enqueue_marker(cl_queue, wait_for=wait_for)
@@ -246,14 +242,21 @@ class kernel(NativeWrapper):
         Raises:
             sycl.exception: ``errc.kernel_argument`` as for a launch.
         """
-        private = cl.Kernel(self._program, self._name)
+        private = self._new_native()
         if self._params is not None:
             _set_dtypes(private, self._params, self._bits)
         try:
             private.set_args(*args)
-        except (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError) as error:
-            raise self._argument_error(tuple(args), error) from error
+        except _ARGUMENT_ERRORS as error:
+            raise self._argument_error(args, error) from error
         return private
+
+    def _new_native(self) -> cl.Kernel:
+        """Another ``cl_kernel`` of this kernel's function, with no argument set."""
+        try:
+            return cl.Kernel(self._program, self._name)
+        except cl.Error as error:
+            raise translate(error, f"creating another instance of kernel {self._name!r}") from error
 
     def _count_error(self, given: int) -> exception:
         params = self._params or ()
@@ -292,6 +295,8 @@ class kernel(NativeWrapper):
         return f"<sycl.kernel {self._name!r}>"
 
 
+# What PyOpenCL's set_args raises for an argument that does not fit its parameter.
+_ARGUMENT_ERRORS = (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError)
 _NUMPY_VALUES = (np.generic, np.ndarray)  # by-value data, not memory with an element type
 
 

@@ -122,7 +122,7 @@ class queue(NativeWrapper, PropertyHolder):
         self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
         self._lane = open_lane(native, ctx, self._async_errors, self._in_order, self._profiling)
         self._recording: weakref.ref[Any] | None = None  # the command graph it records to
-        self._kernels: dict[Any, kernel] = {}  # resolved kernels of the shortcuts, by name
+        self._kernels: dict[Any, kernel] = {}  # resolved kernels of the shortcuts, by their spec
 
     @classmethod
     def _from_native(cls, native: cl.CommandQueue, ctx: context) -> queue:
@@ -206,7 +206,7 @@ class queue(NativeWrapper, PropertyHolder):
         """
         deps = _commands(depends_on) if self._recording is None else None
         if deps is not None:
-            return event(submit(self._lane, self._direct(kernel, (1,), args), (), deps), self._context)
+            return self._direct(kernel, (1,), args, deps)
         return self._one(depends_on, handler.single_task, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
@@ -219,27 +219,27 @@ class queue(NativeWrapper, PropertyHolder):
         """
         if self._recording is None:
             if depends_on is None and type(rng) is int and rng >= 0:  # the common case, spelled out
-                return event(submit(self._lane, self._direct(kernel, (rng,), args), (), ()), self._context)
+                return self._direct(kernel, (rng,), args, ())
             deps = _commands(depends_on) if not isinstance(rng, nd_range) else None
             if deps is not None:
-                launch = self._direct(kernel, global_size(rng), args)
-                return event(submit(self._lane, launch, (), deps), self._context)
+                return self._direct(kernel, global_size(rng), args, deps)
         return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
 
-    def _direct(self, name: Any, size: tuple[int, ...], args: tuple[Any, ...]) -> KernelLaunch:
-        """The launch of a shortcut, made without a handler: its arguments are scalars, USM
-        pointers or ``pyopencl`` buffers (an accessor needs a handler: ``kernel_args`` raises
-        for one, as the handler's way would)."""
+    def _direct(
+        self, name: Any, size: tuple[int, ...], args: tuple[Any, ...], deps: Sequence[Command]
+    ) -> event:
+        """Submit the launch of a shortcut, made without a handler: its arguments are scalars,
+        USM pointers or ``pyopencl`` buffers (an accessor needs a handler: ``kernel_args``
+        raises for one, as the handler's way would)."""
         memory, _, svm_args = kernel_args(args, self._context._handle, False, None)
-        found = self._kernels.get(name) if type(name) is str else None
+        found = self._kernels.get(name)
         if found is None:
-            found = resolve_kernel(name, self._context, self._device, None, {})
-            if type(name) is str:
-                self._kernels[name] = found
+            found = self._kernels[name] = resolve_kernel(name, self._context, self._device, None, {})
         found._check_launch(args, None)
         if svm_args:  # the twin of these SVM arguments (``kernel._for_svm``), looked up in place
             found = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
-        return KernelLaunch(found, size, None, None, memory, ())
+        launch = KernelLaunch(found, size, None, None, memory, ())
+        return event(submit(self._lane, launch, (), deps), self._context)
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:
         """``submit`` of one ``memcpy`` between USM pointers and numpy arrays (§4.6.5.2)."""

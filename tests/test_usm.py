@@ -614,8 +614,11 @@ def test_repeated_launches_keep_their_own_arguments(device: sycl.device) -> None
     write(q1, a, np.zeros(1, dtype=np.int32))
     write(q1, b, np.zeros(1, dtype=np.int32))
     events = [q1.parallel_for(1, "usm_add", a, a, 1) for _ in range(5)]  # a += 5, arguments set once
-    events += [q2.parallel_for(1, "usm_add", b, b, 1), q1.parallel_for(1, "usm_add", a, a, 1)]
-    events += [q1.parallel_for(1, "usm_add", a, a, 1000), q1.parallel_for(1, "usm_add", b, a, 0)]
+    on_q2 = q2.parallel_for(1, "usm_add", b, b, 1)
+    events += [on_q2, q1.parallel_for(1, "usm_add", a, a, 1)]
+    # USM has no implicit dependencies: b's last writer waits for q2's write of b explicitly.
+    events += [q1.parallel_for(1, "usm_add", a, a, 1000),
+               q1.parallel_for(1, "usm_add", b, a, 0, depends_on=on_q2)]
     sycl.event.wait(events)
     assert read(q1, a, 1).tolist() == [1006]
     assert read(q1, b, 1).tolist() == [1006]

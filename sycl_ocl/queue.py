@@ -293,11 +293,7 @@ class queue(NativeWrapper, PropertyHolder):
             sycl.exception: ``errc.invalid`` for a modifiable graph, a graph of another
                 context or device, or one whose buffers were destroyed.
         """
-        deps = _commands(depends_on) if self._recording is None else None
-        if deps is None or not isinstance(graph, command_graph):
-            return self._one(depends_on, handler.ext_oneapi_graph, graph)
-        replay = graph._check_replay(self._context, self._device)
-        return event(submit(self._lane, replay, replay.requirements, deps), self._context)
+        return self._one(depends_on, handler.ext_oneapi_graph, graph)
 
     def ext_oneapi_get_state(self) -> queue_state:
         """``queue_state.recording`` while the queue records to a command graph, else

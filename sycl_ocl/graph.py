@@ -198,7 +198,7 @@ class _Graph:
 
     def add_node(self, h: handler, after: Iterable[node], q: queue | None) -> node:
         """The node of a command group (``h``, finished): checked, with its edges."""
-        action, member = h._action, h._member
+        action = h._action if h._action is not None else Barrier()
         if isinstance(action, HostTask | NativeTask):
             raise exception(errc.feature_not_supported, "a command graph cannot hold host commands "
                                                         "(host_task, update_host, handler.copy between an "
@@ -214,8 +214,7 @@ class _Graph:
                 raise exception(errc.invalid, "a command recorded to a graph may depend only on events of "
                                               "commands recorded to the same graph")
             preds.append(cmd.node)
-        n = node._make(self, _node_type(action if action is not None else Barrier(), member),
-                       action if action is not None else Barrier(), h._requirements)
+        n = node._make(self, _node_type(action, h._member), action, h._requirements)
         if q is not None and q._in_order:
             last = self.last_of.get(id(q))
             if last is not None:

@@ -12,6 +12,7 @@ replays it as one command of the queue (``scheduler/graph.py``, rule S18).
 from __future__ import annotations
 
 import enum
+import heapq
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Sequence
@@ -546,17 +547,16 @@ def _steps(nodes: Sequence[node]) -> list[Step]:
     """The nodes in an order that respects every edge (insertion order among the ready ones)."""
     position = {id(n): i for i, n in enumerate(nodes)}
     waiting = [len(n._preds) for n in nodes]
-    ready = [i for i, count in enumerate(waiting) if count == 0]
+    ready = [i for i, count in enumerate(waiting) if count == 0]  # sorted: a heap already
     order: list[int] = []
     while ready:
-        ready.sort(reverse=True)
-        i = ready.pop()
+        i = heapq.heappop(ready)
         order.append(i)
         for succ in nodes[i]._succs:
             j = position[id(succ)]
             waiting[j] -= 1
             if waiting[j] == 0:
-                ready.append(j)
+                heapq.heappush(ready, j)
     if len(order) != len(nodes):
         raise exception(errc.invalid, "the graph has a cycle (made with property.graph.no_cycle_check); "
                                       "it cannot be finalized")

@@ -10,7 +10,7 @@ best estimate (off by at most the cost of one enqueue).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..scheduler.trace import REASONS, LaneRecord, MemoryRecord, OpRecord, Snapshot
 
@@ -158,8 +158,7 @@ def _spans(ops: list[OpRecord]) -> list[Span]:
         return []
     origin = min(span.start_ns for span in raw)
     return sorted(
-        (Span(s.lane, s.serial, s.what, s.label, s.short, s.start_ns - origin, s.end_ns - origin, s.transfer,
-              s.nbytes) for s in raw),
+        (replace(s, start_ns=s.start_ns - origin, end_ns=s.end_ns - origin) for s in raw),
         key=lambda s: (s.start_ns, s.serial),
     )
 

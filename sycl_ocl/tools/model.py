@@ -110,7 +110,7 @@ def memory_name(memory: MemoryRecord) -> str:
 def command_name(op: OpRecord) -> str:
     """``kernel scale``, ``host task load``, ``copy``, ...; ``pending`` for an op that never ran."""
     what = op.what or "pending"
-    return f"{what} {op.name}" if op.name and not op.name.startswith("<") else what
+    return f"{what} {op.name}" if _named(op) else what
 
 
 def size_text(nbytes: int) -> str:
@@ -211,7 +211,12 @@ def _host_spans(op: OpRecord) -> list[Span]:
 
 
 def _short(op: OpRecord) -> str:
-    return op.name if op.name and not op.name.startswith("<") else op.what
+    return op.name if _named(op) else op.what
+
+
+def _named(op: OpRecord) -> bool:
+    """Whether the op has a name of its own (a kernel's, a host task's), not ``<lambda>``."""
+    return bool(op.name) and not op.name.startswith("<")
 
 
 # One color per kind of command, shared by the DAG and the timeline.

@@ -155,7 +155,7 @@ def _progress() -> None:
         while not wake.empty():  # one pass serves every wake-up so far
             wake.get_nowait()
         while finalizers:
-            _finalize(*finalizers.popleft())
+            run_logged(*finalizers.popleft())
         while spawns:
             _start(*spawns.popleft())  # in a function: this loop keeps no reference to its args
         try:
@@ -164,7 +164,8 @@ def _progress() -> None:
             log.exception("sycl_ocl: issuing deferred commands failed")
 
 
-def _finalize(work: Callable[[], Any], what: str) -> None:
+def run_logged(work: Callable[[], Any], what: str) -> None:
+    """Run a finalizer's ``work``; it cannot raise, so a failure is logged (``what`` names it)."""
     try:
         work()
     except Exception as error:  # a finalizer cannot raise: report it instead

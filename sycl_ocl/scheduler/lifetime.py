@@ -67,9 +67,13 @@ def destroy(memory: MemoryObject) -> None:
 def _may_block(memory: MemoryObject) -> bool:
     if not memory.blocking:
         return False
+    return not all(op.poll() for op in _frontier_ops(memory)) or _write_back_target(memory) is not None
+
+
+def _frontier_ops(memory: MemoryObject) -> list[Op]:
+    """The commands the destruction waits for: the last accesses of the memory object."""
     with RUNTIME:
-        ops = [entry[0] for entry in memory.frontier]
-    return not all(op.poll() for op in ops) or _write_back_target(memory) is not None
+        return [entry[0] for entry in memory.frontier]
 
 
 def _guarded_run(memory: MemoryObject) -> None:
@@ -90,9 +94,7 @@ def _destroy(memory: MemoryObject) -> None:
         holds.release(memory, hold)
     if not memory.blocking:
         return
-    with RUNTIME:
-        ops = [entry[0] for entry in memory.frontier]
-    for op in ops:
+    for op in _frontier_ops(memory):
         op.wait()
     target = _write_back_target(memory)
     if target is None:

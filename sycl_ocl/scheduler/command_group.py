@@ -56,9 +56,7 @@ def submit(
     kind = type(action)
     if kind is HostTask or kind is NativeTask:
         return _submit_host(lane, action, requirements, depends_on)  # type: ignore[arg-type]
-    lock = RUNTIME.lock
-    lock.acquire()  # ``with RUNTIME``, spelled out on the submit path
-    try:
+    with RUNTIME:
         op = _open(lane, depends_on, False)
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
         op.work = action
@@ -77,8 +75,6 @@ def submit(
             for found in replays:
                 replay(found, op)
         lane.add(op)
-    finally:
-        lock.release()
     return op
 
 

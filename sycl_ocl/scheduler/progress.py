@@ -29,8 +29,6 @@ BLOCKED: Any = object()
 
 def wait_list(op: Op) -> Any:
     """The OpenCL events ``op`` must wait for, None for none, or ``BLOCKED``."""
-    if not op.deps:
-        return None
     lane: Lane = op.lane  # type: ignore[assignment]
     ctx = lane.ctx
     events: list[cl.Event] | None = None

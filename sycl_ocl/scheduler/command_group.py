@@ -16,7 +16,7 @@ import pyopencl as cl
 
 from . import progress
 from .actions import DeviceAction, HostTask, NativeTask
-from .coherence import plan, replay, replayable
+from .coherence import distinct, plan, replay, replayable
 from .hostops import start
 from .issue import issue
 from .lane import Lane
@@ -95,8 +95,7 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
     what to restore if the enqueue fails."""
     replays: list[Plan] | None = None
     rest: Sequence[Requirement] = requirements
-    n = len(requirements)
-    if lane.ordered and (n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)):
+    if lane.ordered and distinct(requirements):
         missed: list[Requirement] = []
         for req in requirements:
             found = replayable(req, lane)

@@ -16,7 +16,7 @@ import pyopencl as cl
 
 from . import progress
 from .actions import DeviceAction, HostTask, NativeTask
-from .coherence import distinct, plan, replay, replayable
+from .coherence import distinct, plan, replay, replayable, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
@@ -67,8 +67,7 @@ def submit(
             try:
                 issue(op, events)
             except BaseException:
-                for memory, snapshot in saved or ():
-                    memory.restore(snapshot)
+                restore(saved or ())
                 op.finish()
                 raise
         if replays is not None:

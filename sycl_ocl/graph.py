@@ -12,6 +12,7 @@ replays it as one command of the queue (``scheduler/graph.py``, rule S18).
 from __future__ import annotations
 
 import enum
+import heapq
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Sequence
@@ -198,7 +199,7 @@ class _Graph:
 
     def add_node(self, h: handler, after: Iterable[node], q: queue | None) -> node:
         """The node of a command group (``h``, finished): checked, with its edges."""
-        action, member = h._action, h._member
+        action = h._action if h._action is not None else Barrier()
         if isinstance(action, HostTask | NativeTask):
             raise exception(errc.feature_not_supported, "a command graph cannot hold host commands "
                                                         "(host_task, update_host, handler.copy between an "
@@ -214,8 +215,7 @@ class _Graph:
                 raise exception(errc.invalid, "a command recorded to a graph may depend only on events of "
                                               "commands recorded to the same graph")
             preds.append(cmd.node)
-        n = node._make(self, _node_type(action if action is not None else Barrier(), member),
-                       action if action is not None else Barrier(), h._requirements)
+        n = node._make(self, _node_type(action, h._member), action, h._requirements)
         if q is not None and q._in_order:
             last = self.last_of.get(id(q))
             if last is not None:
@@ -547,17 +547,16 @@ def _steps(nodes: Sequence[node]) -> list[Step]:
     """The nodes in an order that respects every edge (insertion order among the ready ones)."""
     position = {id(n): i for i, n in enumerate(nodes)}
     waiting = [len(n._preds) for n in nodes]
-    ready = [i for i, count in enumerate(waiting) if count == 0]
+    ready = [i for i, count in enumerate(waiting) if count == 0]  # sorted: a heap already
     order: list[int] = []
     while ready:
-        ready.sort(reverse=True)
-        i = ready.pop()
+        i = heapq.heappop(ready)
         order.append(i)
         for succ in nodes[i]._succs:
             j = position[id(succ)]
             waiting[j] -= 1
             if waiting[j] == 0:
-                ready.append(j)
+                heapq.heappush(ready, j)
     if len(order) != len(nodes):
         raise exception(errc.invalid, "the graph has a cycle (made with property.graph.no_cycle_check); "
                                       "it cannot be finalized")

@@ -1,4 +1,4 @@
-"""Helpers shared by the kernel-bundle tests: device lookup and isolated child processes.
+"""Helpers shared by the tests: device lookup, isolated child processes, replayed kernels.
 
 Some tests register units that cannot build on their own (a build failure, an unresolved
 function). Registration is process-wide, so those run in a child interpreter with a fresh
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import string
 import subprocess
 import sys
 import textwrap
@@ -18,6 +19,23 @@ from typing import Any
 import sycl_ocl as sycl
 
 ROOT = Path(__file__).resolve().parent.parent
+
+_REPLAY_KERNELS = string.Template("""
+__kernel void ${p}halve_add(__global float* a, float s) {
+    size_t i = get_global_id(0);
+    a[i] = a[i] * 0.5f + s;
+}
+__kernel void ${p}add(__global float* a, __global const float* b) {
+    size_t i = get_global_id(0);
+    a[i] += b[i];
+}
+__kernel void ${p}reverse_groups(__global float* a, __local float* tmp) {
+    size_t l = get_local_id(0), n = get_local_size(0), base = get_group_id(0) * n;
+    tmp[l] = a[base + l];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    a[base + l] = tmp[n - 1 - l];
+}
+""")
 
 
 def platform_devices(fragment: str) -> list[sycl.device]:
@@ -61,3 +79,10 @@ def intel_cpu_runtime_env(folder: Path) -> dict[str, str] | None:
         return None
     (folder / "intel.icd").write_text(f"{library}\n")
     return {"OCL_ICD_VENDORS": str(folder)}
+
+
+def replay_kernels(prefix: str = "") -> str:
+    """OpenCL C of the kernels that the command-buffer and graph tests record (``halve_add``,
+    ``add``, ``reverse_groups``), their names prefixed with ``prefix``: registered kernel
+    names are process-wide."""
+    return _REPLAY_KERNELS.substitute(p=prefix)

@@ -15,22 +15,14 @@ import numpy as np
 import pyopencl as cl
 import pytest
 from conftest import DEVICES
-from kernel_support import child_json, intel_cpu_runtime_env, platform_devices
+from kernel_support import child_json, intel_cpu_runtime_env, platform_devices, replay_kernels
 
 import sycl_ocl as sycl
 from sycl_ocl import _command_buffer as cbuf
 from sycl_ocl._native import status_exception
 
-SRC = """
-__kernel void halve_add(__global float* a, float s) { size_t i = get_global_id(0); a[i] = a[i] * 0.5f + s; }
-__kernel void add(__global float* a, __global const float* b) { size_t i = get_global_id(0); a[i] += b[i]; }
+SRC = replay_kernels() + """
 __kernel void __attribute__((reqd_work_group_size(4, 1, 1))) fixed(__global float* a) { a[0] = 1; }
-__kernel void reverse_groups(__global float* a, __local float* tmp) {
-    size_t l = get_local_id(0), n = get_local_size(0), base = get_group_id(0) * n;
-    tmp[l] = a[base + l];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    a[base + l] = tmp[n - 1 - l];
-}
 """
 N = 64
 OUT_OF_ORDER = cl.command_queue_properties.OUT_OF_ORDER_EXEC_MODE_ENABLE

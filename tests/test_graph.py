@@ -17,7 +17,7 @@ import numpy as np
 import pyopencl as cl
 import pytest
 from conftest import DEVICES
-from kernel_support import child_json, intel_cpu_runtime_env
+from kernel_support import child_json, intel_cpu_runtime_env, replay_kernels
 
 import sycl_ocl as sycl
 from sycl_ocl import _command_buffer as cbuf
@@ -26,24 +26,11 @@ from sycl_ocl.scheduler.graph import NATIVE_ENV
 exp = sycl.ext.oneapi.experimental
 
 sycl.register_kernel_source(
-    """
-    __kernel void g_halve_add(__global float* a, float s) {
-        size_t i = get_global_id(0);
-        a[i] = a[i] * 0.5f + s;
-    }
-    __kernel void g_add(__global float* a, __global const float* b) {
-        size_t i = get_global_id(0);
-        a[i] += b[i];
-    }
+    replay_kernels("g_")
+    + """
     __kernel void g_scale_into(__global float* dst, __global const float* src, float f) {
         size_t i = get_global_id(0);
         dst[i] = src[i] * f;
-    }
-    __kernel void g_reverse_groups(__global float* a, __local float* tmp) {
-        size_t l = get_local_id(0), n = get_local_size(0), base = get_group_id(0) * n;
-        tmp[l] = a[base + l];
-        barrier(CLK_LOCAL_MEM_FENCE);
-        a[base + l] = tmp[n - 1 - l];
     }
     """
 )

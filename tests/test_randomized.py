@@ -1024,20 +1024,21 @@ N_POCL = 5
 @settings(max_examples=300, **SETTINGS)
 @given(prog=programs(N_POCL, max_steps=24))
 def test_random_programs_on_pocl(prog: Program) -> None:
-    queues = pocl_queues()
-    if not queues:
-        pytest.skip("needs PoCL")
-    with native_command_buffers(True):
-        run_program(prog, queues)
+    _run_on_pocl(prog, native=True)
 
 
 @settings(max_examples=100, **SETTINGS)
 @given(prog=programs(N_POCL, max_steps=16))
 def test_random_programs_on_pocl_without_command_buffers(prog: Program) -> None:
+    _run_on_pocl(prog, native=False)
+
+
+def _run_on_pocl(prog: Program, native: bool) -> None:
+    """Run ``prog`` on PoCL's queues, graphs replaying as native command buffers or not."""
     queues = pocl_queues()
     if not queues:
         pytest.skip("needs PoCL")
-    with native_command_buffers(False):
+    with native_command_buffers(native):
         run_program(prog, queues)
 
 

@@ -34,12 +34,20 @@ def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_hos
     plan of each memory object that ``op`` accesses through one requirement, for the next
     command of the same lane to replay (``replayable``; rule S17).
     """
-    n = len(requirements)
-    distinct = n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)
-    saved = []
+    saved: list[tuple[MemoryObject, Snapshot]] = []
+    try:
+        _plan_each(op, requirements, ctx, on_host, stagers, cache, saved)
+    except BaseException:  # refused or failed part way: the op never runs, nothing may wait for it
+        restore(saved)
+        raise
+    return saved
+
+
+def _plan_each(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,
+               stagers: list[Op], cache: bool, saved: list[tuple[MemoryObject, Snapshot]]) -> None:
     last = None
     alloc = None
-    for req in requirements if distinct else _merged(requirements):
+    for req in requirements if distinct(requirements) else _merged(requirements):
         memory = req.memory
         if memory is last:  # another window of the same memory object: no plan to replay
             access(req, WRITE if req.writes else READ, alloc, op, stagers)
@@ -57,7 +65,19 @@ def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_hos
         access(req, WRITE if req.writes else READ, alloc, op, stagers)
         if cache:
             _record(memory, req, op)
-    return saved
+
+
+def restore(saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:
+    """Undo the planning of a command that will not run (``plan`` returned ``saved``)."""
+    for memory, snapshot in saved:
+        memory.restore(snapshot)
+
+
+def distinct(requirements: Sequence[Requirement]) -> bool:
+    """Whether the requirements are on distinct memory objects, so that none needs merging
+    and each can have its plan cached (told for one or two; more are merged in any case)."""
+    n = len(requirements)
+    return n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)
 
 
 def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:

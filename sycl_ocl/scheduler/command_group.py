@@ -16,7 +16,7 @@ import pyopencl as cl
 
 from . import progress
 from .actions import DeviceAction, HostTask, NativeTask
-from .coherence import plan, replay, replayable
+from .coherence import distinct, plan, replay, replayable, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
@@ -56,9 +56,7 @@ def submit(
     kind = type(action)
     if kind is HostTask or kind is NativeTask:
         return _submit_host(lane, action, requirements, depends_on)  # type: ignore[arg-type]
-    lock = RUNTIME.lock
-    lock.acquire()  # ``with RUNTIME``, spelled out on the submit path
-    try:
+    with RUNTIME:
         op = _open(lane, depends_on, False)
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
         op.work = action
@@ -69,16 +67,13 @@ def submit(
             try:
                 issue(op, events)
             except BaseException:
-                for memory, snapshot in saved or ():
-                    memory.restore(snapshot)
+                restore(saved or ())
                 op.finish()
                 raise
         if replays is not None:
             for found in replays:
                 replay(found, op)
         lane.add(op)
-    finally:
-        lock.release()
     return op
 
 
@@ -99,8 +94,7 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
     what to restore if the enqueue fails."""
     replays: list[Plan] | None = None
     rest: Sequence[Requirement] = requirements
-    n = len(requirements)
-    if lane.ordered and (n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)):
+    if lane.ordered and distinct(requirements):
         missed: list[Requirement] = []
         for req in requirements:
             found = replayable(req, lane)

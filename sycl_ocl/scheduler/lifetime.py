@@ -15,6 +15,7 @@ import gc
 import threading
 import weakref
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from .coherence import access
 from .hostops import prepare, transfer_op
 from .memory_object import MemoryObject
 from .op import Op
-from .progress import spawn
+from .progress import run_logged, spawn
 from .requirement import READ, Requirement
 from .runtime import RUNTIME
 
@@ -46,10 +47,7 @@ def finalize(work: Callable[[], Any], what: str) -> None:
         RUNTIME.finalizers.append((work, what))
         RUNTIME.kick()
         return
-    try:
-        work()
-    except Exception as error:  # a finalizer cannot raise: report it instead
-        log.error("sycl_ocl: %s failed: %s", what, error)
+    run_logged(work, what)
 
 
 def destroy(memory: MemoryObject) -> None:
@@ -60,7 +58,7 @@ def destroy(memory: MemoryObject) -> None:
     its own.
     """
     if (RUNTIME.held() or RUNTIME.on_own_thread()) and _may_block(memory):
-        spawn(_guarded, (memory,), "sycl_ocl-destroy",
+        spawn(run_logged, (partial(_guarded_run, memory), "buffer destruction"), "sycl_ocl-destroy",
               lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
         return
     _guarded_run(memory)
@@ -69,16 +67,13 @@ def destroy(memory: MemoryObject) -> None:
 def _may_block(memory: MemoryObject) -> bool:
     if not memory.blocking:
         return False
+    return not all(op.poll() for op in _frontier_ops(memory)) or _write_back_target(memory) is not None
+
+
+def _frontier_ops(memory: MemoryObject) -> list[Op]:
+    """The commands the destruction waits for: the last accesses of the memory object."""
     with RUNTIME:
-        ops = [entry[0] for entry in memory.frontier]
-    return not all(op.poll() for op in ops) or _write_back_target(memory) is not None
-
-
-def _guarded(memory: MemoryObject) -> None:
-    try:
-        _guarded_run(memory)
-    except Exception as error:  # a finalizer cannot raise: report it instead
-        log.error("sycl_ocl: buffer destruction failed: %s", error)
+        return [entry[0] for entry in memory.frontier]
 
 
 def _guarded_run(memory: MemoryObject) -> None:
@@ -99,9 +94,7 @@ def _destroy(memory: MemoryObject) -> None:
         holds.release(memory, hold)
     if not memory.blocking:
         return
-    with RUNTIME:
-        ops = [entry[0] for entry in memory.frontier]
-    for op in ops:
+    for op in _frontier_ops(memory):
         op.wait()
     target = _write_back_target(memory)
     if target is None:

@@ -29,8 +29,6 @@ BLOCKED: Any = object()
 
 def wait_list(op: Op) -> Any:
     """The OpenCL events ``op`` must wait for, None for none, or ``BLOCKED``."""
-    if not op.deps:
-        return None
     lane: Lane = op.lane  # type: ignore[assignment]
     ctx = lane.ctx
     events: list[cl.Event] | None = None
@@ -155,7 +153,7 @@ def _progress() -> None:
         while not wake.empty():  # one pass serves every wake-up so far
             wake.get_nowait()
         while finalizers:
-            _finalize(*finalizers.popleft())
+            run_logged(*finalizers.popleft())
         while spawns:
             _start(*spawns.popleft())  # in a function: this loop keeps no reference to its args
         try:
@@ -164,7 +162,8 @@ def _progress() -> None:
             log.exception("sycl_ocl: issuing deferred commands failed")
 
 
-def _finalize(work: Callable[[], Any], what: str) -> None:
+def run_logged(work: Callable[[], Any], what: str) -> None:
+    """Run a finalizer's ``work``; it cannot raise, so a failure is logged (``what`` names it)."""
     try:
         work()
     except Exception as error:  # a finalizer cannot raise: report it instead

@@ -19,8 +19,7 @@ def to_chrome_trace(trace: Trace) -> dict[str, Any]:
     extension; ``json.dump`` it, or use ``to_chrome_trace_json``."""
     pids, tids, meta = _threads(trace)
     events: list[dict[str, Any]] = []
-    ends: dict[int, Span] = {}
-    starts: dict[int, Span] = {}
+    commands: dict[int, Span] = {}  # the span of each command (not of its transfers)
     for span in trace.spans:
         events.append({
             "name": span.label, "cat": "transfer" if span.transfer else span.what, "ph": "X",
@@ -29,10 +28,9 @@ def to_chrome_trace(trace: Trace) -> dict[str, Any]:
             "args": {"command": span.serial, "bytes": span.nbytes},
         })
         if not span.transfer:
-            ends[span.serial] = span
-            starts[span.serial] = span
+            commands[span.serial] = span
     for index, edge in enumerate(trace.edges):
-        before, after = ends.get(edge.before), starts.get(edge.after)
+        before, after = commands.get(edge.before), commands.get(edge.after)
         if before is None or after is None:
             continue
         # A flow starts inside the slice it leaves (its last nanosecond) and ends at the next.

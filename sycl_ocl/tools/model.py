@@ -10,7 +10,7 @@ best estimate (off by at most the cost of one enqueue).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..scheduler.trace import REASONS, LaneRecord, MemoryRecord, OpRecord, Snapshot
 
@@ -110,7 +110,7 @@ def memory_name(memory: MemoryRecord) -> str:
 def command_name(op: OpRecord) -> str:
     """``kernel scale``, ``host task load``, ``copy``, ...; ``pending`` for an op that never ran."""
     what = op.what or "pending"
-    return f"{what} {op.name}" if op.name and not op.name.startswith("<") else what
+    return f"{what} {op.name}" if _named(op) else what
 
 
 def size_text(nbytes: int) -> str:
@@ -158,8 +158,7 @@ def _spans(ops: list[OpRecord]) -> list[Span]:
         return []
     origin = min(span.start_ns for span in raw)
     return sorted(
-        (Span(s.lane, s.serial, s.what, s.label, s.short, s.start_ns - origin, s.end_ns - origin, s.transfer,
-              s.nbytes) for s in raw),
+        (replace(s, start_ns=s.start_ns - origin, end_ns=s.end_ns - origin) for s in raw),
         key=lambda s: (s.start_ns, s.serial),
     )
 
@@ -212,7 +211,12 @@ def _host_spans(op: OpRecord) -> list[Span]:
 
 
 def _short(op: OpRecord) -> str:
-    return op.name if op.name and not op.name.startswith("<") else op.what
+    return op.name if _named(op) else op.what
+
+
+def _named(op: OpRecord) -> bool:
+    """Whether the op has a name of its own (a kernel's, a host task's), not ``<lambda>``."""
+    return bool(op.name) and not op.name.startswith("<")
 
 
 # One color per kind of command, shared by the DAG and the timeline.

@@ -33,9 +33,7 @@ def current_trace() -> Trace:
     Raises:
         sycl.exception: ``errc.invalid`` when no recording runs (call ``start_tracing`` first).
     """
-    recorder = trace.RECORDER
-    if recorder is None:
-        raise exception(errc.invalid, "no trace is being recorded: call sycl_ocl.tools.start_tracing() first")
+    recorder = _running()
     return Trace(recorder.snapshot(), recorder.title)
 
 
@@ -48,8 +46,13 @@ def stop_tracing() -> Trace:
     Raises:
         sycl.exception: ``errc.invalid`` when no recording runs.
     """
+    recorder = _running()
+    trace.stop()
+    return Trace(recorder.snapshot(), recorder.title)
+
+
+def _running() -> trace.Recorder:
     recorder = trace.RECORDER
     if recorder is None:
         raise exception(errc.invalid, "no trace is being recorded: call sycl_ocl.tools.start_tracing() first")
-    trace.stop()
-    return Trace(recorder.snapshot(), recorder.title)
+    return recorder

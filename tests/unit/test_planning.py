@@ -211,6 +211,18 @@ def test_a_context_bound_memory_object_refuses_other_contexts() -> None:
     plan(device_op(FakeLane(1)), [req(memory, 0, 64)], FakeContext(1), False, [])  # type: ignore[arg-type]
 
 
+def test_a_refused_requirement_undoes_the_planning_of_the_others() -> None:
+    """A command refused while planning (a context_bound buffer of another context) is never
+    enqueued: the memory objects planned before the refusal must not wait for it."""
+    planned, bound = memory_object(), memory_object()
+    bound.bound_to = 2
+    before = (dict(planned.valid), planned.frontier, planned.written)
+    with pytest.raises(sycl.exception):
+        plan(device_op(FakeLane(1)), [req(planned, 0, 64, writes=True), req(bound, 0, 64)],
+             FakeContext(1), False, [])  # type: ignore[arg-type]
+    assert (planned.valid, planned.frontier, planned.written) == before
+
+
 def test_a_host_command_of_a_queue_plans_on_the_host() -> None:
     memory = memory_object()
     writer = device_op(FakeLane(1))

@@ -12,7 +12,7 @@ from scheduler_fakes import FakeContext, FakeEvent, FakeLane, device_op, host_op
 
 import sycl_ocl as sycl
 from sycl_ocl._async_errors import AsyncErrors
-from sycl_ocl.scheduler import lifetime, progress
+from sycl_ocl.scheduler import command_group, lifetime, progress
 from sycl_ocl.scheduler.command import COMPLETE
 from sycl_ocl.scheduler.lane import TRIM_EVERY, Lane
 from sycl_ocl.scheduler.op import DONE, Op, add_edge, depend
@@ -185,6 +185,24 @@ def test_an_out_of_order_queue_waits_for_its_own_commands() -> None:
 
 class _Queue:
     properties = 0  # in order
+
+
+class _NotesTheLock:
+    """A device action that notes, as it is enqueued, whether its thread holds the lock."""
+
+    def __init__(self) -> None:
+        self.held: list[bool] = []
+
+    def enqueue(self, lane: Lane, wait_for: object, keep: list[object]) -> None:
+        self.held.append(RUNTIME.held())
+
+
+def test_a_submit_holds_the_lock_as_its_owner() -> None:
+    """A finalizer that runs inside a submit asks ``held`` whether it may block (rule S13)."""
+    lane = Lane(_Queue(), FakeContext(1), AsyncErrors(None), True, False)  # type: ignore[arg-type]
+    action = _NotesTheLock()
+    op = command_group.submit(lane, action, (), ())  # type: ignore[arg-type]
+    assert action.held == [True] and op.state == DONE and not RUNTIME.held()
 
 
 def test_a_native_task_is_a_host_op_until_its_marker_then_a_device_command() -> None:

@@ -21,13 +21,13 @@ from .exception import errc, exception
 from .graph import Recorded, command_graph, queue_state, record
 from .handler import event_commands, global_size, handler, kernel_args
 from .info._descriptor import check_namespace
-from .kernel_bundle.kernel import kernel
 from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .range import nd_range
 from .scheduler import Command, KernelLaunch, open_lane, submit, trace
 from .selector import default_selector_v, select_device
+from .usm.launch import Shortcut
 
 
 class queue(NativeWrapper, PropertyHolder):
@@ -62,8 +62,8 @@ class queue(NativeWrapper, PropertyHolder):
         q.submit(lambda h: h.parallel_for(n, "my_kernel", sycl.accessor(buf, h))).wait()
     """
 
-    __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_kernels", "_lane", "_profiling",
-                 "_props", "_recording")
+    __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_lane", "_profiling",
+                 "_props", "_recording", "_shortcuts")
 
     def __init__(
         self,
@@ -122,7 +122,7 @@ class queue(NativeWrapper, PropertyHolder):
         self._async_errors = AsyncErrors(async_handler, fallback=ctx._async_errors)
         self._lane = open_lane(native, ctx, self._async_errors, self._in_order, self._profiling)
         self._recording: weakref.ref[Any] | None = None  # the command graph it records to
-        self._kernels: dict[Any, kernel] = {}  # resolved kernels of the shortcuts, by their spec
+        self._shortcuts: dict[Any, Shortcut] = {}  # the kernels of the shortcuts, by their spec
 
     @classmethod
     def _from_native(cls, native: cl.CommandQueue, ctx: context) -> queue:
@@ -204,9 +204,14 @@ class queue(NativeWrapper, PropertyHolder):
         accessor needs a handler, so kernels launched this way take scalars, USM pointers
         or ``pyopencl`` buffers. ``depends_on`` is an event or a list of events to wait for.
         """
-        deps = _commands(depends_on) if self._recording is None else None
-        if deps is not None:
-            return self._direct(kernel, (1,), args, deps)
+        if self._recording is None:
+            if depends_on is None:
+                op = self._shortcut(kernel).launch(1, args)
+                if op is not None:
+                    return event(op, self._context)
+            deps = _commands(depends_on)
+            if deps is not None:
+                return self._direct(kernel, (1,), args, deps)
         return self._one(depends_on, handler.single_task, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any, depends_on: Any = None) -> event:
@@ -218,23 +223,36 @@ class queue(NativeWrapper, PropertyHolder):
         ``depends_on`` is an event or a list of events to wait for.
         """
         if self._recording is None:
-            if depends_on is None and type(rng) is int and rng >= 0:  # the common case, spelled out
-                return self._direct(kernel, (rng,), args, ())
-            deps = _commands(depends_on) if not isinstance(rng, nd_range) else None
-            if deps is not None:
-                return self._direct(kernel, global_size(rng), args, deps)
+            if depends_on is None:  # the fast path first (``usm.launch``)
+                op = (self._shortcuts.get(kernel) or self._shortcut(kernel)).launch(rng, args)
+                if op is not None:
+                    ev = _new(event)  # event(op, self._context), in place
+                    ev._cmd = op
+                    ev._context = self._context
+                    return ev
+            if not isinstance(rng, nd_range):
+                deps = _commands(depends_on)
+                if deps is not None:
+                    return self._direct(kernel, global_size(rng), args, deps)
         return self._one(depends_on, handler.parallel_for, rng, kernel, *args)
+
+    def _shortcut(self, name: Any) -> Shortcut:
+        """The shortcuts' kernel of ``name`` on this queue, resolved on first use."""
+        found = self._shortcuts.get(name)
+        if found is None:
+            resolved = resolve_kernel(name, self._context, self._device, None, {})
+            found = self._shortcuts[name] = Shortcut(resolved, self._lane, self._context._handle)
+        return found
 
     def _direct(
         self, name: Any, size: tuple[int, ...], args: tuple[Any, ...], deps: Sequence[Command]
     ) -> event:
-        """Submit the launch of a shortcut, made without a handler: its arguments are scalars,
-        USM pointers or ``pyopencl`` buffers (an accessor needs a handler: ``kernel_args``
-        raises for one, as the handler's way would)."""
+        """Submit the launch of a shortcut that the fast path does not take (``usm.launch``),
+        made without a handler: its arguments are scalars, USM pointers or ``pyopencl``
+        buffers (an accessor needs a handler: ``kernel_args`` raises for one, as the
+        handler's way would)."""
         memory, _, svm_args = kernel_args(args, self._context._handle, False, None)
-        found = self._kernels.get(name)
-        if found is None:
-            found = self._kernels[name] = resolve_kernel(name, self._context, self._device, None, {})
+        found = self._shortcut(name).kernel
         found._check_launch(args, None)
         if svm_args:  # the twin of these SVM arguments (``kernel._for_svm``), looked up in place
             found = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
@@ -315,6 +333,9 @@ class queue(NativeWrapper, PropertyHolder):
 
     def __repr__(self) -> str:
         return f"<sycl.queue on {self._device!r}>"
+
+
+_new = object.__new__
 
 
 def _commands(events: Any) -> Sequence[Command] | None:

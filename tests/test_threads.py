@@ -9,6 +9,7 @@ import threading
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 from kernel_support import run_child
 
 import sycl_ocl as sycl
@@ -98,6 +99,38 @@ def test_one_kernel_from_eight_threads_keeps_its_arguments(queue: sycl.queue) ->
         b.__exit__(None, None, None)
     for t, out in enumerate(outs):
         assert (out == sum(t + i for i in range(10))).all()
+
+
+def test_usm_shortcut_from_eight_threads_keeps_its_arguments(device: sycl.device) -> None:
+    """The queue shortcut's fast path (``q.parallel_for`` on USM pointers) from many threads on
+    one in-order queue and kernel: each launch runs with its own arguments, also when a thread
+    repeats its previous launch (whose arguments another thread's launch may have replaced)."""
+    if not device.has(sycl.aspect.usm_device_allocations):
+        pytest.skip(f"{device!r} has no USM (no OpenCL SVM): the buffer form is tested above")
+    queue = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    ptrs = [sycl.malloc_device(count=8, dtype=np.int32, q=queue) for _ in range(8)]
+    for p in ptrs:
+        queue.memset(p, 0, 32)
+    queue.wait()
+
+    def work(t: int) -> None:
+        for i in range(10):
+            queue.parallel_for(8, "tthr_affine", ptrs[t], 1, t)  # the same objects each time
+            queue.parallel_for(8, "tthr_affine", ptrs[t], 1, i)
+
+    errors: list[BaseException] = []
+    threads = [threading.Thread(target=lambda t=t: _safe(work, t, errors)) for t in range(8)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    queue.wait()
+    for t, p in enumerate(ptrs):
+        out = np.zeros(8, dtype=np.int32)
+        queue.memcpy(out, p, 32).wait()
+        assert (out == 10 * t + sum(range(10))).all()
+        sycl.free(p, queue)
 
 
 def _safe(fn: Callable[[int], None], t: int, errors: list[BaseException]) -> None:

@@ -200,6 +200,26 @@ def test_the_ring_keeps_the_most_recent_commands(device: sycl.device) -> None:
     assert [op.serial for op in trace.ops] == [3, 4, 5] == [op.serial for op in seen.ops]
 
 
+def test_queue_shortcut_launches_are_traced(device: sycl.device) -> None:
+    """A kernel launched through the queue shortcut on USM pointers (the fast path, which makes
+    no action object) is a traced command like any other, also after untraced launches of it."""
+    if not device.has(sycl.aspect.usm_device_allocations):
+        pytest.skip(f"{device!r} has no USM (no OpenCL SVM): the buffer forms are traced above")
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    p = sycl.malloc_device(count=N, dtype=np.int32, q=q)
+    q.parallel_for(N, "trace_set", p, 1).wait()  # untraced: the fast path remembers the launch
+    tools.start_tracing()
+    try:
+        q.parallel_for(N, "trace_set", p, 1)
+        q.single_task("trace_set", p, 2)
+        q.wait()
+    finally:
+        trace = tools.stop_tracing()
+    assert [command_name(op) for op in trace.ops] == ["kernel trace_set"] * 2
+    assert ("kernel trace_set", "kernel trace_set", "in-order queue", "") in _edges(trace)
+    sycl.free(p, q)
+
+
 SCRIPT = """
 import sys
 import numpy as np

@@ -8,6 +8,7 @@ kinds with fine-grain SVM, NVIDIA only device memory, Oclgrind none).
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 import sycl_ocl as sycl
+from sycl_ocl.scheduler import Op
 from sycl_ocl.usm import alloc
 
 sycl.register_kernel_source(
@@ -639,6 +641,133 @@ def test_kernel_shortcuts_refuse_accessors_as_the_handler_does(device: sycl.devi
         local = sycl.local_accessor(np.int32, 1)
         raises(sycl.errc.kernel_argument, lambda: q.parallel_for(1, "usm_one", local, 1), "nd_range")
     still_works(q)
+
+
+# --- the queue shortcuts' fast path (docs/usm.md) ---------------------------------------------
+
+
+def floats(q: sycl.queue, kind: alloc, values: list[float]) -> sycl.usm_ptr:
+    p = sycl.malloc(count=len(values), dtype=np.float32, q=q, kind=kind)
+    assert p is not None
+    q.memcpy(p, np.array(values, dtype=np.float32), 4 * len(values)).wait()
+    return p
+
+
+def test_a_repeated_launch_checks_again_what_can_change(device: sycl.device) -> None:
+    """A launch with the argument objects of the previous one reuses its checks; whatever
+    may have changed since is checked again: the pointer freed, another pointer (of another
+    context, of another element type, at an offset), another count of arguments."""
+    kind = any_kind(device)
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    other = sycl.queue(sycl.context(device), device)
+    p, spare = floats(q, kind, [1, 2, 3, 4]), floats(q, kind, [1, 1, 1, 1])
+    two = 2.0
+    for _ in range(3):  # the second and third launches repeat the first one's objects
+        q.parallel_for(4, "usm_scale", p, two)
+    q.single_task("usm_scale", p + 3, two)  # one element, at an offset: the full check
+    q.wait()
+    assert read(q, p, 4).tolist() == [8, 16, 24, 64]
+    raises(sycl.errc.invalid, lambda: q.parallel_for(4, "usm_scale", floats(other, kind, [1]), two),
+           "not in the queue's context")
+    raises(sycl.errc.kernel_argument, lambda: q.parallel_for(4, "usm_scale", ints(q, kind, 4), two),
+           "holds int32")
+    raises(sycl.errc.kernel_argument, lambda: q.parallel_for(4, "usm_scale", p), "takes 2 argument(s)")
+    raises(sycl.errc.kernel_argument, lambda: q.parallel_for(4, "usm_scale", p, "two"), "argument 1")
+    q.parallel_for(4, "usm_scale", spare, two)
+    q.parallel_for(4, "usm_scale", spare, two)
+    sycl.free(spare, q)
+    raises(sycl.errc.invalid, lambda: q.parallel_for(4, "usm_scale", spare, two), "freed")
+    q.parallel_for(4, "usm_scale", p, 0.5).wait()
+    assert read(q, p, 4).tolist() == [4, 8, 12, 32]
+    sycl.free(p, q)
+    still_works(q)
+
+
+def test_a_fast_launch_event_is_like_any_other(device: sycl.device) -> None:
+    """The event of a launch on the fast path waits, reports its status and profiles; its
+    command (made in one step, not through ``Op.__init__``) has every field of an op."""
+    kind = any_kind(device)
+    q = sycl.queue(device, prop_list=[*PROFILING, sycl.property.queue.in_order()])
+    p = ints(q, kind, 4)
+    first = q.parallel_for(4, "usm_add", p, p, 1)
+    ev = q.parallel_for(4, "usm_add", p, p, 1)
+    command = ev._cmd
+    assert type(command) is Op
+    assert all(hasattr(command, name) for name in Op.__slots__ if name != "__weakref__")
+    assert ev.get_wait_list() == []  # the previous launch is before it on the in-order queue
+    ev.wait()
+    assert first.get_info(sycl.info.event.command_execution_status) is sycl.info.event_command_status.complete
+    start = ev.get_profiling_info(sycl.info.event_profiling.command_start)
+    assert 0 < first.get_profiling_info(sycl.info.event_profiling.command_end) <= start
+    assert start <= ev.get_profiling_info(sycl.info.event_profiling.command_end)
+    sycl.free(p, q)
+
+
+def test_a_launch_in_between_sets_the_arguments_again(device: sycl.device) -> None:
+    """The fast path leaves a launch's arguments set on the kernel's ``cl_kernel`` and skips
+    setting them for a repeated launch: a handler launch of the same kernel in between, with
+    other arguments, must not leave them behind."""
+    kind = any_kind(device)
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    a, b = ints(q, kind, 1), ints(q, kind, 1)
+    write(q, a, np.zeros(1, dtype=np.int32))
+    write(q, b, np.zeros(1, dtype=np.int32))
+    one = 1
+    q.parallel_for(1, "usm_add", a, a, one)
+    q.submit(lambda h: h.parallel_for(1, "usm_add", b, b, 100))  # the same SVM twin, other arguments
+    q.parallel_for(1, "usm_add", a, a, one)  # a repeated launch: its arguments are set again
+    q.single_task("usm_add", b, b, 100)  # and the other way
+    q.parallel_for(1, "usm_add", a, a, one).wait()
+    assert read(q, a, 1).tolist() == [3]
+    assert read(q, b, 1).tolist() == [200]
+
+
+def test_the_fast_path_keeps_no_memory_alive(device: sycl.device) -> None:
+    """What the fast path remembers of a launch keeps neither a pointer that nobody else
+    refers to (the garbage collector frees its allocation) nor freed memory (``sycl.free``
+    returns it to the driver once the commands using it completed)."""
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 4)
+    q.parallel_for(4, "usm_add", p, p, 1)
+    q.parallel_for(4, "usm_add", p, p, 1).wait()
+    alive = weakref.ref(p._alloc)
+    del p
+    gc.collect()
+    assert alive() is None
+    r = ints(q, kind, 4)
+    native = sycl.get_native(r)
+    q.parallel_for(4, "usm_add", r, r, 1)
+    q.parallel_for(4, "usm_add", r, r, 1)
+    q.wait()
+    sycl.free(r, q)
+    assert sys.getrefcount(native) == 2  # this function's and getrefcount's: nothing else holds it
+
+
+def test_the_fast_path_waits_behind_a_host_task_of_an_in_order_queue(device: sycl.device) -> None:
+    """A launch whose in-order queue's last command waits in the DAG (a host task) cannot be
+    enqueued at once: it is submitted in full and runs after the task, as do the next ones."""
+    kind = host_kind(device)
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    p = ints(q, kind, 1)
+    view = np.asarray(p)
+    view[0] = 0
+    one = 1
+    q.parallel_for(1, "usm_add", p, p, one).wait()  # the fast path, remembered
+    gate = threading.Event()
+
+    def task() -> None:
+        gate.wait(10)
+        view[0] *= 10
+
+    q.submit(lambda h: h.host_task(task))
+    events = [q.parallel_for(1, "usm_add", p, p, one) for _ in range(3)]
+    assert events[0].get_info(sycl.info.event.command_execution_status) is not (
+        sycl.info.event_command_status.complete)
+    gate.set()
+    sycl.event.wait(events)
+    assert view.tolist() == [13]
+    sycl.free(p, q)
 
 
 # --- misuse (each refused with a message; nothing else breaks) --------------------------------

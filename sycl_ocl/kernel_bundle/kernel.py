@@ -42,10 +42,11 @@ class kernel(NativeWrapper):
     """
 
     __slots__ = (
-        "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_name", "_params", "_program",
-        "_reqd", "_svm_twins",
+        "_args_set", "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_name", "_params",
+        "_program", "_reqd", "_svm_twins", "_wanted",
     )
 
+    _args_set: Sequence[Any] | None
     _bits: int
     _ctx_native: cl.Context
     _device_ptrs: frozenset[int]
@@ -56,6 +57,7 @@ class kernel(NativeWrapper):
     _program: cl.Program
     _reqd: tuple[int, ...] | None
     _svm_twins: dict[int, kernel]
+    _wanted: tuple[np.dtype[Any] | None, ...] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # §4.11.13: no public constructor.
@@ -85,6 +87,7 @@ class kernel(NativeWrapper):
         params: Sequence[KernelParam] | None,
     ) -> None:
         self._bind(native)
+        self._args_set = None  # the argument list set last by ``_launch``, None when unknown
         self._program = program  # keeps the program alive as long as the kernel (driver defect)
         self._ctx_native = program.context
         devices: list[cl.Device] = program.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
@@ -94,11 +97,11 @@ class kernel(NativeWrapper):
         self._name = str(native.function_name)
         self._reqd = _required_size(native, devices[0])
         self._params = tuple(params) if params is not None else _params_from_arg_info(native)
-        # (index, element type) of each pointer parameter whose element type is checked.
-        self._elements = tuple(
-            (i, dtype) for i, p in enumerate(self._params or ())
-            if (dtype := p.element_dtype(self._bits)) is not None
-        )
+        # The element type of each parameter (None: any, or not a pointer), None when the
+        # parameters are unknown; and (index, element type) of those that are checked.
+        self._wanted = (
+            tuple(p.element_dtype(self._bits) for p in self._params) if self._params is not None else None)
+        self._elements = tuple((i, dtype) for i, dtype in enumerate(self._wanted or ()) if dtype is not None)
         if self._params is not None:
             _set_dtypes(native, self._params, self._bits)
 
@@ -194,8 +197,10 @@ class kernel(NativeWrapper):
 
         Every ``cl_kernel`` then sees each argument always as the same kind: NVIDIA's driver
         refuses a ``cl_mem`` argument on a kernel that had an SVM pointer set
-        (docs/devices/repro/svm_then_buffer.py, docs/usm.md). Buffer-only launches keep the
-        kernel's own ``cl_kernel``, the one ``get_native`` returns.
+        (docs/devices/repro/svm_then_buffer.py, docs/usm.md). Buffer-only launches of a
+        handler keep the kernel's own ``cl_kernel``, the one ``get_native`` returns; the
+        queue shortcuts' fast launches (``_launch``) take a twin for every ``svm_args``, 0
+        included, since they leave their arguments set.
         """
         twins = self._svm_twins
         twin = twins.get(svm_args)
@@ -227,6 +232,7 @@ class kernel(NativeWrapper):
                 that does not fit its declared type.
         """
         # The caller holds the scheduler lock, which keeps set_args + enqueue atomic.
+        self._args_set = None
         try:
             self._native.set_args(*args)
         except _ARGUMENT_ERRORS as error:
@@ -234,6 +240,23 @@ class kernel(NativeWrapper):
         if 0 in global_size:
             return cl.enqueue_marker(cl_queue, wait_for=wait_for)
         return cl.enqueue_nd_range_kernel(cl_queue, self._native, global_size, local_size, offset, wait_for)
+
+    def _set_args(self, args: Sequence[Any]) -> None:
+        """Set ``args`` on a twin (``_for_svm``), whose ``cl_kernel`` nobody else sets
+        arguments on, and remember them as set (``_args_set``): OpenCL keeps a kernel's
+        arguments between enqueues, so a launch with that very list need not set it again
+        (``direct.launch``; the queue shortcuts reuse one list per launch signature and never
+        change it). The caller holds the scheduler lock.
+
+        Raises:
+            sycl.exception: as ``_enqueue``.
+        """
+        self._args_set = None
+        try:
+            self._native.set_args(*args)
+        except _ARGUMENT_ERRORS as error:
+            raise self._argument_error(args, error) from error
+        self._args_set = args
 
     def _private(self, args: Sequence[Any]) -> cl.Kernel:
         """A ``cl_kernel`` of this kernel's own with ``args`` set, that no launch changes: a

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
@@ -48,18 +49,22 @@ class Lane:
         self.serial: Any = context.serial
 
     def add(self, op: Op) -> None:
-        """Record a newly submitted op (under the scheduler lock).
-
-        Every ``TRIM_EVERY`` ops, drops the completed ones from the front: a status query
-        each, so a busy device costs one query per ``TRIM_EVERY`` submits.
-        """
+        """Record a newly submitted op (under the scheduler lock); ``direct.launch`` does the
+        same in place."""
         ops = self.ops
         ops.append(op)
         self.last = op
         if len(ops) >= self.trim_at:
-            while ops[0] is not op and ops[0].poll():
-                ops.popleft()
-            self.trim_at = len(ops) + TRIM_EVERY
+            self.trim()
+
+    def trim(self) -> None:
+        """Drop the completed ops from the front of ``ops``, every ``TRIM_EVERY`` ops added: a
+        status query each, so a busy device costs one query per ``TRIM_EVERY`` submits."""
+        ops = self.ops
+        last = ops[-1]
+        while ops[0] is not last and ops[0].poll():
+            ops.popleft()
+        self.trim_at = len(ops) + TRIM_EVERY
 
     def after(self, ev: cl.Event) -> list[cl.Event] | None:
         """The wait list of the next command of one op: none on an in-order queue."""
@@ -82,9 +87,12 @@ class Lane:
         for op in reversed(ops):  # once the last completed, a poll finds the earlier ones complete
             if op.state != DONE and not op.poll():
                 op.wait()
-        for op in ops:
-            op.poll()
         with RUNTIME:
-            while self.ops and self.ops[0].state == DONE:
-                self.ops.popleft()
-            self.trim_at = len(self.ops) + TRIM_EVERY
+            live = self.ops
+            count = len(ops)
+            if count and len(live) >= count and live[count - 1] is ops[-1]:
+                # Nothing left the front since: the first ``count`` ops are those, all complete.
+                self.ops = live = deque(islice(live, count, None))
+            while live and live[0].state == DONE:
+                live.popleft()
+            self.trim_at = len(live) + TRIM_EVERY

@@ -46,9 +46,14 @@ class Allocation:
         self.device = dev
 
     def release(self) -> None:
-        """Forget the memory (``sycl.free``); see the module docstring."""
+        """Forget the memory (``sycl.free``, under ``_lock``); see the module docstring.
+        The caches of native pointers (``hold``) forget theirs too."""
+        global RELEASES
         self.native = None
         self.bytes = None
+        RELEASES += 1
+        for holder in _holders:
+            holder.forget()
 
 
 class _Table:
@@ -70,6 +75,24 @@ class _Table:
 
 _lock = threading.Lock()
 _tables: dict[int, _Table] = {}
+RELEASES = 0  # the allocations freed so far
+_holders: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def forget_at_free(holder: Any) -> None:
+    """Make every free call ``holder.forget()``: ``holder`` caches native pointers of
+    allocations (the queue shortcuts', ``usm.launch``), which must never keep freed memory
+    from the driver."""
+    with _lock:
+        _holders.add(holder)
+
+
+def hold(holder: Any, last: Any, seen: int) -> None:
+    """``holder.last = last`` (``forget_at_free``), unless an allocation was freed since
+    ``RELEASES`` was ``seen`` (read before the pointers in ``last`` were)."""
+    with _lock:
+        if seen == RELEASES:
+            holder.last = last
 
 
 def add(a: Allocation) -> None:

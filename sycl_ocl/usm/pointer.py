@@ -30,7 +30,7 @@ class usm_ptr:
     ``p.dtype`` is the element type (``numpy.dtype``) of a typed allocation, else None.
     """
 
-    __slots__ = ("_alloc", "_offset", "_svm", "dtype")
+    __slots__ = ("__weakref__", "_alloc", "_offset", "_svm", "dtype")
     # How a kernel's element-type error tells to retype it (``kernel._check_launch``).
     _retype_hint = "allocate it with dtype={wanted} (or untyped, without dtype=)"
 

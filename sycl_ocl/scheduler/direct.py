@@ -1,0 +1,151 @@
+"""Kernel launches with no requirement and no dependency, enqueued at once: the fast path of
+the USM queue shortcuts (``q.parallel_for(n, kernel, p, x)``, ``usm.launch``, docs/usm.md).
+
+Such a launch is what ``command_group.submit`` makes of it (rules S1, S6, S15), done in one
+function: no action object, no wait list, no edge. One it cannot enqueue at once (its
+in-order queue's last op still waits in the DAG, or runs on the host) is not its business:
+``Launcher.launch`` returns None and the caller submits it in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from threading import get_ident
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pyopencl as cl
+
+from .._native import translate
+from . import trace
+from .op import DONE, ISSUED, NONE, Op
+from .runtime import RUNTIME
+
+if TYPE_CHECKING:
+    from .lane import Lane
+
+
+class Launchable(Protocol):
+    """What a ``Launcher`` needs of a kernel (``sycl.kernel`` implements it)."""
+
+    _native: cl.Kernel  # a ``cl_kernel`` that only launchers set arguments on
+    _args_set: Sequence[Any] | None  # the argument list set on it last, None when unknown
+
+    def _set_args(self, args: Sequence[Any]) -> None:
+        """Set ``args`` and remember them as ``_args_set``."""
+
+
+# A launcher's last launch: the ids of its argument objects, the values set as the kernel's
+# arguments (never changed), the kernel, and what the checks keep besides.
+Last = tuple[tuple[int, ...], list[Any], Launchable, Any]
+
+
+class Launcher:
+    """The launches of one kernel on one lane, by the argument objects the user passes.
+
+    A subclass checks and converts the arguments (``check``) and says what a range is
+    (``size``); the launcher remembers the last launch, and a launch with the very argument
+    objects of that one (identity: the same pointers, the same values) reuses its checks and
+    its list of values, which the kernel keeps set (``Launchable._set_args``), so it costs
+    one enqueue. ``check`` must keep the objects whose ids it remembers alive, or forget
+    them (set ``last`` to None) when they die: an id is then never another object's.
+    """
+
+    __slots__ = ("__weakref__", "lane", "last", "range")
+
+    def __init__(self, lane: Lane) -> None:
+        self.lane = lane
+        self.last: Last | None = None
+        self.range: tuple[Any, tuple[int, ...]] = (None, ())  # the last range, and its OpenCL size
+
+    def check(self, args: tuple[Any, ...]) -> Last | None:
+        """``args`` checked and converted, remembered as ``last``; None when the launch
+        cannot take this path."""
+        raise NotImplementedError
+
+    def size(self, rng: Any) -> tuple[int, ...] | None:
+        """The OpenCL global size of ``rng``; None when empty or not a plain range."""
+        raise NotImplementedError
+
+    def launch(self, rng: Any, args: tuple[Any, ...]) -> Op | None:
+        """Enqueue the launch over ``rng`` with ``args`` on the lane; the issued op, or None
+        when this path cannot take it: arguments ``check`` refuses, a range ``size`` refuses,
+        an in-order queue whose last op is not enqueued yet, a running trace (which names
+        each op by its action). The caller submits it in full then.
+
+        Raises:
+            sycl.exception: ``errc.kernel_argument`` for an argument that does not fit its
+                parameter, the translated OpenCL error of a refused enqueue (as ``issue``).
+        """
+        last = self.last
+        same = last is not None and len(args) == len(last[0])
+        if same:
+            ids = last[0]  # type: ignore[index]
+            index = 0
+            for arg in args:
+                if id(arg) != ids[index]:
+                    same = False
+                    break
+                index += 1  # noqa: SIM113  # cheaper than enumerate's tuples, on the hot path
+        if not same:
+            last = self.check(args)
+            if last is None:
+                return None
+        known = self.range
+        if rng is known[0]:
+            global_size = known[1]
+        else:
+            found = self.size(rng)
+            if found is None:
+                return None
+            global_size = found
+            self.range = (rng, global_size)
+        if trace.RECORDER is not None:
+            return None
+        _, values, kernel, _ = last  # type: ignore[misc]
+        lane = self.lane
+        runtime = RUNTIME
+        _acquire()
+        outer = runtime.owner  # the lock records its owner (``Runtime.held``), as ``with RUNTIME`` does
+        runtime.owner = get_ident()
+        try:
+            previous = lane.last
+            # Rule S6: the previous op of an in-order queue is complete, or enqueued before
+            # this on the same in-order OpenCL queue: no edge.
+            if (previous is not None and lane.in_order and previous.state != DONE
+                    and (previous.event is None or not lane.ordered)):
+                return None
+            if values is not kernel._args_set:  # OpenCL keeps a kernel's arguments between enqueues
+                kernel._set_args(values)
+            try:
+                ev = _enqueue(lane.cl_queue, kernel._native, global_size, None)
+            except cl.Error as error:
+                raise translate(error, "enqueueing a command") from error
+            op = _new(Op)  # Op(...) then op.issued(ev, values), in place: no dependency, no transfer
+            op.lane = lane
+            op.ctx = lane.ctx
+            op.host = False
+            op.async_errors = lane.async_errors
+            op.state = ISSUED
+            op.event = ev
+            op.deps = NONE
+            op.work = None
+            op.moves = NONE
+            op.keep = values
+            op.flag = None
+            op.failed = False
+            op.times = None
+            lane.unflushed = True
+            ops = lane.ops  # lane.add(op), in place
+            ops.append(op)
+            lane.last = op
+            if len(ops) >= lane.trim_at:
+                lane.trim()
+            return op
+        finally:
+            runtime.owner = outer
+            _release()
+
+
+_acquire, _release = RUNTIME.lock.acquire, RUNTIME.lock.release
+_enqueue = cl.enqueue_nd_range_kernel
+_new = object.__new__

@@ -1,0 +1,90 @@
+"""The kernel launches of the queue shortcuts (``q.parallel_for(n, kernel, p, x)``, §4.6.5.2):
+the fast path of the runtime (docs/usm.md, "The queue shortcuts' fast path").
+
+A launch whose arguments are USM pointers (live, of the queue's context, at the start of their
+allocations, holding their parameters' element types) and values, with no dependency, needs
+no handler, no requirement and no action: ``scheduler.direct`` enqueues it at once.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from ..accessor import accessor, local_accessor
+from ..range import range
+from ..scheduler.direct import Last, Launcher
+from . import allocation
+from .pointer import usm_ptr
+
+if TYPE_CHECKING:
+    from ..kernel_bundle.kernel import kernel
+    from ..scheduler import Lane
+
+
+class Shortcut(Launcher):
+    """The launches of one kernel of a queue's shortcuts (the kernel its spec resolves to on
+    the queue), on the fast path (``direct.Launcher``).
+
+    Its cache of the last launch never keeps memory alive: it refers to the USM pointers
+    weakly, and a pointer that dies or any ``sycl.free`` empties it (``forget``).
+    """
+
+    __slots__ = ("ctx", "kernel")
+
+    def __init__(self, found: kernel, lane: Lane, ctx: int) -> None:
+        super().__init__(lane)
+        self.kernel = found
+        self.ctx = ctx  # the handle of the queue's context
+        allocation.forget_at_free(self)
+
+    def size(self, rng: Any) -> tuple[int, ...] | None:
+        """An ``int`` or a ``sycl.range`` that is not empty (an empty range enqueues a marker,
+        a negative one raises: the queue's way)."""
+        if type(rng) is int:
+            return (rng,) if rng > 0 else None
+        if type(rng) is range and 0 not in rng._cl:
+            return rng._cl
+        return None
+
+    def check(self, args: tuple[Any, ...]) -> Last | None:
+        """The arguments checked and converted, remembered as the last launch; None when one
+        is not a plain value or a live USM pointer of the queue's context at the start of its
+        allocation, holding its parameter's element type (``kernel._check_launch``)."""
+        found = self.kernel
+        wanted = found._wanted
+        if wanted is None or len(args) != len(wanted):
+            return None
+        seen = allocation.RELEASES
+        values = list(args)
+        guards: list[weakref.ref[usm_ptr]] = []
+        svm_args = 0
+        for index, arg in enumerate(args):
+            kind = type(arg)
+            if kind is usm_ptr:
+                a = arg._alloc
+                native = a.native
+                held = arg.dtype
+                if native is None or arg._offset or a.ctx_handle != self.ctx or (
+                        held is not None and held is not wanted[index] and wanted[index] is not None):
+                    return None
+                values[index] = native
+                svm_args |= 1 << index
+                guards.append(weakref.ref(arg, self._dead))
+            elif kind is accessor or kind is local_accessor or wanted[index] is not None:
+                return None
+        # The twin of these SVM arguments (``kernel._for_svm``), looked up in place.
+        twin = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
+        last = (tuple(map(id, args)), values, twin, guards)
+        allocation.hold(self, last, seen)
+        return last
+
+    def forget(self) -> None:
+        """Drop the last launch, and the arguments its kernel keeps set (``sycl.free``, or a
+        pointer of the launch that died): they must not keep memory from the driver."""
+        self.last = None
+        for twin in tuple(self.kernel._svm_twins.values()):
+            twin._args_set = None  # unknown: the next launch sets its arguments
+
+    def _dead(self, _: weakref.ref[usm_ptr]) -> None:
+        self.forget()

@@ -7,6 +7,8 @@ always reaches the user and no PyOpenCL exception leaks out of the public API.
 
 from __future__ import annotations
 
+import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -125,6 +127,42 @@ def cl_call(action: str, fn: Callable[..., T], *args: object, **kwargs: object) 
         return fn(*args, **kwargs)
     except cl.Error as error:
         raise translate(error, action) from error
+
+
+class _CompilerWarningsOff:
+    """A context manager around PyOpenCL builds, compiles and links: no ``CompilerWarning``.
+
+    PyOpenCL warns whenever a build succeeds with a non-empty log, and Intel's CPU runtime
+    writes one for every program. sycl_ocl puts the log of a failed build in its
+    ``errc.build`` message and leaves every program's log readable (docs/kernels.md), so the
+    warning is noise. ``warnings.catch_warnings`` changes the process-wide filters and is not
+    thread-safe: the first of concurrent builds enters it and the last leaves it, so builds
+    in several threads cannot leave the filter installed (while one runs, other threads'
+    PyOpenCL builds do not warn either).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._builds = 0
+        self._filters: warnings.catch_warnings[None] | None = None
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._builds == 0:
+                self._filters = warnings.catch_warnings()
+                self._filters.__enter__()
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+            self._builds += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._builds -= 1
+            if self._builds == 0 and self._filters is not None:
+                self._filters.__exit__(None, None, None)
+                self._filters = None
+
+
+compiler_warnings_off = _CompilerWarningsOff()
 
 
 def queued_time(native: cl.Event) -> int:

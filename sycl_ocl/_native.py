@@ -7,6 +7,7 @@ always reaches the user and no PyOpenCL exception leaks out of the public API.
 
 from __future__ import annotations
 
+import struct
 import threading
 import warnings
 from collections.abc import Callable, Iterator
@@ -110,6 +111,18 @@ def status_exception(
     if detail:
         message += f"\n{detail}"
     return exception(errc_for_status(code), message, ctx, cl_code=code)
+
+
+# What PyOpenCL's ``Kernel.set_args`` raises for an argument that does not fit its parameter.
+ARGUMENT_ERRORS = (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError)
+
+
+def argument_exception(error: BaseException, kernel_name: str) -> exception:
+    """The ``sycl.exception`` for ``set_args`` of kernel ``kernel_name`` failing with ``error``
+    (one of ``ARGUMENT_ERRORS``), where no parameter is known to be the culprit."""
+    if isinstance(error, cl.Error):
+        return translate(error, f"setting the arguments of kernel {kernel_name!r}")
+    return exception(errc.kernel_argument, f"kernel {kernel_name!r}: bad arguments ({error})")
 
 
 @contextmanager

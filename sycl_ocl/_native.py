@@ -2,7 +2,8 @@
 
 Every call into PyOpenCL that can fail goes through :func:`cl_call` or catches
 ``pyopencl.Error`` and raises :func:`translate`'s result, so the OpenCL error name
-always reaches the user and no PyOpenCL exception leaks out of the public API.
+always reaches the user and no PyOpenCL exception leaks out of the public API. Builds run in
+:data:`compiler_warnings_off`: their logs reach the user through ``errc.build``, not warnings.
 """
 
 from __future__ import annotations

@@ -224,7 +224,11 @@ class queue(NativeWrapper, PropertyHolder):
         """
         if self._recording is None:
             if depends_on is None:  # the fast path first (``usm.launch``)
-                op = (self._shortcuts.get(kernel) or self._shortcut(kernel)).launch(rng, args)
+                try:
+                    shortcut = self._shortcuts[kernel]
+                except (KeyError, TypeError):
+                    shortcut = self._shortcut(kernel)
+                op = shortcut.launch(rng, args)
                 if op is not None:
                     ev = _new(event)  # event(op, self._context), in place
                     ev._cmd = op
@@ -238,7 +242,10 @@ class queue(NativeWrapper, PropertyHolder):
 
     def _shortcut(self, name: Any) -> Shortcut:
         """The shortcuts' kernel of ``name`` on this queue, resolved on first use."""
-        found = self._shortcuts.get(name)
+        try:
+            found = self._shortcuts.get(name)
+        except TypeError:  # unhashable, so no kernel: resolve_kernel raises what it may be
+            found = None
         if found is None:
             resolved = resolve_kernel(name, self._context, self._device, None, {})
             found = self._shortcuts[name] = Shortcut(resolved, self._lane, self._context._handle)

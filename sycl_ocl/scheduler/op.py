@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 DEFERRED, ISSUED, DONE = 0, 1, 2
 SUBMIT, START, END = 0, 1, 2  # the host times of a host op on a profiling queue (``Op.times``)
 _TIME_FIELDS = {"queued": SUBMIT, "start": START, "end": END}  # named as in pyopencl's Event.profile
-_COMPLETE = cl.command_execution_status.COMPLETE
-_STATUS = cl.event_info.COMMAND_EXECUTION_STATUS
+CL_COMPLETE = cl.command_execution_status.COMPLETE
+CL_STATUS = cl.event_info.COMMAND_EXECUTION_STATUS
 
 # A transfer: (memory object, allocation, lo, hi); its direction follows from the op (device
 # op: host to the allocation; host op: the allocation to the host).
@@ -78,10 +78,10 @@ class Op:
             return False
         status: int
         try:
-            status = ev.get_info(_STATUS)  # type: ignore[assignment]  # not the property: one call less
+            status = ev.get_info(CL_STATUS)  # type: ignore[assignment]  # not the property: one call less
         except cl.Error:
             status = -1
-        if status == _COMPLETE:
+        if status == CL_COMPLETE:
             self.finish()
             return True
         if status < 0:

@@ -244,3 +244,24 @@ def test_unfinished_ops_stay_on_the_lane() -> None:
         lane.add(op)
         op.finish()
     assert lane.unfinished() == [waiting] and lane.ops[0] is waiting and lane.ordered
+
+
+def test_waiting_for_a_lane_finishes_every_op_and_reports_the_failed_one() -> None:
+    """``Lane.wait_all``: ops complete on the device are finished in place, one that failed
+    (a negative status) is reported once to the queue's store, one still running is waited
+    for; the lane is left empty."""
+    errors = AsyncErrors(None)
+    lane = Lane(_Queue(), FakeContext(1), errors, True, False)  # type: ignore[arg-type]
+    ops = [device_op(lane, issued=True) for _ in range(4)]
+    for op in ops:
+        op.async_errors = errors
+        lane.add(op)
+    statuses = [0, -5, 1, 0]  # complete, failed, running (completes when waited for), complete
+    for op, status in zip(ops, statuses, strict=True):
+        op.event.command_execution_status = status  # type: ignore[union-attr]
+    ops[2].event.wait = ops[2].event.complete  # type: ignore[union-attr]
+    lane.wait_all()
+    assert [op.state for op in ops] == [DONE] * 4 and [op.failed for op in ops] == [False, True, False, False]
+    assert not lane.ops and all(op.keep is None for op in ops)
+    with pytest.raises(sycl.exception, match="OpenCL status -5"):
+        errors.deliver()

@@ -101,35 +101,27 @@ def test_one_kernel_from_eight_threads_keeps_its_arguments(queue: sycl.queue) ->
         assert (out == sum(t + i for i in range(10))).all()
 
 
-def test_usm_shortcut_from_eight_threads_keeps_its_arguments(device: sycl.device) -> None:
+def test_usm_shortcut_from_threads_keeps_its_arguments(device: sycl.device) -> None:
     """The queue shortcut's fast path (``q.parallel_for`` on USM pointers) from many threads on
     one in-order queue and kernel: each launch runs with its own arguments, also when a thread
     repeats its previous launch (whose arguments another thread's launch may have replaced)."""
     if not device.has(sycl.aspect.usm_device_allocations):
         pytest.skip(f"{device!r} has no USM (no OpenCL SVM): the buffer form is tested above")
     queue = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
-    ptrs = [sycl.malloc_device(count=8, dtype=np.int32, q=queue) for _ in range(8)]
+    ptrs = [sycl.malloc_device(count=8, dtype=np.int32, q=queue) for _ in range(THREADS)]
     for p in ptrs:
         queue.memset(p, 0, 32)
-    queue.wait()
 
     def work(t: int) -> None:
-        for i in range(10):
+        for i in range(STEPS):
             queue.parallel_for(8, "tthr_affine", ptrs[t], 1, t)  # the same objects each time
             queue.parallel_for(8, "tthr_affine", ptrs[t], 1, i)
 
-    errors: list[BaseException] = []
-    threads = [threading.Thread(target=lambda t=t: _safe(work, t, errors)) for t in range(8)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert not errors
-    queue.wait()
+    _run_threads(work)
     for t, p in enumerate(ptrs):
         out = np.zeros(8, dtype=np.int32)
         queue.memcpy(out, p, 32).wait()
-        assert (out == 10 * t + sum(range(10))).all()
+        assert (out == STEPS * t + sum(range(STEPS))).all()
         sycl.free(p, queue)
 
 

@@ -87,7 +87,7 @@ class kernel(NativeWrapper):
         params: Sequence[KernelParam] | None,
     ) -> None:
         self._bind(native)
-        self._args_set = None  # the argument list set last by ``_launch``, None when unknown
+        self._args_set = None  # the argument list ``_set_args`` set last, None when unknown
         self._program = program  # keeps the program alive as long as the kernel (driver defect)
         self._ctx_native = program.context
         devices: list[cl.Device] = program.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
@@ -199,8 +199,8 @@ class kernel(NativeWrapper):
         refuses a ``cl_mem`` argument on a kernel that had an SVM pointer set
         (docs/devices/repro/svm_then_buffer.py, docs/usm.md). Buffer-only launches of a
         handler keep the kernel's own ``cl_kernel``, the one ``get_native`` returns; the
-        queue shortcuts' fast launches (``_launch``) take a twin for every ``svm_args``, 0
-        included, since they leave their arguments set.
+        queue shortcuts' fast launches take a twin for every ``svm_args``, 0 included, since
+        they leave their arguments set (``_set_args``).
         """
         twins = self._svm_twins
         twin = twins.get(svm_args)
@@ -245,8 +245,8 @@ class kernel(NativeWrapper):
         """Set ``args`` on a twin (``_for_svm``), whose ``cl_kernel`` nobody else sets
         arguments on, and remember them as set (``_args_set``): OpenCL keeps a kernel's
         arguments between enqueues, so a launch with that very list need not set it again
-        (``direct.launch``; the queue shortcuts reuse one list per launch signature and never
-        change it). The caller holds the scheduler lock.
+        (``direct.Launcher``: the queue shortcuts reuse one list per launch and never change
+        it). The caller holds the scheduler lock.
 
         Raises:
             sycl.exception: as ``_enqueue``.

@@ -47,7 +47,7 @@ class Allocation:
 
     def release(self) -> None:
         """Forget the memory (``sycl.free``, under ``_lock``); see the module docstring.
-        The caches of native pointers (``hold``) forget theirs too."""
+        The caches of native pointers (``forget_at_free``) forget theirs too."""
         global RELEASES
         self.native = None
         self.bytes = None

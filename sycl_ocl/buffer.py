@@ -24,7 +24,6 @@ from .property._base import PropertyHolder, make_property_list, property_list
 from .range import as_id, as_range, range
 from .scheduler import lifetime
 from .scheduler.memory_object import MemoryObject, TransferCounters
-from .scheduler.requirement import Requirement
 from .scheduler.runtime import RUNTIME
 
 if TYPE_CHECKING:
@@ -64,7 +63,7 @@ class buffer(PropertyHolder):
 
     __slots__ = (
         "__weakref__", "_alive", "_base", "_dtype", "_nbytes", "_props", "_range", "_root", "_shape", "_sub",
-        "_whole",
+        "_windows",
     )
 
     def __init__(
@@ -176,14 +175,8 @@ class buffer(PropertyHolder):
         self._dtype = dtype
         self._shape = rng.to_tuple()
         self._nbytes = rng.size() * dtype.itemsize
-        self._whole: tuple[Requirement, Requirement] | None = None
-
-    def _whole_requirements(self) -> tuple[Requirement, Requirement]:
-        """What an accessor of the whole buffer requires, reading and writing (made once: the
-        submit path's accessors take them as they are)."""
-        lo, hi = self._base, self._base + self._nbytes
-        return (Requirement(self._root, lo, hi, False, True, lo, hi),
-                Requirement(self._root, lo, hi, True, True, lo, hi))
+        # The windows of whole-buffer accessors by mode (``accessor.window``), while alive.
+        self._windows: dict[Any, Any] = {}
 
     def _attach(self) -> None:
         self._alive = True
@@ -196,6 +189,7 @@ class buffer(PropertyHolder):
         if not getattr(self, "_alive", False):
             return
         self._alive = False
+        self._windows = {}  # no accessor of a destroyed buffer: the next one checks and raises
         with RUNTIME:
             root = self._root
             root.handles -= 1

@@ -80,7 +80,7 @@ class handler:
         """
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
-        if acc._sub_base:
+        if acc._win.sub_base:
             acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
             if acc._target is target.host_task:
@@ -258,7 +258,7 @@ class handler:
             self._check_mine(src)
         if isinstance(dst, accessor):
             self._check_mine(dst)
-            if not dst._writes:
+            if not dst._win.writes:
                 raise exception(errc.invalid, "the copy destination accessor must have a write mode")
         n = src.size if isinstance(src, np.ndarray) else src.size() if isinstance(src, accessor) else 0
         room = dst.size if isinstance(dst, np.ndarray) else dst.size() if isinstance(dst, accessor) else 0
@@ -272,7 +272,7 @@ class handler:
             self._overwrite(dst)  # only a copy that fills the destination may skip its old contents
         if (
             isinstance(src, accessor) and isinstance(dst, accessor)
-            and src._contiguous and dst._contiguous and src.dtype == dst.dtype and n == room
+            and src._win.contiguous and dst._win.contiguous and src.dtype == dst.dtype and n == room
         ):
             self._set_action(DeviceCopy(src._req, dst._req))
             return
@@ -286,12 +286,12 @@ class handler:
         if count is not None or type(dst) is usm_ptr:
             self._set_action(usm_commands.fill(self, dst, value, count))
             return
-        if not isinstance(dst, accessor) or not dst._writes:
+        if not isinstance(dst, accessor) or not dst._win.writes:
             raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
         self._check_mine(dst)
         self._overwrite(dst)
         pattern = np.array([value], dtype=dst.dtype)
-        if dst._contiguous:
+        if dst._win.contiguous:
             self._set_action(DeviceFill(dst._req, pattern))
         else:
             self._set_action(HostTask(lambda: dst._view().__setitem__(Ellipsis, pattern[0])))
@@ -394,7 +394,7 @@ class handler:
         Only this command group's requirement changes: the accessor (a placeholder may be
         required again) keeps its own.
         """
-        if acc._contiguous:
+        if acc._win.contiguous:
             self._requirements[self._accessors.index(acc)] = acc._req.discarding()
 
     def _set_action(self, action: Any) -> None:

@@ -45,7 +45,7 @@ class _Window(PropertyHolder):
     """
 
     __slots__ = ("_props", "base", "contiguous", "dtype", "mode", "no_init", "offset", "range", "req",
-                 "shape", "sub_base", "writes")
+                 "shape", "shared", "sub_base", "writes")
 
     _props: property_list
     base: int  # the buffer's first byte in its memory object
@@ -57,6 +57,7 @@ class _Window(PropertyHolder):
     range: range
     req: Requirement
     shape: tuple[int, ...]  # the buffer's
+    shared: bool  # kept by the buffer: its requirement is the same object in every accessor
     sub_base: int  # the first byte of a sub-buffer, 0 for any other buffer
     writes: bool
 
@@ -72,13 +73,15 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
     if not isinstance(buf, buffer):
         raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
     buf._check_alive()
-    whole = access_range is None and access_offset is None and prop_list is None
-    if whole and type(mode) in _MODE_TYPES:
+    shared = (access_range is None and access_offset is None and prop_list is None
+              and type(mode) in _MODE_TYPES)
+    if shared:
         found = buf._windows.get(mode)
         if found is not None:
             return found
     props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
     win = _Window()
+    win.shared = shared
     win.mode, win.no_init = resolve_no_init(as_mode(mode), props.has_property(no_init))
     win._props = props
     win.writes = win.mode.writes
@@ -94,7 +97,7 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
     # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
     needs_old = win.mode.reads or not (win.no_init and win.contiguous)
     win.req = Requirement(buf._root, lo, hi, win.writes, needs_old, buf._base, buf._base + buf._nbytes)
-    if whole and type(mode) in _MODE_TYPES:
+    if shared:
         buf._windows[mode] = win
     return win
 

@@ -26,6 +26,8 @@ from .scheduler import (
     KernelLaunch,
     NativeTask,
     Requirement,
+    Shape,
+    launch,
     submit,
 )
 from .usm import commands as usm_commands
@@ -46,9 +48,11 @@ class handler:
     """
 
     __slots__ = (
-        "_accessors", "_action", "_args", "_bundle", "_context", "_depends", "_device", "_lane",
+        "_accessors", "_action", "_args", "_bundle", "_call", "_context", "_depends", "_device", "_lane",
         "_member", "_requirements", "_spec_constants",
     )
+
+    _call: tuple[Any, ...]  # a launch of a known shape: its arguments (set with the shape as the action)
 
     def __init__(self, lane: Lane | None, ctx: context, dev: device) -> None:
         self._lane = lane  # the queue's, in the scheduler (None: a command graph's node)
@@ -224,8 +228,21 @@ class handler:
     ) -> None:
         """Record a kernel launch; ``grouped``: over an nd_range (work-groups, local memory).
 
-        Everything is checked here, so a rejected launch submits nothing.
+        Everything is checked here, so a rejected launch submits nothing. A launch of a shape
+        this lane launched before (``scheduler.shape``) was checked then.
         """
+        reqs = self._requirements
+        plain = self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING
+        if reqs and plain:
+            shape = reqs[0].memory.shapes.get(kernel)
+            if (shape is not None and shape.lane is self._lane and shape.global_size == global_size
+                    and shape.local_size == local_size and shape.offset == offset
+                    and _same_arguments(shape.signature, args, self._accessors)):
+                if self._action is not None:
+                    raise _two_actions()
+                self._action = shape
+                self._call = args
+                return
         if not args:
             args = _ordered_args(self._args)
         elif self._args:
@@ -241,6 +258,10 @@ class handler:
         if self._action is not None:
             raise _two_actions()
         self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
+        signature = _signature(args) if reqs and plain and self._lane is not None else None
+        if signature is not None:
+            reqs[0].memory.shapes[kernel] = Shape(
+                self._lane, resolved, global_size, local_size, offset, signature, list(reqs))  # type: ignore[arg-type]
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -404,11 +425,23 @@ class handler:
 
     def _submit(self) -> event:
         """Hand the finished command group to the scheduler (``queue.submit``)."""
-        action = self._action if self._action is not None else Barrier()
+        action = self._action
         lane = self._lane
         assert lane is not None  # a graph's handler records instead
-        op = submit(lane, action, self._requirements, self._depends)
+        if type(action) is Shape:
+            op = launch(lane, action, self._call, self._requirements, self._depends)
+        else:
+            op = submit(lane, action if action is not None else Barrier(), self._requirements, self._depends)
         return event(op, self._context)
+
+    def _final_action(self) -> Any:
+        """The command group's action as a command graph records it (a barrier for none)."""
+        action = self._action
+        if action is None:
+            return Barrier()
+        if type(action) is Shape:
+            return action.action(self._call, False)
+        return action
 
 
 _NOTHING: Mapping[Any, Any] = MappingProxyType({})
@@ -481,6 +514,39 @@ def kernel_args(
     if memory is None:
         return args, (), 0
     return memory, () if bound is None else tuple(bound), svm_args
+
+
+# Scalar arguments whose type alone decides their checks (``kernel._check_launch``): a launch
+# with only these and whole-buffer accessors has a shape.
+_SCALARS = (int, float, np.number, np.bool_)
+
+
+def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The signature of a shape (``scheduler.Shape``) launching ``args``, None if they have none:
+    the requirement of each accessor, the type of each scalar."""
+    signature: list[Any] = []
+    for arg in args:
+        if type(arg) is accessor and arg._win.shared:
+            signature.append(arg._req)
+        elif isinstance(arg, _SCALARS):
+            signature.append(type(arg))
+        else:
+            return None
+    return tuple(signature)
+
+
+def _same_arguments(signature: tuple[Any, ...], args: tuple[Any, ...], accessors: list[accessor]) -> bool:
+    """Whether ``args`` fit a shape's ``signature``: each accessor is this command group's, with
+    the very requirement, each scalar of the same type."""
+    if len(args) != len(signature):
+        return False
+    for arg, want in zip(args, signature, strict=True):
+        if type(arg) is accessor:
+            if arg._req is not want or arg not in accessors:
+                return False
+        elif type(arg) is not want:
+            return False
+    return True
 
 
 def _two_actions() -> exception:

@@ -22,6 +22,10 @@ sycl.register_kernel_source(
     __kernel void ts_add(__global int* a, __global const int* b) {
         a[get_global_id(0)] += b[get_global_id(0)];
     }
+    __kernel void ts_sub(__global int* a, __global const int* b) {
+        a[get_global_id(0)] -= b[get_global_id(0)];
+    }
+    __kernel void ts_set(__global int* a, int v) { a[get_global_id(0)] = v; }
     """
 )
 
@@ -291,7 +295,7 @@ def test_frontier_and_lane_stay_bounded(queue: sycl.queue) -> None:
         assert len(queue._lane.ops) <= 2
 
 
-# --- the plan cache (docs/scheduler.md rule S16) ----------------------------------------------
+# --- the plan cache and shapes (docs/scheduler.md rules S17, S20) ------------------------------
 
 
 def test_repeated_reads_wait_for_a_host_task_writing_the_buffer(
@@ -329,6 +333,115 @@ def test_repeated_command_group_sees_host_and_other_queue_writes(queue: sycl.que
         b.set_final_data(target)
         _inc(queue, b)
     assert list(target) == [16] * 4
+
+
+def _sub(q: sycl.queue, first: sycl.buffer, second: sycl.buffer, n: int, swap: bool = False) -> sycl.event:
+    """``x -= y`` over ``n`` elements, the accessors made in the order (first, second); ``swap``:
+    passed the other way round."""
+    def cgf(h: sycl.handler) -> None:
+        x, y = sycl.accessor(first, h), sycl.accessor(second, h)
+        h.parallel_for(n, "ts_sub", *((y, x) if swap else (x, y)))
+
+    return q.submit(cgf)
+
+
+def test_a_known_shape_follows_its_arguments_and_sizes(queue: sycl.queue) -> None:
+    """A command group launched like an earlier one on the same buffers takes the launch checked
+    then (rule S20) only when its arguments and sizes are the same."""
+    a, b = np.full(8, 100, np.int32), np.arange(8, dtype=np.int32)
+    with sycl.buffer(a) as ba, sycl.buffer(b) as bb:
+        for _ in range(3):
+            _sub(queue, ba, bb, 8)
+        _sub(queue, ba, bb, 8, swap=True)  # b -= a: the same accessors, passed the other way
+        _sub(queue, ba, bb, 4)
+        _sub(queue, ba, bb, 8)
+    expected_a = 100 - 3 * np.arange(8)
+    expected_b = np.arange(8) - expected_a
+    expected_a = expected_a - np.where(np.arange(8) < 4, expected_b, 0) - expected_b
+    assert list(b) == list(expected_b) and list(a) == list(expected_a)
+
+
+def test_a_known_shape_waits_for_its_launches_held_in_the_dag(
+    queue: sycl.queue, gate: threading.Event
+) -> None:
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        _gated(queue, b, gate, sycl.write_only, lambda view: view.__setitem__(Ellipsis, 7))
+        launches = [_inc(queue, b) for _ in range(4)]
+        assert all(_state(ev) != DONE for ev in launches)
+        gate.set()
+    assert list(data) == [11] * 4
+
+
+def test_a_known_shape_still_checks_its_accessors_and_scalars(queue: sycl.queue) -> None:
+    kept: list[sycl.accessor] = []
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        for value in (1, 2):
+            queue.submit(lambda h, v=value: kept.append(acc := sycl.accessor(b, h))
+                         or h.parallel_for(4, "ts_set", acc, v))
+        with pytest.raises(sycl.exception) as info:  # refused at the enqueue of a known shape
+            queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(b, h), 2**40))
+        assert info.value.code() == sycl.errc.kernel_argument
+        with pytest.raises(sycl.exception) as info:  # an accessor of another command group
+            queue.submit(lambda h: (sycl.accessor(b, h), h.parallel_for(4, "ts_set", kept[0], 3)))
+        assert info.value.code() == sycl.errc.accessor
+        with pytest.raises(sycl.exception) as info:  # a float for an int parameter
+            queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(b, h), 2.5))
+        assert info.value.code() == sycl.errc.kernel_argument
+        floats = b.reinterpret(np.float32)  # another buffer of the same memory object
+        with pytest.raises(sycl.exception) as info:  # float elements for int*
+            queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(floats, h), 3))
+        assert info.value.code() == sycl.errc.kernel_argument
+        queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(b, h), 5))
+    assert list(data) == [5] * 4
+
+
+def test_a_known_shape_waits_for_a_host_task_before_it_on_an_in_order_queue(
+    device: sycl.device, gate: threading.Event
+) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        _inc(q, b).wait()
+        _inc(q, b).wait()
+        host = q.submit(lambda h: h.host_task(gate.wait))
+        last = _inc(q, b)
+        assert host in last.get_wait_list()
+        assert _state(last) != DONE
+        gate.set()
+        last.wait()
+    assert list(data) == [3] * 4
+
+
+def test_a_known_shape_with_an_accessor_made_after_its_launch_requires_it(queue: sycl.queue) -> None:
+    """The accessor made after ``parallel_for`` is part of the command group too: its buffer is
+    written on the device, so reading it on the host copies it back."""
+    a, c = np.zeros(4, np.int32), np.zeros(4, np.int32)
+    with sycl.buffer(a) as ba, sycl.buffer(c) as bc:
+        _inc(queue, ba)
+        _inc(queue, ba)
+        queue.submit(lambda h: (h.parallel_for(4, "ts_inc", sycl.accessor(ba, h)), sycl.accessor(bc, h)))
+        with sycl.host_accessor(bc, sycl.read_only):
+            pass
+        assert bc.transfer_counters().d2h_copies == 1
+    assert list(a) == [3] * 4
+
+
+def test_a_known_shape_recorded_into_a_graph(queue: sycl.queue) -> None:
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        _inc(queue, b)
+        _inc(queue, b)
+        graph = sycl.ext.oneapi.experimental.command_graph(queue.get_context(), queue.get_device())
+        graph.begin_recording(queue)
+        _inc(queue, b)
+        graph.end_recording()
+        exe = graph.finalize()
+        for _ in range(3):
+            queue.ext_oneapi_graph(exe)
+        _inc(queue, b)
+    assert list(data) == [6] * 4
 
 
 def test_failed_command_errors_are_delivered_once(device: sycl.device) -> None:

@@ -81,14 +81,23 @@ def distinct(requirements: Sequence[Requirement]) -> bool:
 
 
 def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
-    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S17)."""
-    frontier = memory.frontier
-    base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
+    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S17), in the terms
+    ``replay`` applies it in."""
     found = memory.plan
     if found is None:
-        memory.plan = Plan(req, base, op, memory.epoch)
-    else:
-        found.req, found.base, found.op, found.epoch = req, base, op, memory.epoch
+        found = memory.plan = Plan()
+    frontier = memory.frontier
+    found.base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
+    found.view = None
+    if req.view_lo < req.view_hi:
+        found.view = (req.view_lo, req.view_hi, WRITE if req.writes else READ)
+    found.loc = None
+    if req.writes and req.lo < req.hi:
+        found.loc = loc = memory.allocs[op.ctx].loc
+        pieces = memory.valid[loc]
+        found.pre = [piece for piece in pieces if piece[1] <= req.lo]
+        found.post = [piece for piece in pieces if piece[0] >= req.hi]
+    found.req, found.op, found.epoch = req, op, memory.epoch
 
 
 def replayable(req: Requirement, lane: Lane) -> Plan | None:
@@ -111,18 +120,30 @@ def replayable(req: Requirement, lane: Lane) -> Plan | None:
     return found
 
 
+def replayable_at_once(requirements: Sequence[Requirement], lane: Lane) -> bool:
+    """Whether a device command of ``lane`` replays the cached plans of all its requirements
+    (distinct memory objects; each the very requirement planned last) with nothing to wait for:
+    each plan's command is enqueued or done (``replayable``, rule S17)."""
+    for req in requirements:
+        memory = req.memory
+        found = memory.plan
+        if found is None or found.req is not req or found.epoch != memory.epoch:
+            return False
+        prev = found.op
+        if prev.lane is not lane or prev.state == DEFERRED:
+            return False
+    return True
+
+
 def replay(found: Plan, op: Op) -> None:
     """Apply a cached plan for ``op``: the state planning in full would leave (rule S17)."""
-    req = found.req
-    memory = req.memory
-    if req.view_lo < req.view_hi:
-        memory.frontier = [*found.base, (op, req.view_lo, req.view_hi, WRITE if req.writes else READ)]
-    else:
-        memory.frontier = found.base
-    if req.writes and req.lo < req.hi:
-        valid = memory.valid
-        loc = memory.allocs[op.ctx].loc
-        valid[loc] = insert(valid[loc], req.lo, req.hi, op)
+    memory = found.req.memory
+    view = found.view
+    memory.frontier = found.base if view is None else [*found.base, (op, *view)]
+    loc = found.loc
+    if loc is not None:
+        req = found.req
+        memory.valid[loc] = [*found.pre, (req.lo, req.hi, op), *found.post]
     memory.epoch += 1
     found.op = op
     found.epoch = memory.epoch

@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
-from . import progress
+from .._native import translate
+from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
-from .coherence import distinct, plan, replay, replayable, restore
+from .coherence import distinct, plan, replay, replayable, replayable_at_once, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
-from .op import Op, add_edge, depend
+from .op import DEFERRED, Op, add_edge, depend
 from .progress import BLOCKED, defer, wait_list
 from .runtime import RUNTIME
 from .trace import DEPENDS_ON, IN_ORDER, WAW
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from .command import Command
     from .memory_object import Plan
     from .requirement import Requirement
+    from .shape import Shape
 
 
 def open_lane(
@@ -75,6 +77,47 @@ def submit(
                 replay(found, op)
         lane.add(op)
     return op
+
+
+def launch(
+    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+    depends_on: Sequence[Command],
+) -> Op:
+    """Schedule a kernel launch of ``shape`` with ``args`` (the accessors at its bindings)
+    for a command group of ``lane`` (docs/scheduler.md rule S20).
+
+    When the command group has the shape's requirements and nothing to wait for, and the
+    cached plans of all of them hold (rule S17) with their commands enqueued or done, it is
+    enqueued at once on the memory the shape bound, and the plans are replayed: what
+    ``submit`` would do, with nothing to decide. Otherwise ``submit`` plans it.
+    """
+    with RUNTIME:
+        last = lane.last
+        mems = shape.mems
+        if (depends_on or mems is None or not shape.replays or trace.RECORDER is not None
+                or requirements != shape.requirements
+                or (last is not None and lane.in_order and last.state == DEFERRED)
+                or not replayable_at_once(shape.requirements, lane)):
+            op = submit(lane, shape.action(args, True), requirements, depends_on)
+            if mems is None:
+                shape.bind()  # its memory is allocated now: the next launch takes it as it is
+            return op
+        op = Op(lane, lane.ctx, False, lane.async_errors)
+        try:
+            ev = shape.kernel._enqueue(lane.cl_queue, shape.global_size, shape.local_size, shape.offset,
+                                       shape.arguments(args, mems), None)
+        except cl.Error as error:
+            op.finish()
+            raise translate(error, "enqueueing a command") from error
+        except BaseException:
+            op.finish()
+            raise
+        op.issued(ev, None)
+        lane.unflushed = True
+        for req in shape.requirements:
+            replay(req.memory.plan, op)  # type: ignore[arg-type]  # replayable_at_once found each
+        lane.add(op)
+        return op
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:

@@ -1,14 +1,14 @@
-"""The plan cache (scheduler/coherence.py ``replayable``/``replay``; docs/scheduler.md rule S17):
-a repeated device command replays the plan of its requirement while the memory object's epoch
-holds, and leaves the state that planning in full would leave."""
+"""The plan cache (scheduler/coherence.py ``replayable``/``replay``/``replayable_at_once``;
+docs/scheduler.md rule S17): a repeated device command replays the plan of its requirement
+while the memory object's epoch holds, and leaves the state that planning in full would leave."""
 
 from __future__ import annotations
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
 
-from sycl_ocl.scheduler.coherence import access, plan, replay, replayable
+from sycl_ocl.scheduler.coherence import access, plan, replay, replayable, replayable_at_once
 from sycl_ocl.scheduler.memory_object import HOST
-from sycl_ocl.scheduler.op import DONE, ISSUED, Op
+from sycl_ocl.scheduler.op import DEFERRED, DONE, ISSUED, Op
 from sycl_ocl.scheduler.requirement import READ, WRITE
 
 
@@ -98,3 +98,62 @@ def test_several_windows_of_one_memory_object_are_not_cached() -> None:
     plan(op, [req(memory, 0, 16, writes=True), req(memory, 32, 48)], FakeContext(1), False, [],  # type: ignore[arg-type]
          cache=True)
     assert memory.plan is None
+
+
+def test_a_repeated_write_of_a_window_replays_what_full_planning_leaves() -> None:
+    """The validity around the window (pieces before and after it) and a sub-buffer's view."""
+    lane = FakeLane(1)
+    cached, full = memory_object(), memory_object()
+    for memory in (cached, full):
+        _planned(_issued(device_op(lane)), req(memory, 0, 64, writes=True))
+        _planned(_issued(device_op(FakeLane(1))), req(memory, 48, 64, writes=True))  # another lane
+    window = (16, 32)
+    first_c, first_f = _issued(device_op(lane)), _issued(device_op(lane))
+    _planned(first_c, req(cached, 16, 32, writes=True, view=window))
+    _planned(first_f, req(full, 16, 32, writes=True, view=window))
+    second_c, second_f = device_op(lane), device_op(lane)
+    found = replayable(req(cached, 16, 32, writes=True, view=window), lane)
+    assert found is not None
+    replay(found, second_c)
+    _planned(second_f, req(full, 16, 32, writes=True, view=window))
+    assert [e[1:] for e in cached.frontier] == [e[1:] for e in full.frontier]
+    pieces = [(0, 16), (16, 32), (32, 48), (48, 64)]
+    assert [p[:2] for p in cached.valid[1]] == [p[:2] for p in full.valid[1]] == pieces
+    assert [p[2] for p in cached.valid[1]][1:2] == [second_c]
+
+
+def test_a_repeated_read_replays_its_frontier_entry() -> None:
+    lane = FakeLane(1)
+    memory = memory_object()
+    writer = _issued(device_op(lane))
+    _planned(writer, req(memory, 0, 64, writes=True))
+    first = _issued(device_op(lane))
+    _planned(first, req(memory, 0, 64))
+    valid = memory.valid
+    second = device_op(lane)
+    found = replayable(req(memory, 0, 64), lane)
+    assert found is not None
+    replay(found, second)
+    assert [e[0] for e in memory.frontier] == [writer, second]
+    assert memory.valid is valid and memory.valid[1] == [(0, 64, writer)]  # a read changes no validity
+
+
+def test_replayable_at_once_needs_the_very_requirements_with_nothing_to_wait_for() -> None:
+    """A shape's launch (``command_group.launch``) replays with no planning at all: only when
+    each plan is for that very requirement, holds, and its command is enqueued or done."""
+    lane = FakeLane(1)
+    a, b = memory_object(), memory_object()
+    ra, rb = req(a, 0, 64, writes=True), req(b, 0, 64)
+    op = _issued(device_op(lane))
+    plan(op, [ra, rb], FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
+    assert replayable_at_once([ra, rb], lane)
+    assert not replayable_at_once([ra, req(b, 0, 64)], lane)  # equal, not the same: planned per requirement
+    assert replayable(req(b, 0, 64), lane) is not None
+    assert not replayable_at_once([ra, rb], FakeLane(1))  # another lane
+    op.state = DEFERRED
+    assert not replayable_at_once([ra, rb], lane)  # a write would wait for it
+    assert replayable(ra, lane) is not None
+    op.state = DONE
+    assert replayable_at_once([ra, rb], lane)
+    b.invalidate()
+    assert not replayable_at_once([ra, rb], lane)

@@ -25,7 +25,7 @@ Driver defects handled here (PoCL 3.1): recording a kernel that fails validation
 argument, a bad work-group size, an unknown sync point, an empty range) dereferences a null
 pointer in the driver, so those are checked before the call; and the driver reads a kernel's
 arguments when the command buffer is enqueued rather than when the kernel was recorded, so each
-recorded kernel is a private clone that nothing else touches.
+recorded kernel is one of its own that nothing else touches (the caller makes it).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl._cl as _cl_module
 
-from ._native import status_exception
+from ._native import ARGUMENT_ERRORS, argument_exception, status_exception
 from .exception import errc, exception
 
 EXTENSION = "cl_khr_command_buffer"
@@ -287,6 +287,7 @@ class CommandBuffer:
         self._device = device
         self._lock = threading.Lock()
         self._sync_points: set[int] = set()
+        self._kernels: set[int] = set()  # the recorded cl_kernels' handles
         self._finalized = False
         self._owned = _Owned(handle, api.release, queue)
         self._release = weakref.finalize(self, _Owned.release, self._owned)
@@ -305,9 +306,11 @@ class CommandBuffer:
     ) -> int:
         """Record ``kernel`` over ``global_size`` with ``args`` (OpenCL dimension order).
 
-        ``args`` are set on ``kernel`` (so its scalar types, if set, apply: the caller holds
-        whatever guards ``kernel``'s arguments) and the command records a private clone, so
-        later changes to ``kernel`` never reach the replays. An empty range records a barrier.
+        ``kernel`` becomes the command buffer's: ``args`` are set on it (so its scalar types, if
+        set, apply) and nothing may set its arguments afterwards, since PoCL 3.1 reads them when
+        the command buffer runs. Record a ``cl_kernel`` of its own each time (command graphs
+        record ``sycl.kernel._private``'s); recording one twice is ``errc.invalid``. An empty
+        range records a barrier.
 
         Returns:
             The sync point of the command.
@@ -317,10 +320,9 @@ class CommandBuffer:
             if 0 in global_size:
                 return self._record(self._api.barrier, (), waits, "recording an empty kernel range")
             dims = self._check_range(kernel, global_size, local_size, offset)
-            private = self._private_kernel(kernel, args)
-            self._owned.keep.extend((private, tuple(args)))
+            self._own(kernel, args)
             return self._record(
-                self._api.ndrange, (None, private.int_ptr, dims, _sizes(offset), _sizes(global_size),
+                self._api.ndrange, (None, kernel.int_ptr, dims, _sizes(offset), _sizes(global_size),
                                     _sizes(local_size)), waits, f"recording kernel {kernel.function_name!r}",
                 properties_first=False)
 
@@ -463,24 +465,17 @@ class CommandBuffer:
             _check_local(kernel, device, tuple(global_size), tuple(local_size))
         return dims
 
-    @staticmethod
-    def _private_kernel(kernel: cl.Kernel, args: Sequence[Any]) -> cl.Kernel:
+    def _own(self, kernel: cl.Kernel, args: Sequence[Any]) -> None:
+        """Set ``args`` on ``kernel``, which the command buffer keeps (with ``args``) from now on."""
+        if kernel.int_ptr in self._kernels:
+            raise exception(errc.invalid, f"kernel {kernel.function_name!r} is recorded already; "
+                                          "record a cl_kernel of its own each time")
         try:
             kernel.set_args(*args)
-        except (cl.Error, TypeError, ValueError, OverflowError) as error:
-            raise exception(errc.kernel_argument,
-                            f"kernel {kernel.function_name!r}: bad arguments to record ({error})") from error
-        try:
-            return kernel.clone()  # copies the arguments just set (clCloneKernel, OpenCL 2.1)
-        except cl.Error:
-            private = cl.Kernel(kernel.program, kernel.function_name)
-        try:
-            private.set_args(*args)  # untyped: scalars must be numpy scalars here
-        except (cl.Error, TypeError, ValueError) as error:
-            raise exception(errc.kernel_argument,
-                            f"kernel {kernel.function_name!r}: this driver cannot clone kernels, so scalar "
-                            f"arguments must be numpy scalars ({error})") from error
-        return private
+        except ARGUMENT_ERRORS as error:
+            raise argument_exception(error, kernel.function_name) from error
+        self._kernels.add(kernel.int_ptr)
+        self._owned.keep.extend((kernel, tuple(args)))
 
     def _wait_executable(self, runs: list[cl.Event]) -> None:
         """Before 0.9.8 without simultaneous use, a pending command buffer cannot be enqueued."""

@@ -2,11 +2,15 @@
 
 Every call into PyOpenCL that can fail goes through :func:`cl_call` or catches
 ``pyopencl.Error`` and raises :func:`translate`'s result, so the OpenCL error name
-always reaches the user and no PyOpenCL exception leaks out of the public API.
+always reaches the user and no PyOpenCL exception leaks out of the public API. Builds run in
+:data:`compiler_warnings_off`: their logs reach the user through ``errc.build``, not warnings.
 """
 
 from __future__ import annotations
 
+import struct
+import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -110,6 +114,18 @@ def status_exception(
     return exception(errc_for_status(code), message, ctx, cl_code=code)
 
 
+# What PyOpenCL's ``Kernel.set_args`` raises for an argument that does not fit its parameter.
+ARGUMENT_ERRORS = (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError)
+
+
+def argument_exception(error: BaseException, kernel_name: str) -> exception:
+    """The ``sycl.exception`` for ``set_args`` of kernel ``kernel_name`` failing with ``error``
+    (one of ``ARGUMENT_ERRORS``), where no parameter is known to be the culprit."""
+    if isinstance(error, cl.Error):
+        return translate(error, f"setting the arguments of kernel {kernel_name!r}")
+    return exception(errc.kernel_argument, f"kernel {kernel_name!r}: bad arguments ({error})")
+
+
 @contextmanager
 def cl_errors(action: str, ctx: context | None = None) -> Iterator[None]:
     """Run a block of PyOpenCL calls, translating their errors (see :func:`translate`)."""
@@ -125,6 +141,42 @@ def cl_call(action: str, fn: Callable[..., T], *args: object, **kwargs: object) 
         return fn(*args, **kwargs)
     except cl.Error as error:
         raise translate(error, action) from error
+
+
+class _CompilerWarningsOff:
+    """A context manager around PyOpenCL builds, compiles and links: no ``CompilerWarning``.
+
+    PyOpenCL warns whenever a build succeeds with a non-empty log, and Intel's CPU runtime
+    writes one for every program. sycl_ocl puts the log of a failed build in its
+    ``errc.build`` message and leaves every program's log readable (docs/kernels.md), so the
+    warning is noise. ``warnings.catch_warnings`` changes the process-wide filters and is not
+    thread-safe: the first of concurrent builds enters it and the last leaves it, so builds
+    in several threads cannot leave the filter installed (while one runs, other threads'
+    PyOpenCL builds do not warn either).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._builds = 0
+        self._filters: warnings.catch_warnings[None] | None = None
+
+    def __enter__(self) -> None:
+        with self._lock:
+            if self._builds == 0:
+                self._filters = warnings.catch_warnings()
+                self._filters.__enter__()
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+            self._builds += 1
+
+    def __exit__(self, *exc_info: object) -> None:
+        with self._lock:
+            self._builds -= 1
+            if self._builds == 0 and self._filters is not None:
+                self._filters.__exit__(None, None, None)
+                self._filters = None
+
+
+compiler_warnings_off = _CompilerWarningsOff()
 
 
 def queued_time(native: cl.Event) -> int:

@@ -232,7 +232,10 @@ class queue(NativeWrapper, PropertyHolder):
         USM pointers or ``pyopencl`` buffers (an accessor needs a handler: ``kernel_args``
         raises for one, as the handler's way would)."""
         memory, _, svm_args = kernel_args(args, self._context._handle, False, None)
-        found = self._kernels.get(name)
+        try:
+            found = self._kernels.get(name)
+        except TypeError:  # unhashable, so no kernel: resolve_kernel raises what it may be
+            found = None
         if found is None:
             found = self._kernels[name] = resolve_kernel(name, self._context, self._device, None, {})
         found._check_launch(args, None)

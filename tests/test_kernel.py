@@ -7,6 +7,7 @@ Buffers are PyOpenCL buffers passed directly (interop).
 
 from __future__ import annotations
 
+import re
 import threading
 
 import numpy as np
@@ -240,6 +241,50 @@ def test_unknown_names_and_foreign_kernels_are_invalid(pocl_pair: list[sycl.devi
     with pytest.raises(sycl.exception) as info:
         q.single_task(foreign, buf, 1)
     assert info.value.code() is sycl.errc.invalid and "context" in str(info.value)
+
+
+
+NOT_KERNELS = [["kt_scale"], {}, {"kt_scale"}, 3]
+
+
+@pytest.mark.parametrize("spec", NOT_KERNELS, ids=repr)
+def test_a_launch_of_what_is_not_a_kernel_says_what_a_kernel_may_be(queue: sycl.queue, spec: object) -> None:
+    """§4.9.4.2: a kernel is a name, a kernel_id or a kernel; anything else, hashable or not,
+    is errc.invalid naming the three, from every launch (shortcut, handler, bundle)."""
+    kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=SCALE)
+    launches = [
+        lambda: queue.parallel_for(8, spec),
+        lambda: queue.parallel_for(8, spec, depends_on=[]),
+        lambda: queue.single_task(spec),
+        lambda: queue.submit(lambda h: h.parallel_for(8, spec)),
+        lambda: queue.submit(lambda h: h.single_task(spec)),
+        lambda: queue.submit(lambda h: (h.use_kernel_bundle(kb), h.parallel_for(8, spec))),
+    ]
+    for launch in launches:
+        with pytest.raises(sycl.exception) as info:
+            launch()
+        assert info.value.code() is sycl.errc.invalid
+        message = str(info.value)
+        assert all(what in message for what in ("name (str)", "sycl.kernel_id", repr(spec)))
+        assert re.search(r"sycl\.kernel\b", message)
+
+
+@pytest.mark.parametrize("spec", NOT_KERNELS, ids=repr)
+def test_a_kernel_id_query_of_what_is_not_a_kernel_id_is_invalid(spec: object) -> None:
+    """§4.11.6: get_kernel_id takes a name; the bundle queries a kernel_id or a name."""
+    ctx = sycl.context()
+    kb = sycl.get_kernel_bundle(E, ctx, kernel_ids=SCALE)
+    queries = [
+        lambda: sycl.get_kernel_id(spec),
+        lambda: kb.has_kernel(spec),
+        lambda: kb.get_kernel(spec),
+        lambda: sycl.is_compatible([spec], ctx.get_devices()[0]),
+        lambda: sycl.get_kernel_bundle(E, ctx, kernel_ids=[spec]),
+    ]
+    for query in queries:
+        with pytest.raises(sycl.exception) as info:
+            query()
+        assert info.value.code() is sycl.errc.invalid and repr(spec) in str(info.value)
 
 
 # --- use_kernel_bundle (§4.9.4.4) -----------------------------------------------------------

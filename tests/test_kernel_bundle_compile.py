@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import signal
+import threading
+import warnings
 
 import numpy as np
 import pyopencl as cl
@@ -15,6 +17,7 @@ import pytest
 from kernel_support import child_json, run_child
 
 import sycl_ocl as sycl
+from sycl_ocl import _native as sycl_native
 
 E = sycl.bundle_state.executable
 I = sycl.bundle_state.input  # noqa: E741 (the spec's name)
@@ -126,6 +129,56 @@ def test_compile_failure_is_a_build_error_with_the_log(queue: sycl.queue) -> Non
             op(inp)
         assert info.value.code() is sycl.errc.build
         assert "kc_undeclared_name" in str(info.value)
+
+
+# Builds cleanly, but with a driver log (Intel's CPU runtime logs every build; PoCL logs this).
+WARNS = "#warning kc_provoked_warning\n__kernel void kc_warns(__global int *a) { a[0] = 1; }"
+
+
+def test_a_build_with_a_log_warns_nothing_and_keeps_the_log(
+    queue: sycl.queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No pyopencl.CompilerWarning from sycl_ocl's build, compile or link of a unit that
+    builds with a log; the log stays readable on the native program (docs/kernels.md)."""
+    monkeypatch.setenv("SYCL_OCL_DISABLE_CACHE", "1")  # a build from source, every run
+    ctx, dev = queue.get_context(), queue.get_device()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        built = sycl.build(_input_of(ctx, WARNS))
+        linked = sycl.link(sycl.compile(_input_of(ctx, WARNS)))
+    assert [str(w.message) for w in caught if issubclass(w.category, cl.CompilerWarning)] == []
+    assert _names(built) == _names(linked) == {"kc_warns"}
+    (program,) = sycl.get_native(built)
+    log = program.get_build_info(dev._native, cl.program_build_info.LOG)
+    assert "kc_provoked_warning" in log
+
+
+def test_builds_overlapping_in_threads_leave_the_warning_filters_as_they_were() -> None:
+    """The first of two overlapping builds to end leaves CompilerWarning off for the other;
+    the last restores the filters (each thread in warnings.catch_warnings of its own would
+    leave the filter installed for good)."""
+    off = sycl_native.compiler_warnings_off
+    before = list(warnings.filters)
+    second_began, first_ended = threading.Event(), threading.Event()
+    during_second: list[bool] = []
+
+    def second_build() -> None:
+        with off:
+            second_began.set()
+            first_ended.wait(10)
+            during_second.append(_compiler_warnings_ignored())
+
+    with off:
+        other = threading.Thread(target=second_build)
+        other.start()
+        second_began.wait(10)
+    first_ended.set()
+    other.join(10)
+    assert during_second == [True] and warnings.filters == before
+
+
+def _compiler_warnings_ignored() -> bool:
+    return any(f[0] == "ignore" and f[2] is cl.CompilerWarning for f in warnings.filters)
 
 
 def test_operations_check_the_state(queue: sycl.queue) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from .._native import compiler_warnings_off
 from ..aspect import aspect as _aspect
 from ..context import _wrap_device
 from ..device import device as _dev
@@ -124,7 +125,8 @@ def _probed_sub_group_sizes(d: _dev) -> list[int]:
     work-group size (``clGetKernelSubGroupInfo``): OpenCL has no device-level query."""
     try:
         ctx = cl.Context([d._native])
-        probe = cl.Program(ctx, "__kernel void sycl_ocl_probe(void) {}").build().sycl_ocl_probe
+        with compiler_warnings_off:
+            probe = cl.Program(ctx, "__kernel void sycl_ocl_probe(void) {}").build().sycl_ocl_probe
         query = cl.kernel_sub_group_info.MAX_SUB_GROUP_SIZE_FOR_NDRANGE
         local, limit, sizes = 1, int(d._cl_info("MAX_WORK_GROUP_SIZE")), set()
         while local <= limit:

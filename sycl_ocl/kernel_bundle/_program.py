@@ -2,7 +2,7 @@
 
 input = ``clCreateProgramWithSource``; object = ``clCompileProgram``; executable =
 ``clLinkProgram`` or ``clBuildProgram``. Failures raise ``errc.build`` with the driver's
-build log in the message.
+build log in the message; a success keeps its log on the program (no ``CompilerWarning``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 from pyopencl import _cl
 
-from .._native import translate
+from .._native import compiler_warnings_off, translate
 from ..exception import errc, exception
 from . import _progress
 
@@ -54,7 +54,8 @@ def build(
     _progress.building(what)
     try:
         # cache_dir=False: sycl_ocl's own cache decides (PyOpenCL's would hide builds from it).
-        prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
+        with compiler_warnings_off:
+            prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
     except cl.Error as error:
         raise _failure(error, f"building {what}", prg, ctx, devices) from error
     return prg
@@ -66,7 +67,8 @@ def compile_program(
     """``clCompileProgram`` for ``devices``: the object state."""
     _progress.building(what)
     try:
-        prg.compile(list(options), [d._native for d in devices])
+        with compiler_warnings_off:
+            prg.compile(list(options), [d._native for d in devices])
     except cl.Error as error:
         raise _failure(error, f"compiling {what}", prg, ctx, devices) from error
     return prg
@@ -81,7 +83,8 @@ def link(
 ) -> cl.Program:
     """``clLinkProgram`` of compiled objects for ``devices``: the executable state."""
     try:
-        return cl.link_program(ctx._native, list(programs), list(options), [d._native for d in devices])
+        with compiler_warnings_off:
+            return cl.link_program(ctx._native, list(programs), list(options), [d._native for d in devices])
     except cl.Error as error:
         raise _failure(error, f"linking {what}", None, ctx, devices) from error
 

@@ -11,7 +11,7 @@ from ..exception import errc, exception
 from .device_image import device_image
 from .kernel import kernel
 from .kernel_id import kernel_id
-from .registry import APPLICATION
+from .registry import LAUNCHABLE, as_kernel_id, not_a_kernel
 from .spec_constants import live_constants, specialization_id
 from .state import bundle_state
 
@@ -98,7 +98,7 @@ class kernel_bundle:
             kid: a ``kernel_id`` or an application kernel's name.
             dev: a device of the bundle, or None for any.
         """
-        kid = _as_kernel_id(kid)
+        kid = as_kernel_id(kid)
         return any(img.has_kernel(kid, dev) for img in self._images)
 
     def get_kernel_ids(self) -> list[kernel_id]:
@@ -114,7 +114,7 @@ class kernel_bundle:
         Raises:
             sycl.exception: ``errc.invalid`` if the bundle is not executable or lacks the kernel.
         """
-        kid = _as_kernel_id(kid)
+        kid = as_kernel_id(kid)
         if self.state is not bundle_state.executable:
             raise exception(
                 errc.invalid,
@@ -187,7 +187,10 @@ class kernel_bundle:
         """The kernel a command group using this bundle runs on ``dev`` of ``ctx`` (§4.9.4.4);
         cached per device."""
         key = (spec, dev._handle)
-        found = self._resolved.get(key)
+        try:
+            found = self._resolved.get(key)
+        except TypeError:  # an unhashable spec (no cost to the common case, unlike a check)
+            raise not_a_kernel(spec, LAUNCHABLE) from None
         if found is not None:
             return found
         found = self._resolved[key] = self._find_for_launch(spec, ctx, dev)
@@ -214,7 +217,7 @@ class kernel_bundle:
         # A name first matches the bundle's own kernels (those of interop programs have no
         # registered name), then the application's.
         named = (k for k in self.get_kernel_ids() if k.get_name() == spec) if isinstance(spec, str) else ()
-        kid = next(iter(named), None) or _as_kernel_id(spec)
+        kid = next(iter(named), None) or as_kernel_id(spec, LAUNCHABLE)
         for img in self._images:
             if img.has_kernel(kid, dev):
                 return img._kernel(kid)
@@ -234,11 +237,3 @@ class kernel_bundle:
 
     def __repr__(self) -> str:
         return f"<sycl.kernel_bundle {self.state.name}, {len(self._images)} image(s)>"
-
-
-def _as_kernel_id(kid: kernel_id | str) -> kernel_id:
-    if isinstance(kid, kernel_id):
-        return kid
-    if isinstance(kid, str):
-        return APPLICATION.lookup(kid)
-    raise exception(errc.invalid, f"expected a sycl.kernel_id or a kernel name, got {kid!r}")

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import pyopencl as cl
 
+from .._native import compiler_warnings_off
 from . import _program
 
 if TYPE_CHECKING:
@@ -222,7 +223,8 @@ def _load(
         return None
     try:
         prg = cl.Program(ctx._native, [d._native for d in devices], binaries)
-        prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
+        with compiler_warnings_off:
+            prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
         types = {prg.get_build_info(d._native, cl.program_build_info.BINARY_TYPE) for d in devices}
     except cl.Error:
         disk_counters["rejected"] += 1

@@ -16,7 +16,7 @@ import numpy as np
 import pyopencl as cl
 
 from .._handles import NativeWrapper, cached_wrapper, remember
-from .._native import translate
+from .._native import ARGUMENT_ERRORS, argument_exception, translate
 from ..backend import backend
 from ..context import context
 from ..exception import errc, exception
@@ -229,7 +229,7 @@ class kernel(NativeWrapper):
         # The caller holds the scheduler lock, which keeps set_args + enqueue atomic.
         try:
             self._native.set_args(*args)
-        except _ARGUMENT_ERRORS as error:
+        except ARGUMENT_ERRORS as error:
             raise self._argument_error(args, error) from error
         if 0 in global_size:
             return cl.enqueue_marker(cl_queue, wait_for=wait_for)
@@ -247,7 +247,7 @@ class kernel(NativeWrapper):
             _set_dtypes(private, self._params, self._bits)
         try:
             private.set_args(*args)
-        except _ARGUMENT_ERRORS as error:
+        except ARGUMENT_ERRORS as error:
             raise self._argument_error(args, error) from error
         return private
 
@@ -287,16 +287,12 @@ class kernel(NativeWrapper):
                     errc.kernel_argument,
                     f"kernel {self._name!r}, {what}: {problem}; got {value!r}",
                 )
-        if isinstance(error, cl.Error):
-            return translate(error, f"setting the arguments of kernel {self._name!r}")
-        return exception(errc.kernel_argument, f"kernel {self._name!r}: bad arguments ({error})")
+        return argument_exception(error, self._name)
 
     def __repr__(self) -> str:
         return f"<sycl.kernel {self._name!r}>"
 
 
-# What PyOpenCL's set_args raises for an argument that does not fit its parameter.
-_ARGUMENT_ERRORS = (cl.Error, struct.error, TypeError, ValueError, OverflowError, RuntimeError)
 _NUMPY_VALUES = (np.generic, np.ndarray)  # by-value data, not memory with an element type
 
 

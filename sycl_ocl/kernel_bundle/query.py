@@ -9,7 +9,7 @@ from ..device import device
 from ..exception import errc, exception
 from . import _progress, builtin
 from ._images import executable_image, input_image, object_image
-from .bundle import _as_kernel_id, kernel_bundle
+from .bundle import kernel_bundle
 from .compat import (
     check_state_aspect,
     has_state_aspect,
@@ -19,7 +19,7 @@ from .compat import (
 from .device_image import device_image
 from .device_lists import checked_devices
 from .kernel_id import kernel_id
-from .registry import APPLICATION
+from .registry import APPLICATION, NAME, as_kernel_id, not_a_kernel
 from .state import bundle_state
 
 if TYPE_CHECKING:
@@ -35,6 +35,8 @@ def get_kernel_id(name: str) -> kernel_id:
     Raises:
         sycl.exception: ``errc.invalid`` if no registered unit defines ``name``.
     """
+    if not isinstance(name, str):
+        raise not_a_kernel(name, NAME)
     return APPLICATION.lookup(name)
 
 
@@ -46,7 +48,7 @@ def get_kernel_ids() -> list[kernel_id]:
 def is_compatible(kernel_ids: Iterable[kernel_id | str] | kernel_id | str, dev: device) -> bool:
     """Whether every listed kernel can run on ``dev`` (§4.11.9)."""
     ids = [kernel_ids] if isinstance(kernel_ids, (kernel_id, str)) else list(kernel_ids)
-    return all(kernel_compatible(_as_kernel_id(k), dev) for k in ids)
+    return all(kernel_compatible(as_kernel_id(k), dev) for k in ids)
 
 
 def _image_of(state: bundle_state, ctx: context, src: ImageSource, devs: tuple[device, ...]) -> device_image:
@@ -62,7 +64,7 @@ def _requested(
 ) -> tuple[list[ImageSource], list[kernel_id]]:
     sources: dict[int, ImageSource] = {}
     builtins = []
-    for kid in map(_as_kernel_id, kernel_ids):
+    for kid in map(as_kernel_id, kernel_ids):
         if not any(kernel_compatible(kid, d) for d in devs):
             raise exception(
                 errc.invalid,
@@ -166,7 +168,7 @@ def has_kernel_bundle(
         return False
     if kernel_ids is None:
         return any(image_compatible(src, d) for src in APPLICATION.kernel_units() for d in devices)
-    for kid in map(_as_kernel_id, kernel_ids):
+    for kid in map(as_kernel_id, kernel_ids):
         if kid._builtin_device is not None and state is not bundle_state.executable:
             return False
         if kid._builtin_device is None and kid._image is None:

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..aspect import aspect
 from ..exception import errc, exception
@@ -184,6 +185,32 @@ APPLICATION = Registry(
     "register its OpenCL C source with sycl.register_kernel_source / register_kernel_file first "
     "(the kernels shipped with sycl_ocl are sycl_ocl.library.get_kernel_id(name))",
 )
+
+# What a kernel may be given as, for the messages of :func:`not_a_kernel`.
+NAME = "a registered kernel's name (str)"
+NAME_OR_ID = f"{NAME} or a sycl.kernel_id"
+LAUNCHABLE = f"{NAME}, a sycl.kernel_id or a sycl.kernel"
+
+
+def as_kernel_id(spec: Any, accepted: str = NAME_OR_ID) -> kernel_id:
+    """``spec`` itself if it is a ``kernel_id``, else the id of the application kernel it names.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for an unknown name or anything else (``accepted``
+            says what the caller takes, for the message).
+    """
+    if isinstance(spec, kernel_id):
+        return spec
+    if isinstance(spec, str):
+        return APPLICATION.lookup(spec)
+    raise not_a_kernel(spec, accepted)
+
+
+def not_a_kernel(spec: Any, accepted: str) -> exception:
+    """The ``errc.invalid`` for a kernel given as ``spec``, which is none of ``accepted``."""
+    return exception(
+        errc.invalid, f"a kernel is given as {accepted}, got {spec!r} of type {type(spec).__name__}"
+    )
 
 
 def register_kernel_source(

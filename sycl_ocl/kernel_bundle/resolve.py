@@ -13,13 +13,13 @@ from . import builtin, cache
 from ._images import executable_image
 from .compat import incompatibility, kernel_compatible
 from .kernel import kernel
-from .kernel_id import kernel_id
-from .registry import APPLICATION
+from .registry import LAUNCHABLE, as_kernel_id, not_a_kernel
 
 if TYPE_CHECKING:
     from ..context import context
     from ..device import device
     from .bundle import kernel_bundle
+    from .kernel_id import kernel_id
 
 
 def resolve_kernel(
@@ -38,7 +38,8 @@ def resolve_kernel(
         spec_constants: the command group's specialization constant values.
 
     Raises:
-        sycl.exception: ``errc.invalid`` for an unknown name, a foreign kernel or bundle;
+        sycl.exception: ``errc.invalid`` for an unknown name, a foreign kernel or bundle,
+            anything else than a name, a ``kernel_id`` or a ``kernel`` (hashable or not);
             ``errc.kernel_not_supported`` when the kernel cannot run on the device;
             ``errc.build`` when building it fails.
     """
@@ -46,7 +47,10 @@ def resolve_kernel(
         return bundle._kernel_for_launch(spec, ctx, dev)
     tab = cache.table(ctx)
     key = (spec, dev._handle, _frozen(spec_constants)) if spec_constants else (spec, dev._handle)
-    found = tab.fast.get(key)
+    try:
+        found = tab.fast.get(key)
+    except TypeError:  # an unhashable spec (no cost to the common case, unlike a check)
+        raise not_a_kernel(spec, LAUNCHABLE) from None
     if found is not None:
         return found
     resolved = _resolve(spec, ctx, dev, spec_constants)
@@ -65,7 +69,7 @@ def _resolve(spec: Any, ctx: context, dev: device, spec_constants: Mapping[Any, 
         if not spec_constants or spec._image is None or not spec._image._sources:
             return spec
         spec = spec._name
-    kid = spec if isinstance(spec, kernel_id) else _as_id(spec)
+    kid = as_kernel_id(spec, LAUNCHABLE)
     if not kernel_compatible(kid, dev):
         raise exception(errc.kernel_not_supported, incompatibility(kid, dev) + "; run it on another device")
     if kid._builtin_device is not None:
@@ -79,15 +83,6 @@ def _resolve(spec: Any, ctx: context, dev: device, spec_constants: Mapping[Any, 
         )
     values = {s: s.convert(v) for s, v in spec_constants.items()}
     return executable_image(ctx, src, (dev,), values)._kernel(kid)
-
-
-def _as_id(spec: Any) -> kernel_id:
-    if isinstance(spec, str):
-        return APPLICATION.lookup(spec)
-    raise exception(
-        errc.invalid,
-        f"a kernel is given as its name, a sycl.kernel_id or a sycl.kernel, got {spec!r}",
-    )
 
 
 def check_kernel(k: kernel, ctx: context, dev: device) -> None:

@@ -35,7 +35,7 @@ NATIVE_ENV = "SYCL_OCL_GRAPH_NATIVE"  # "0": prepared kernels; "1": command buff
 # Drivers whose command buffers replay slower than the same commands enqueued one by one
 # (platform name, driver version prefix; docs/performance.md): there graphs replay prepared
 # kernels unless SYCL_OCL_GRAPH_NATIVE=1 asks for command buffers.
-SLOWER_COMMAND_BUFFERS = (("Portable Computing Language", "3.1"),)
+SLOWER_COMMAND_BUFFERS = (("Portable Computing Language", "3.1"), ("Portable Computing Language", "5.0"))
 
 
 def native_by_default(device: cl.Device) -> bool:

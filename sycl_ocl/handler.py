@@ -234,7 +234,10 @@ class handler:
         reqs = self._requirements
         plain = self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING
         if reqs and plain:
-            shape = reqs[0].memory.shapes.get(kernel)
+            try:
+                shape = reqs[0].memory.shapes.get(kernel)
+            except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
+                shape = None
             if (shape is not None and shape.lane is self._lane and shape.global_size == global_size
                     and shape.local_size == local_size and shape.offset == offset
                     and _same_arguments(shape.signature, args, self._accessors)):

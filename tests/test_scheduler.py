@@ -386,12 +386,14 @@ def test_a_known_shape_still_checks_its_accessors_and_scalars(queue: sycl.queue)
         with pytest.raises(sycl.exception) as info:  # an accessor of another command group
             queue.submit(lambda h: (sycl.accessor(b, h), h.parallel_for(4, "ts_set", kept[0], 3)))
         assert info.value.code() == sycl.errc.accessor
+        with pytest.raises(sycl.exception) as info:  # not a kernel (unhashable)
+            queue.submit(lambda h: h.parallel_for(4, ["ts_set"], sycl.accessor(b, h), 3))
+        assert info.value.code() == sycl.errc.invalid
         with pytest.raises(sycl.exception) as info:  # a float for an int parameter
             queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(b, h), 2.5))
         assert info.value.code() == sycl.errc.kernel_argument
-        floats = b.reinterpret(np.float32)  # another buffer of the same memory object
-        with pytest.raises(sycl.exception) as info:  # float elements for int*
-            queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(floats, h), 3))
+        with pytest.raises(sycl.exception) as info:  # float elements for int*, of the same memory object
+            queue.submit(lambda h: h.parallel_for(4, "ts_set", b.reinterpret(np.float32).get_access(h), 3))
         assert info.value.code() == sycl.errc.kernel_argument
         queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(b, h), 5))
     assert list(data) == [5] * 4

@@ -543,7 +543,8 @@ def _same_arguments(signature: tuple[Any, ...], args: tuple[Any, ...], accessors
     the very requirement, each scalar of the same type."""
     if len(args) != len(signature):
         return False
-    for arg, want in zip(args, signature, strict=True):
+    for index, want in enumerate(signature):  # not zip: its strict= keyword costs a dict per call
+        arg = args[index]
         if type(arg) is accessor:
             if arg._req is not want or arg not in accessors:
                 return False

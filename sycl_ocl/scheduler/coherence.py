@@ -86,11 +86,11 @@ def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
     found = memory.plan
     if found is None:
         found = memory.plan = Plan()
+        found.memory = memory
     frontier = memory.frontier
     found.base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
-    found.view = None
-    if req.view_lo < req.view_hi:
-        found.view = (req.view_lo, req.view_hi, WRITE if req.writes else READ)
+    found.view_lo, found.view_hi, found.lo, found.hi = req.view_lo, req.view_hi, req.lo, req.hi
+    found.kind = None if req.view_lo >= req.view_hi else WRITE if req.writes else READ
     found.loc = None
     if req.writes and req.lo < req.hi:
         found.loc = loc = memory.allocs[op.ctx].loc
@@ -120,33 +120,16 @@ def replayable(req: Requirement, lane: Lane) -> Plan | None:
     return found
 
 
-def replayable_at_once(requirements: Sequence[Requirement], lane: Lane) -> bool:
-    """Whether a device command of ``lane`` replays the cached plans of all its requirements
-    (distinct memory objects; each the very requirement planned last) with nothing to wait for:
-    each plan's command is enqueued or done (``replayable``, rule S17)."""
-    for req in requirements:
-        memory = req.memory
-        found = memory.plan
-        if found is None or found.req is not req or found.epoch != memory.epoch:
-            return False
-        prev = found.op
-        if prev.lane is not lane or prev.state == DEFERRED:
-            return False
-    return True
-
-
 def replay(found: Plan, op: Op) -> None:
     """Apply a cached plan for ``op``: the state planning in full would leave (rule S17)."""
-    memory = found.req.memory
-    view = found.view
-    memory.frontier = found.base if view is None else [*found.base, (op, *view)]
+    memory = found.memory
+    kind = found.kind
+    memory.frontier = found.base if kind is None else [*found.base, (op, found.view_lo, found.view_hi, kind)]
     loc = found.loc
     if loc is not None:
-        req = found.req
-        memory.valid[loc] = [*found.pre, (req.lo, req.hi, op), *found.post]
-    memory.epoch += 1
+        memory.valid[loc] = [*found.pre, (found.lo, found.hi, op), *found.post]
+    memory.epoch = found.epoch = memory.epoch + 1
     found.op = op
-    found.epoch = memory.epoch
 
 
 def _merged(requirements: Sequence[Requirement]) -> list[Requirement]:

@@ -17,7 +17,7 @@ import pyopencl as cl
 from .._native import translate
 from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
-from .coherence import distinct, plan, replay, replayable, replayable_at_once, restore
+from .coherence import distinct, plan, replay, replayable, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
@@ -87,25 +87,24 @@ def launch(
     for a command group of ``lane`` (docs/scheduler.md rule S20).
 
     When the command group has the shape's requirements and nothing to wait for, and the
-    cached plans of all of them hold (rule S17) with their commands enqueued or done, it is
-    enqueued at once on the memory the shape bound, and the plans are replayed: what
-    ``submit`` would do, with nothing to decide. Otherwise ``submit`` plans it.
+    plans of the shape's last launch hold (``Shape.holds``), it is enqueued at once on the
+    memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
+    to decide. Otherwise ``submit`` plans it.
     """
     with RUNTIME:
         last = lane.last
         mems = shape.mems
-        if (depends_on or mems is None or not shape.replays or trace.RECORDER is not None
-                or requirements != shape.requirements
-                or (last is not None and lane.in_order and last.state == DEFERRED)
-                or not replayable_at_once(shape.requirements, lane)):
+        if (depends_on or mems is None or trace.RECORDER is not None or requirements != shape.requirements
+                or (last is not None and lane.in_order and last.state == DEFERRED) or not shape.holds()):
             op = submit(lane, shape.action(args, True), requirements, depends_on)
             if mems is None:
                 shape.bind()  # its memory is allocated now: the next launch takes it as it is
+            shape.adopt(op)
             return op
         op = Op(lane, lane.ctx, False, lane.async_errors)
         try:
             ev = shape.kernel._enqueue(lane.cl_queue, shape.global_size, shape.local_size, shape.offset,
-                                       shape.arguments(args, mems), None)
+                                       mems if not shape.scalars else shape.arguments(args, mems), None)
         except cl.Error as error:
             op.finish()
             raise translate(error, "enqueueing a command") from error
@@ -114,8 +113,7 @@ def launch(
             raise
         op.issued(ev, None)
         lane.unflushed = True
-        for req in shape.requirements:
-            replay(req.memory.plan, op)  # type: ignore[arg-type]  # replayable_at_once found each
+        shape.replay(op)
         lane.add(op)
         return op
 

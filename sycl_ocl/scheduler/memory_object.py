@@ -36,22 +36,28 @@ class Plan:
     command that planned ``req`` on it in full left its frontier and validity, so that the next
     command of the same lane with the same requirement can replay it without planning.
 
-    ``base`` is the frontier without that command's own entry ``(op, *view)`` (``view`` None:
-    an empty view, no entry); a write's validity at ``loc`` is ``[*pre, (req.lo, req.hi, op),
-    *post]`` (``loc`` None: a read, or no bytes). ``op`` is the command that applied the plan
-    last, ``epoch`` the memory object's epoch just after. The plan holds while the memory
-    object's epoch is still ``epoch``: anything else planned on it, a host accessor, another
-    queue or context, ``set_final_data`` moves the epoch on.
+    ``base`` is the frontier without that command's own entry ``(op, view_lo, view_hi, kind)``
+    (``kind`` None: an empty view, no entry); a write's validity at ``loc`` is ``[*pre, (lo,
+    hi, op), *post]`` (``loc`` None: a read, or no bytes). ``op`` is the command that applied
+    the plan last, ``epoch`` the memory object's epoch just after. The plan holds while the
+    memory object's epoch is still ``epoch``: anything else planned on it, a host accessor,
+    another queue or context, ``set_final_data`` moves the epoch on.
     """
 
-    __slots__ = ("base", "epoch", "loc", "op", "post", "pre", "req", "view")
+    __slots__ = ("base", "epoch", "hi", "kind", "lo", "loc", "memory", "op", "post", "pre", "req", "view_hi",
+                 "view_lo")
 
     req: Requirement
+    memory: MemoryObject
     base: list[Access]
     op: Op
     epoch: int
-    view: tuple[int, int, int] | None
+    view_lo: int
+    view_hi: int
+    kind: int | None
     loc: int | None
+    lo: int
+    hi: int
     pre: list[Piece]
     post: list[Piece]
 

@@ -5,8 +5,8 @@ whole-buffer accessor, whose requirement is made once per buffer and mode) or ty
 scalar), and the command group's requirements. The handler checks the first launch of a
 shape in full (arguments, kernel, sizes) and keeps the shape on the memory object of its
 first requirement; a later command group of the same lane with the same shape skips those
-checks, and ``command_group.launch`` skips planning too while the cached plans of all its
-requirements hold (rule S17).
+checks, and ``command_group.launch`` skips planning too while the plans its last launch left
+(rule S17) hold: none of its memory objects changed since (their epochs).
 """
 
 from __future__ import annotations
@@ -15,23 +15,30 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .actions import KernelLaunch
-from .coherence import distinct
+from .coherence import distinct, replay
 from .memory_object import MISALIGNED
+from .op import DEFERRED
 from .requirement import Requirement
 
 if TYPE_CHECKING:
     from .actions import Kernel
     from .lane import Lane
+    from .memory_object import Plan
+    from .op import Op
 
 
 class Shape:
     """A launch of ``kernel`` on ``lane`` whose arguments were checked: ``signature`` holds,
     per argument, the requirement of an accessor or the type of a scalar; ``requirements`` are
     the command group's (a list that never changes). ``mems``: the ``cl_mem`` of each
-    requirement argument in the lane's context, once bound (``bind``)."""
+    requirement argument in the lane's context, once bound (``bind``).
 
-    __slots__ = ("bindings", "global_size", "kernel", "lane", "local_size", "mems", "offset", "replays",
-                 "requirements", "signature")
+    ``last`` is the command that launched the shape last with ``plans`` (its requirements'
+    cached plans, rule S17) made or replayed for it; None while its launches are planned in
+    full."""
+
+    __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "offset", "plans",
+                 "replays", "requirements", "scalars", "signature")
 
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
@@ -45,9 +52,47 @@ class Shape:
         self.signature = signature
         self.requirements = requirements
         self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)
+        self.scalars = len(self.bindings) < len(signature)
         # Whether its plans may replay: distinct memory objects, on an in-order OpenCL queue.
         self.replays = lane.ordered and distinct(requirements)
         self.mems: tuple[Any, ...] | None = None
+        self.last: Op | None = None
+        self.plans: tuple[Plan, ...] = ()
+
+    def holds(self) -> bool:
+        """Whether a launch replays the plans of the last one with nothing to wait for: that
+        one is enqueued or done, and applied each plan last, and none of the memory objects
+        changed since (rule S17)."""
+        last = self.last
+        if last is None or last.state == DEFERRED:
+            return False
+        for found in self.plans:
+            if found.op is not last or found.epoch != found.memory.epoch:
+                break  # another command planned on the memory object, or replayed its plan
+        else:
+            return True
+        return False
+
+    def replay(self, op: Op) -> None:
+        """Apply the plans for ``op``, its launch enqueued (``holds``)."""
+        for found in self.plans:
+            replay(found, op)
+        self.last = op
+
+    def adopt(self, op: Op) -> None:
+        """After ``op`` launched the shape planned by ``submit``: keep the plans it made or
+        replayed for its requirements, for the next launch to replay."""
+        self.last = None
+        if not self.replays:
+            return
+        plans = []
+        for req in self.requirements:
+            found = req.memory.plan
+            if found is None or found.op is not op or found.req != req:
+                return
+            plans.append(found)
+        self.plans = tuple(plans)
+        self.last = op
 
     def bind(self) -> None:
         """Keep in ``mems`` the ``cl_mem`` of each requirement argument in the lane's context,
@@ -65,11 +110,11 @@ class Shape:
 
     def arguments(self, args: Sequence[Any], mems: tuple[Any, ...]) -> Sequence[Any]:
         """``args`` as the kernel takes them: the ``cl_mem`` in place of each accessor."""
-        if len(mems) == len(args):
+        if not self.scalars:
             return mems
         out = list(args)
-        for index, mem in zip(self.bindings, mems, strict=True):
-            out[index] = mem
+        for k, index in enumerate(self.bindings):  # not zip: its strict= keyword costs a dict per call
+            out[index] = mems[k]
         return out
 
     def action(self, args: Sequence[Any], bound: bool) -> KernelLaunch:

@@ -1,14 +1,14 @@
-"""The plan cache (scheduler/coherence.py ``replayable``/``replay``/``replayable_at_once``;
-docs/scheduler.md rule S17): a repeated device command replays the plan of its requirement
-while the memory object's epoch holds, and leaves the state that planning in full would leave."""
+"""The plan cache (scheduler/coherence.py ``replayable``/``replay``; docs/scheduler.md rule S17):
+a repeated device command replays the plan of its requirement while the memory object's epoch
+holds, and leaves the state that planning in full would leave."""
 
 from __future__ import annotations
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
 
-from sycl_ocl.scheduler.coherence import access, plan, replay, replayable, replayable_at_once
+from sycl_ocl.scheduler.coherence import access, plan, replay, replayable
 from sycl_ocl.scheduler.memory_object import HOST
-from sycl_ocl.scheduler.op import DEFERRED, DONE, ISSUED, Op
+from sycl_ocl.scheduler.op import DONE, ISSUED, Op
 from sycl_ocl.scheduler.requirement import READ, WRITE
 
 
@@ -136,24 +136,3 @@ def test_a_repeated_read_replays_its_frontier_entry() -> None:
     replay(found, second)
     assert [e[0] for e in memory.frontier] == [writer, second]
     assert memory.valid is valid and memory.valid[1] == [(0, 64, writer)]  # a read changes no validity
-
-
-def test_replayable_at_once_needs_the_very_requirements_with_nothing_to_wait_for() -> None:
-    """A shape's launch (``command_group.launch``) replays with no planning at all: only when
-    each plan is for that very requirement, holds, and its command is enqueued or done."""
-    lane = FakeLane(1)
-    a, b = memory_object(), memory_object()
-    ra, rb = req(a, 0, 64, writes=True), req(b, 0, 64)
-    op = _issued(device_op(lane))
-    plan(op, [ra, rb], FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
-    assert replayable_at_once([ra, rb], lane)
-    assert not replayable_at_once([ra, req(b, 0, 64)], lane)  # equal, not the same: planned per requirement
-    assert replayable(req(b, 0, 64), lane) is not None
-    assert not replayable_at_once([ra, rb], FakeLane(1))  # another lane
-    op.state = DEFERRED
-    assert not replayable_at_once([ra, rb], lane)  # a write would wait for it
-    assert replayable(ra, lane) is not None
-    op.state = DONE
-    assert replayable_at_once([ra, rb], lane)
-    b.invalidate()
-    assert not replayable_at_once([ra, rb], lane)

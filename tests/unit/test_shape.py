@@ -1,14 +1,18 @@
 """Shapes (scheduler/shape.py; docs/scheduler.md rule S20): a launch checked once binds its
-memory once, and hands full planning or a command graph a launch of its own."""
+memory once, hands full planning or a command graph a launch of its own, and replays the plans
+its last launch left while none of its memory objects changed (``holds``, ``adopt``)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 from typing import Any
 
-from scheduler_fakes import FakeContext, FakeLane, memory_object, req
+from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
 
+from sycl_ocl.scheduler.coherence import access, plan, replay, replayable
 from sycl_ocl.scheduler.memory_object import Allocation
+from sycl_ocl.scheduler.op import DONE, ISSUED, Op
+from sycl_ocl.scheduler.requirement import READ
 from sycl_ocl.scheduler.shape import Shape
 
 
@@ -63,3 +67,73 @@ def test_a_shape_replays_only_distinct_memory_objects_on_an_in_order_queue() -> 
     assert not _shape((r1, r2), [r1, r2]).replays  # merged by full planning (rule S3)
     assert not _shape((r1,), [r1], FakeLane(1, ordered=False)).replays
     assert _shape((r1,), [r1]).replays
+
+
+def _planned_shape(lane: FakeLane) -> tuple[Shape, list[Any], Op]:
+    """A shape writing one memory object and reading another, planned in full by an issued op."""
+    a, b = memory_object(), memory_object()
+    requirements = [req(a, 0, 64, writes=True), req(b, 0, 64)]
+    shape = _shape(tuple(requirements), requirements, lane)
+    op = device_op(lane, issued=True)
+    plan(op, requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
+    shape.adopt(op)
+    return shape, requirements, op
+
+
+def test_a_shape_replays_the_plans_of_its_last_launch_as_full_planning_would() -> None:
+    lane = FakeLane(1)
+    shape, requirements, first = _planned_shape(lane)
+    _, twin_requirements, _ = _planned_shape(lane)
+    assert shape.last is first and shape.holds()
+    second, twin_second = device_op(lane), device_op(lane)
+    shape.replay(second)
+    plan(twin_second, twin_requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
+    for r, t in zip(requirements, twin_requirements, strict=True):
+        assert [e[1:] for e in r.memory.frontier] == [e[1:] for e in t.memory.frontier]
+        assert [e[0] for e in r.memory.frontier] == [second]
+        assert {k: [p[:2] for p in v] for k, v in r.memory.valid.items()} == \
+            {k: [p[:2] for p in v] for k, v in t.memory.valid.items()}
+    assert requirements[0].memory.valid[1] == [(0, 64, second)]
+    assert second.deps == twin_second.deps == []
+    assert not shape.holds()  # its last launch is not enqueued: a read would not wait for what it waits for
+    second.state = ISSUED
+    assert shape.holds()
+    second.state = DONE
+    assert shape.holds()
+
+
+def test_a_shape_stops_replaying_when_anything_else_plans_on_its_memory() -> None:
+    lane = FakeLane(1)
+    shape, requirements, _ = _planned_shape(lane)
+    requirements[1].memory.invalidate()  # set_final_data
+    assert not shape.holds()
+    shape, requirements, _ = _planned_shape(lane)
+    access(req(requirements[1].memory, 0, 64), READ, None, host_op(), [])  # a host accessor
+    assert not shape.holds()
+    shape, requirements, _ = _planned_shape(lane)
+    other = device_op(lane, issued=True)  # another command group with the same requirement
+    found = replayable(requirements[0], lane)
+    assert found is not None
+    replay(found, other)
+    assert not shape.holds()
+    shape.adopt(other)  # its plans are other's for one requirement only
+    assert shape.last is None and not shape.holds()
+
+
+def test_a_shape_adopts_plans_for_equal_requirements_and_not_merged_ones() -> None:
+    lane = FakeLane(1)
+    a = memory_object()
+    ra = req(a, 0, 64, writes=True)
+    shape = _shape((ra,), [ra], lane)
+    op = device_op(lane, issued=True)
+    plan(op, [req(a, 0, 64, writes=True)], FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
+    shape.adopt(op)
+    assert shape.last is op and shape.holds()
+    merged = device_op(lane, issued=True)
+    plan(merged, [req(a, 0, 16, writes=True), req(a, 32, 48)], FakeContext(1), False, [],  # type: ignore[arg-type]
+         cache=True)
+    shape.adopt(merged)
+    assert shape.last is None
+    unordered = _shape((ra,), [ra], FakeLane(1, ordered=False))
+    unordered.adopt(op)
+    assert unordered.last is None

@@ -26,6 +26,7 @@ from .scheduler.requirement import Requirement
 
 if TYPE_CHECKING:
     from .handler import handler
+    from .scheduler import Shape
     from .scheduler.op import Op
 
 
@@ -45,7 +46,7 @@ class _Window(PropertyHolder):
     """
 
     __slots__ = ("_props", "base", "contiguous", "dtype", "mode", "no_init", "offset", "range", "req",
-                 "shape", "shared", "sub_base", "writes")
+                 "shape", "shapes", "shared", "sub_base", "writes")
 
     _props: property_list
     base: int  # the buffer's first byte in its memory object
@@ -58,6 +59,9 @@ class _Window(PropertyHolder):
     req: Requirement
     shape: tuple[int, ...]  # the buffer's
     shared: bool  # kept by the buffer: its requirement is the same object in every accessor
+    # The launches of command groups whose first accessor it is, by kernel (``scheduler.Shape``,
+    # made by the handler where ``shared``); they keep their other memory objects alive.
+    shapes: dict[Any, Shape]
     sub_base: int  # the first byte of a sub-buffer, 0 for any other buffer
     writes: bool
 
@@ -82,6 +86,7 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
     props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
     win = _Window()
     win.shared = shared
+    win.shapes = {}
     win.mode, win.no_init = resolve_no_init(as_mode(mode), props.has_property(no_init))
     win._props = props
     win.writes = win.mode.writes

@@ -203,7 +203,7 @@ class handler:
                     sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
         if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
-            self._launch(kernel, (rng,), None, None, args, grouped=False)
+            self._launch(kernel, (rng,), None, None, args, False)
         elif isinstance(rng, nd_range):
             offset = rng.get_offset()
             self._launch(
@@ -231,16 +231,11 @@ class handler:
         Everything is checked here, so a rejected launch submits nothing. A launch of a shape
         this lane launched before (``scheduler.shape``) was checked then.
         """
-        reqs = self._requirements
+        first = self._accessors[0] if self._accessors else None
         plain = self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING
-        if reqs and plain:
-            try:
-                shape = reqs[0].memory.shapes.get(kernel)
-            except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
-                shape = None
-            if (shape is not None and shape.lane is self._lane and shape.global_size == global_size
-                    and shape.local_size == local_size and shape.offset == offset
-                    and _same_arguments(shape.signature, args, self._accessors)):
+        if plain and first is not None:
+            shape = self._known(first._win, kernel, (global_size, local_size, offset), args)
+            if shape is not None:
                 if self._action is not None:
                     raise _two_actions()
                 self._action = shape
@@ -261,10 +256,33 @@ class handler:
         if self._action is not None:
             raise _two_actions()
         self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
-        signature = _signature(args) if reqs and plain and self._lane is not None else None
-        if signature is not None:
-            reqs[0].memory.shapes[kernel] = Shape(
-                self._lane, resolved, global_size, local_size, offset, signature, list(reqs))  # type: ignore[arg-type]
+        signature = _signature(args) if plain and first is not None and first._win.shared else None
+        if signature is not None and first is not None and self._lane is not None:
+            first._win.shapes[kernel] = Shape(
+                self._lane, resolved, global_size, local_size, offset, signature, list(self._requirements))
+
+    def _known(self, win: Any, kernel: Any, sizes: tuple[Any, ...], args: tuple[Any, ...]) -> Shape | None:
+        """The shape of this launch where this lane launched it before, checked then: kept by
+        the window of the command group's first accessor, with the same sizes and arguments of
+        the same kinds (each accessor this command group's, with the very requirement)."""
+        try:
+            shape: Shape | None = win.shapes.get(kernel)
+        except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
+            return None
+        if shape is None or shape.lane is not self._lane or shape.sizes != sizes:
+            return None
+        signature = shape.signature
+        if len(args) != len(signature):
+            return None
+        accessors = self._accessors
+        for index in shape.bindings:  # not zip or enumerate: either costs more than the loop's body
+            arg = args[index]
+            if type(arg) is not accessor or arg._req is not signature[index] or arg not in accessors:
+                return None
+        for index in shape.scalars:
+            if type(args[index]) is not signature[index]:
+                return None
+        return shape
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -536,21 +554,6 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
         else:
             return None
     return tuple(signature)
-
-
-def _same_arguments(signature: tuple[Any, ...], args: tuple[Any, ...], accessors: list[accessor]) -> bool:
-    """Whether ``args`` fit a shape's ``signature``: each accessor is this command group's, with
-    the very requirement, each scalar of the same type."""
-    if len(args) != len(signature):
-        return False
-    for index, want in enumerate(signature):  # not zip: its strict= keyword costs a dict per call
-        arg = args[index]
-        if type(arg) is accessor:
-            if arg._req is not want or arg not in accessors:
-                return False
-        elif type(arg) is not want:
-            return False
-    return True
 
 
 def _two_actions() -> exception:

@@ -7,7 +7,7 @@ rule S1). Planning touches no OpenCL object: ``tests/unit`` checks it without a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..exception import errc, exception
@@ -120,16 +120,21 @@ def replayable(req: Requirement, lane: Lane) -> Plan | None:
     return found
 
 
-def replay(found: Plan, op: Op) -> None:
-    """Apply a cached plan for ``op``: the state planning in full would leave (rule S17)."""
-    memory = found.memory
-    kind = found.kind
-    memory.frontier = found.base if kind is None else [*found.base, (op, found.view_lo, found.view_hi, kind)]
-    loc = found.loc
-    if loc is not None:
-        memory.valid[loc] = [*found.pre, (found.lo, found.hi, op), *found.post]
-    memory.epoch = found.epoch = memory.epoch + 1
-    found.op = op
+def replay(plans: Iterable[Plan], op: Op) -> None:
+    """Apply cached plans (of distinct memory objects) for ``op``: the state planning in full
+    would leave (rule S17)."""
+    for found in plans:
+        memory = found.memory
+        kind = found.kind
+        if kind is None:
+            memory.frontier = found.base
+        else:
+            memory.frontier = [*found.base, (op, found.view_lo, found.view_hi, kind)]
+        loc = found.loc
+        if loc is not None:
+            memory.valid[loc] = [*found.pre, (found.lo, found.hi, op), *found.post]
+        memory.epoch = found.epoch = memory.epoch + 1
+        found.op = op
 
 
 def _merged(requirements: Sequence[Requirement]) -> list[Requirement]:

@@ -73,8 +73,7 @@ def submit(
                 op.finish()
                 raise
         if replays is not None:
-            for found in replays:
-                replay(found, op)
+            replay(replays, op)
         lane.add(op)
     return op
 
@@ -113,7 +112,8 @@ def launch(
             raise
         op.issued(ev, None)
         lane.unflushed = True
-        shape.replay(op)
+        replay(shape.plans, op)
+        shape.last = op
         lane.add(op)
         return op
 

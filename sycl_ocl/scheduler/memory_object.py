@@ -20,7 +20,6 @@ from .intervals import Piece
 if TYPE_CHECKING:
     from .op import Op
     from .requirement import Requirement
-    from .shape import Shape
 
 HOST = 0
 
@@ -122,8 +121,8 @@ class MemoryObject:
 
     __slots__ = (
         "__weakref__", "allocs", "blocking", "bound_to", "counters", "dtype", "epoch", "frontier", "handles",
-        "holds", "host", "mutex", "plan", "shapes", "size", "target", "use_host_ptr", "user", "valid",
-        "write_back", "written",
+        "holds", "host", "mutex", "plan", "size", "target", "use_host_ptr", "user", "valid", "write_back",
+        "written",
     )
 
     def __init__(self, size: int, host: np.ndarray | None, user: Any, use_host_ptr: bool) -> None:
@@ -146,9 +145,6 @@ class MemoryObject:
         self.dtype = np.dtype(np.uint8)
         self.epoch = 0  # moves on with every change of the frontier or validity (see Plan)
         self.plan: Plan | None = None
-        # Launches checked once, by kernel, of command groups whose first requirement is on this
-        # memory object (``scheduler.shape``); they keep their other memory objects alive.
-        self.shapes: dict[Any, Shape] = {}
 
     def host_copy(self) -> np.ndarray:
         """The host copy, made on first use."""

@@ -3,8 +3,8 @@
 A command group's launch has a shape: the kernel, the sizes, each argument's requirement (a
 whole-buffer accessor, whose requirement is made once per buffer and mode) or type (a
 scalar), and the command group's requirements. The handler checks the first launch of a
-shape in full (arguments, kernel, sizes) and keeps the shape on the memory object of its
-first requirement; a later command group of the same lane with the same shape skips those
+shape in full (arguments, kernel, sizes) and keeps the shape on the window of its first
+accessor (``accessor._Window``); a later command group of the same lane with the same shape skips those
 checks, and ``command_group.launch`` skips planning too while the plans its last launch left
 (rule S17) hold: none of its memory objects changed since (their epochs).
 """
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .actions import KernelLaunch
-from .coherence import distinct, replay
+from .coherence import distinct
 from .memory_object import MISALIGNED
 from .op import DEFERRED
 from .requirement import Requirement
@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
 class Shape:
     """A launch of ``kernel`` on ``lane`` whose arguments were checked: ``signature`` holds,
-    per argument, the requirement of an accessor or the type of a scalar; ``requirements`` are
-    the command group's (a list that never changes). ``mems``: the ``cl_mem`` of each
+    per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
+    scalar (at ``scalars``); ``requirements`` are the command group's (a list that never
+    changes). ``mems``: the ``cl_mem`` of each
     requirement argument in the lane's context, once bound (``bind``).
 
     ``last`` is the command that launched the shape last with ``plans`` (its requirements'
@@ -38,7 +39,7 @@ class Shape:
     full."""
 
     __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "offset", "plans",
-                 "replays", "requirements", "scalars", "signature")
+                 "replays", "requirements", "scalars", "signature", "sizes")
 
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
@@ -49,10 +50,11 @@ class Shape:
         self.global_size = global_size
         self.local_size = local_size
         self.offset = offset
+        self.sizes = (global_size, local_size, offset)
         self.signature = signature
         self.requirements = requirements
         self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)
-        self.scalars = len(self.bindings) < len(signature)
+        self.scalars = tuple(i for i, want in enumerate(signature) if type(want) is not Requirement)
         # Whether its plans may replay: distinct memory objects, on an in-order OpenCL queue.
         self.replays = lane.ordered and distinct(requirements)
         self.mems: tuple[Any, ...] | None = None
@@ -72,12 +74,6 @@ class Shape:
         else:
             return True
         return False
-
-    def replay(self, op: Op) -> None:
-        """Apply the plans for ``op``, its launch enqueued (``holds``)."""
-        for found in self.plans:
-            replay(found, op)
-        self.last = op
 
     def adopt(self, op: Op) -> None:
         """After ``op`` launched the shape planned by ``submit``: keep the plans it made or

@@ -32,7 +32,7 @@ def test_a_repeated_write_replays_and_leaves_what_full_planning_leaves() -> None
     second_c, second_f = device_op(lane), device_op(lane)
     found = replayable(req(cached, 0, 64, writes=True), lane)  # an equal requirement, made again
     assert found is not None and found.op is first_c
-    replay(found, second_c)
+    replay([found], second_c)
     _planned(second_f, req(full, 0, 64, writes=True))
     assert [e[1:] for e in cached.frontier] == [e[1:] for e in full.frontier]
     assert [e[0] for e in cached.frontier] == [second_c]
@@ -114,7 +114,7 @@ def test_a_repeated_write_of_a_window_replays_what_full_planning_leaves() -> Non
     second_c, second_f = device_op(lane), device_op(lane)
     found = replayable(req(cached, 16, 32, writes=True, view=window), lane)
     assert found is not None
-    replay(found, second_c)
+    replay([found], second_c)
     _planned(second_f, req(full, 16, 32, writes=True, view=window))
     assert [e[1:] for e in cached.frontier] == [e[1:] for e in full.frontier]
     pieces = [(0, 16), (16, 32), (32, 48), (48, 64)]
@@ -133,6 +133,6 @@ def test_a_repeated_read_replays_its_frontier_entry() -> None:
     second = device_op(lane)
     found = replayable(req(memory, 0, 64), lane)
     assert found is not None
-    replay(found, second)
+    replay([found], second)
     assert [e[0] for e in memory.frontier] == [writer, second]
     assert memory.valid is valid and memory.valid[1] == [(0, 64, writer)]  # a read changes no validity

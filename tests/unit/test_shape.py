@@ -86,7 +86,8 @@ def test_a_shape_replays_the_plans_of_its_last_launch_as_full_planning_would() -
     _, twin_requirements, _ = _planned_shape(lane)
     assert shape.last is first and shape.holds()
     second, twin_second = device_op(lane), device_op(lane)
-    shape.replay(second)
+    replay(shape.plans, second)
+    shape.last = second
     plan(twin_second, twin_requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
     for r, t in zip(requirements, twin_requirements, strict=True):
         assert [e[1:] for e in r.memory.frontier] == [e[1:] for e in t.memory.frontier]
@@ -114,7 +115,7 @@ def test_a_shape_stops_replaying_when_anything_else_plans_on_its_memory() -> Non
     other = device_op(lane, issued=True)  # another command group with the same requirement
     found = replayable(requirements[0], lane)
     assert found is not None
-    replay(found, other)
+    replay([found], other)
     assert not shape.holds()
     shape.adopt(other)  # its plans are other's for one requirement only
     assert shape.last is None and not shape.holds()

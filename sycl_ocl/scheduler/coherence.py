@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..exception import errc, exception
 from .context_record import ContextRecord
 from .hostops import transfer_op
-from .intervals import gaps, insert, overlapping, remove
+from .intervals import Piece, gaps, insert, overlapping, remove
 from .memory_object import HOST, Allocation, MemoryObject, Plan, Snapshot
 from .op import DEFERRED, DONE, ISSUED, Op, add_move, depend
 from .requirement import HOST_READ, READ, WRITE, Requirement
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .lane import Lane
 
 FRONTIER_CAP = 16
+_NO_PIECES: list[Piece] = []  # shared, never changed in place (``replay`` copies it)
 
 
 def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,
@@ -89,14 +90,18 @@ def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
         found.memory = memory
     frontier = memory.frontier
     found.base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
-    found.view_lo, found.view_hi, found.lo, found.hi = req.view_lo, req.view_hi, req.lo, req.hi
-    found.kind = None if req.view_lo >= req.view_hi else WRITE if req.writes else READ
+    _, lo, hi, writes, _, view_lo, view_hi = req  # unpacked: a field of a named tuple is a call
+    found.view_lo, found.view_hi, found.lo, found.hi = view_lo, view_hi, lo, hi
+    found.kind = None if view_lo >= view_hi else WRITE if writes else READ
     found.loc = None
-    if req.writes and req.lo < req.hi:
+    if writes and lo < hi:
         found.loc = loc = memory.allocs[op.ctx].loc
         pieces = memory.valid[loc]
-        found.pre = [piece for piece in pieces if piece[1] <= req.lo]
-        found.post = [piece for piece in pieces if piece[0] >= req.hi]
+        if len(pieces) == 1:  # this op's window is all there is (a whole-buffer write)
+            found.pre = found.post = _NO_PIECES
+        else:
+            found.pre = [piece for piece in pieces if piece[1] <= lo]
+            found.post = [piece for piece in pieces if piece[0] >= hi]
     found.req, found.op, found.epoch = req, op, memory.epoch
 
 

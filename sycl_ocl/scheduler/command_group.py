@@ -98,7 +98,7 @@ def launch(
             op = submit(lane, shape.action(args, True), requirements, depends_on)
             if mems is None:
                 shape.bind()  # its memory is allocated now: the next launch takes it as it is
-            shape.adopt(op)
+            shape.planned(op)
             return op
         op = Op(lane, lane.ctx, False, lane.async_errors)
         try:
@@ -112,7 +112,7 @@ def launch(
             raise
         op.issued(ev, None)
         lane.unflushed = True
-        replay(shape.plans, op)
+        replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
         shape.last = op
         lane.add(op)
         return op

@@ -34,9 +34,9 @@ class Shape:
     changes). ``mems``: the ``cl_mem`` of each
     requirement argument in the lane's context, once bound (``bind``).
 
-    ``last`` is the command that launched the shape last with ``plans`` (its requirements'
-    cached plans, rule S17) made or replayed for it; None while its launches are planned in
-    full."""
+    ``last`` is the command that launched the shape last and ``plans`` the cached plans
+    (rule S17) it made or replayed for the requirements, None until ``holds`` finds them (after
+    a launch that ``submit`` planned)."""
 
     __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "offset", "plans",
                  "replays", "requirements", "scalars", "signature", "sizes")
@@ -59,7 +59,7 @@ class Shape:
         self.replays = lane.ordered and distinct(requirements)
         self.mems: tuple[Any, ...] | None = None
         self.last: Op | None = None
-        self.plans: tuple[Plan, ...] = ()
+        self.plans: tuple[Plan, ...] | None = None
 
     def holds(self) -> bool:
         """Whether a launch replays the plans of the last one with nothing to wait for: that
@@ -68,27 +68,33 @@ class Shape:
         last = self.last
         if last is None or last.state == DEFERRED:
             return False
-        for found in self.plans:
+        plans = self.plans if self.plans is not None else self._adopted()
+        if plans is None:
+            return False
+        for found in plans:
             if found.op is not last or found.epoch != found.memory.epoch:
                 break  # another command planned on the memory object, or replayed its plan
         else:
             return True
         return False
 
-    def adopt(self, op: Op) -> None:
-        """After ``op`` launched the shape planned by ``submit``: keep the plans it made or
-        replayed for its requirements, for the next launch to replay."""
-        self.last = None
+    def planned(self, op: Op) -> None:
+        """``op`` launched the shape, planned by ``submit``: ``holds`` looks for its plans."""
+        self.last, self.plans = op, None
+
+    def _adopted(self) -> tuple[Plan, ...] | None:
+        """The plans ``last`` made or replayed for the requirements when ``submit`` planned
+        it (kept in ``plans``), or None where they are not all its own."""
         if not self.replays:
-            return
+            return None
         plans = []
         for req in self.requirements:
             found = req.memory.plan
-            if found is None or found.op is not op or found.req != req:
-                return
+            if found is None or found.op is not self.last or found.req != req:
+                return None
             plans.append(found)
         self.plans = tuple(plans)
-        self.last = op
+        return self.plans
 
     def bind(self) -> None:
         """Keep in ``mems`` the ``cl_mem`` of each requirement argument in the lane's context,

@@ -1,6 +1,6 @@
 """Shapes (scheduler/shape.py; docs/scheduler.md rule S20): a launch checked once binds its
 memory once, hands full planning or a command graph a launch of its own, and replays the plans
-its last launch left while none of its memory objects changed (``holds``, ``adopt``)."""
+its last launch made or replayed while none of its memory objects changed (``holds``)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def _planned_shape(lane: FakeLane) -> tuple[Shape, list[Any], Op]:
     shape = _shape(tuple(requirements), requirements, lane)
     op = device_op(lane, issued=True)
     plan(op, requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
-    shape.adopt(op)
+    shape.planned(op)
     return shape, requirements, op
 
 
@@ -117,24 +117,24 @@ def test_a_shape_stops_replaying_when_anything_else_plans_on_its_memory() -> Non
     assert found is not None
     replay([found], other)
     assert not shape.holds()
-    shape.adopt(other)  # its plans are other's for one requirement only
-    assert shape.last is None and not shape.holds()
+    shape.planned(other)  # its plans are other's for one requirement only
+    assert not shape.holds() and shape.plans is None
 
 
-def test_a_shape_adopts_plans_for_equal_requirements_and_not_merged_ones() -> None:
+def test_a_shape_takes_the_plans_of_equal_requirements_and_not_merged_ones() -> None:
     lane = FakeLane(1)
     a = memory_object()
     ra = req(a, 0, 64, writes=True)
     shape = _shape((ra,), [ra], lane)
     op = device_op(lane, issued=True)
     plan(op, [req(a, 0, 64, writes=True)], FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
-    shape.adopt(op)
-    assert shape.last is op and shape.holds()
+    shape.planned(op)
+    assert shape.holds() and shape.plans == (a.plan,)
     merged = device_op(lane, issued=True)
     plan(merged, [req(a, 0, 16, writes=True), req(a, 32, 48)], FakeContext(1), False, [],  # type: ignore[arg-type]
          cache=True)
-    shape.adopt(merged)
-    assert shape.last is None
+    shape.planned(merged)
+    assert not shape.holds() and shape.plans is None
     unordered = _shape((ra,), [ra], FakeLane(1, ordered=False))
-    unordered.adopt(op)
-    assert unordered.last is None
+    unordered.planned(op)
+    assert not unordered.holds()

@@ -217,7 +217,7 @@ class accessor(_Access):
         prop_list: Any = None,
         target: target = _DEVICE,
     ) -> None:
-        if isinstance(h, _MODE_TYPES):
+        if type(h) in _MODE_TYPES:
             # accessor(buf, sycl.read_only): a placeholder with a mode given positionally.
             h, mode = None, h
         win = None

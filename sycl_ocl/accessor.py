@@ -16,7 +16,7 @@ import numpy as np
 import pyopencl as cl
 
 from .access import access_mode, as_mode, mode_tag_t, resolve_no_init, target
-from .buffer import buffer, contiguous, linear
+from .buffer import buffer, check_inside, contiguous, linear
 from .exception import errc, exception
 from .property._base import PropertyHolder, make_property_list, property_list
 from .property.accessor import no_init
@@ -110,13 +110,8 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
 def _span(buf: buffer, rng: range, off: id) -> tuple[int, int]:
     """The byte span of ``rng`` at ``off`` in ``buf``; ``errc.invalid`` outside the buffer."""
     shape = buf._shape
-    if len(rng) != len(shape) or len(off) != len(shape):
-        raise exception(errc.invalid, f"the access range and offset need {len(shape)} dimension(s)")
-    if any(o + r > s for o, r, s in zip(off, rng, shape, strict=False)):
-        raise exception(
-            errc.invalid,
-            f"access range {rng} at offset {off} exceeds the buffer range {buf._range}",
-        )
+    check_inside(off, rng, buf._range, "the access range and offset",
+                 "access range {rng} at offset {index} exceeds the buffer range {whole}")
     size = buf._dtype.itemsize
     first = buf._base + linear(off.to_tuple(), shape) * size
     if not rng.size():

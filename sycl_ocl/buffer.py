@@ -150,13 +150,8 @@ class buffer(PropertyHolder):
             )
         base = as_id(base_index, len(shape)).to_tuple()
         rng = as_range(sub_range)
-        if len(base) != len(shape) or len(rng) != len(shape):
-            raise exception(errc.invalid, f"the sub-buffer's index and range need {len(shape)} dimension(s)")
-        if any(b + r > s for b, r, s in zip(base, rng, shape, strict=False)):
-            raise exception(
-                errc.invalid,
-                f"sub-buffer at {base} of range {rng} exceeds the parent range {parent._range}",
-            )
+        check_inside(base, rng, parent._range, "the sub-buffer's index and range",
+                     "sub-buffer at {index} of range {rng} exceeds the parent range {whole}")
         if not contiguous(rng.to_tuple(), shape):
             raise exception(
                 errc.invalid,
@@ -378,6 +373,17 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
 
 
 # --- helpers -----------------------------------------------------------------------------
+
+
+def check_inside(index: Any, rng: Any, whole: range, what: str, outside: str) -> None:
+    """``errc.invalid`` unless ``rng`` at ``index`` (``what``, in errors) has the dimensions of
+    ``whole`` and lies inside it; ``outside`` is the error's template (``{index}``, ``{rng}``,
+    ``{whole}``), formatted only then."""
+    shape = whole.to_tuple()
+    if len(index) != len(shape) or len(rng) != len(shape):
+        raise exception(errc.invalid, f"{what} need {len(shape)} dimension(s)")
+    if any(i + r > s for i, r, s in zip(index, rng, shape, strict=False)):
+        raise exception(errc.invalid, outside.format(index=index, rng=rng, whole=whole))
 
 
 def linear(index: tuple[int, ...], shape: tuple[int, ...]) -> int:

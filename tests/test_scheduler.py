@@ -335,12 +335,13 @@ def test_repeated_command_group_sees_host_and_other_queue_writes(queue: sycl.que
     assert list(target) == [16] * 4
 
 
-def _sub(q: sycl.queue, first: sycl.buffer, second: sycl.buffer, n: int, swap: bool = False) -> sycl.event:
-    """``x -= y`` over ``n`` elements, the accessors made in the order (first, second); ``swap``:
-    passed the other way round."""
+def _sub(q: sycl.queue, first: sycl.buffer, second: sycl.buffer, rng: object,
+         swap: bool = False) -> sycl.event:
+    """``x -= y`` over ``rng``, the accessors made in the order (first, second); ``swap``: passed
+    the other way round."""
     def cgf(h: sycl.handler) -> None:
         x, y = sycl.accessor(first, h), sycl.accessor(second, h)
-        h.parallel_for(n, "ts_sub", *((y, x) if swap else (x, y)))
+        h.parallel_for(rng, "ts_sub", *((y, x) if swap else (x, y)))
 
     return q.submit(cgf)
 
@@ -349,16 +350,24 @@ def test_a_known_shape_follows_its_arguments_and_sizes(queue: sycl.queue) -> Non
     """A command group launched like an earlier one on the same buffers takes the launch checked
     then (rule S20) only when its arguments and sizes are the same."""
     a, b = np.full(8, 100, np.int32), np.arange(8, dtype=np.int32)
+    model_a, model_b = a.copy(), b.copy()
+    launches: list[tuple[object, bool, slice]] = [
+        *[(8, False, slice(0, 8))] * 3,
+        (8, True, slice(0, 8)),  # b -= a: the same accessors, passed the other way
+        (4, False, slice(0, 4)),
+        *[(sycl.nd_range(sycl.range(8), sycl.range(4)), False, slice(0, 8))] * 2,
+        (sycl.nd_range(sycl.range(8), sycl.range(2)), False, slice(0, 8)),
+        *[(sycl.nd_range(sycl.range(4), sycl.range(2), sycl.id(4)), False, slice(4, 8))] * 2,
+        (8, False, slice(0, 8)),
+    ]
     with sycl.buffer(a) as ba, sycl.buffer(b) as bb:
-        for _ in range(3):
-            _sub(queue, ba, bb, 8)
-        _sub(queue, ba, bb, 8, swap=True)  # b -= a: the same accessors, passed the other way
-        _sub(queue, ba, bb, 4)
-        _sub(queue, ba, bb, 8)
-    expected_a = 100 - 3 * np.arange(8)
-    expected_b = np.arange(8) - expected_a
-    expected_a = expected_a - np.where(np.arange(8) < 4, expected_b, 0) - expected_b
-    assert list(b) == list(expected_b) and list(a) == list(expected_a)
+        for rng, swap, span in launches:
+            _sub(queue, ba, bb, rng, swap)
+            if swap:
+                model_b[span] -= model_a[span]
+            else:
+                model_a[span] -= model_b[span]
+    assert list(a) == list(model_a) and list(b) == list(model_b)
 
 
 def test_a_known_shape_waits_for_its_launches_held_in_the_dag(

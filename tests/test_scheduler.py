@@ -382,6 +382,26 @@ def test_a_known_shape_waits_for_its_launches_held_in_the_dag(
     assert list(data) == [11] * 4
 
 
+def test_two_kernels_alternating_on_the_same_accessors(queue: sycl.queue, gate: threading.Event) -> None:
+    """Each launch replays the plans the other kernel's launch left (rule S20), but not while
+    that one waits in the DAG for a host task writing the buffer it reads."""
+    a, b = np.arange(8, dtype=np.int32), np.zeros(8, np.int32)
+    kernels = ["ts_add", "ts_sub", "ts_add", "ts_add", "ts_sub", "ts_add"]
+
+    def launch(kernel: str) -> None:
+        queue.submit(lambda h: h.parallel_for(
+            8, kernel, sycl.accessor(ba, h), sycl.accessor(bb, h, sycl.read_only)))
+
+    with sycl.buffer(a) as ba, sycl.buffer(b) as bb:
+        for kernel in kernels:
+            launch(kernel)
+        _gated(queue, bb, gate, sycl.write_only, lambda view: view.__setitem__(Ellipsis, 5))
+        for kernel in kernels:
+            launch(kernel)
+        gate.set()
+    assert list(a) == list(np.arange(8) + 2 * 5)
+
+
 def test_a_known_shape_still_checks_its_accessors_and_scalars(queue: sycl.queue) -> None:
     kept: list[sycl.accessor] = []
     data = np.zeros(4, np.int32)

@@ -34,9 +34,9 @@ class Shape:
     changes). ``mems``: the ``cl_mem`` of each
     requirement argument in the lane's context, once bound (``bind``).
 
-    ``last`` is the command that launched the shape last and ``plans`` the cached plans
-    (rule S17) it made or replayed for the requirements, None until ``holds`` finds them (after
-    a launch that ``submit`` planned)."""
+    ``plans`` are its requirements' cached plans (rule S17), None until ``holds`` finds them
+    (again after each launch that ``submit`` planned); ``last`` is the command that launched
+    the shape last, whose own plans need no more checks than their epochs."""
 
     __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "offset", "plans",
                  "replays", "requirements", "scalars", "signature", "sizes")
@@ -62,35 +62,40 @@ class Shape:
         self.plans: tuple[Plan, ...] | None = None
 
     def holds(self) -> bool:
-        """Whether a launch replays the plans of the last one with nothing to wait for: that
-        one is enqueued or done, and applied each plan last, and none of the memory objects
-        changed since (rule S17)."""
+        """Whether a launch replays the plans its last launch made or replayed (rule S17) with
+        nothing to wait for: none of their memory objects changed since, and the command that
+        applied each plan last (that launch, or another command of the lane with the same
+        requirement: another kernel over the same accessors) is enqueued or done."""
         last = self.last
-        if last is None or last.state == DEFERRED:
+        if last is not None and last.state == DEFERRED:
             return False
         plans = self.plans if self.plans is not None else self._adopted()
         if plans is None:
             return False
         for found in plans:
-            if found.op is not last or found.epoch != found.memory.epoch:
-                break  # another command planned on the memory object, or replayed its plan
+            if found.epoch != found.memory.epoch:
+                break  # something else planned on the memory object
+            prev = found.op
+            if prev is not last and (prev.lane is not self.lane or prev.state == DEFERRED
+                                     or found.req not in self.requirements):
+                break  # another command applied it last, not one this launch may follow as it is
         else:
             return True
         return False
 
     def planned(self, op: Op) -> None:
-        """``op`` launched the shape, planned by ``submit``: ``holds`` looks for its plans."""
+        """``op`` launched the shape, planned by ``submit``: ``holds`` looks for the plans again."""
         self.last, self.plans = op, None
 
     def _adopted(self) -> tuple[Plan, ...] | None:
-        """The plans ``last`` made or replayed for the requirements when ``submit`` planned
-        it (kept in ``plans``), or None where they are not all its own."""
+        """The memory objects' cached plans of the shape's requirements (kept in ``plans``), or
+        None where one has none or one for another requirement."""
         if not self.replays:
             return None
         plans = []
         for req in self.requirements:
             found = req.memory.plan
-            if found is None or found.op is not self.last or found.req != req:
+            if found is None or found.req != req:
                 return None
             plans.append(found)
         self.plans = tuple(plans)

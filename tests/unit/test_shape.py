@@ -9,7 +9,7 @@ from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
 
-from sycl_ocl.scheduler.coherence import access, plan, replay, replayable
+from sycl_ocl.scheduler.coherence import access, plan, replay
 from sycl_ocl.scheduler.memory_object import Allocation
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
 from sycl_ocl.scheduler.requirement import READ
@@ -112,13 +112,32 @@ def test_a_shape_stops_replaying_when_anything_else_plans_on_its_memory() -> Non
     access(req(requirements[1].memory, 0, 64), READ, None, host_op(), [])  # a host accessor
     assert not shape.holds()
     shape, requirements, _ = _planned_shape(lane)
-    other = device_op(lane, issued=True)  # another command group with the same requirement
-    found = replayable(requirements[0], lane)
-    assert found is not None
-    replay([found], other)
+    a = requirements[0].memory
+    plan(device_op(lane, issued=True), [req(a, 0, 32, writes=True)], FakeContext(1), False, [],  # type: ignore[arg-type]
+         cache=True)  # another requirement on it, planned in full: its plan is that one's now
     assert not shape.holds()
-    shape.planned(other)  # its plans are other's for one requirement only
-    assert not shape.holds() and shape.plans is None
+    shape, requirements, _ = _planned_shape(lane)
+    elsewhere = device_op(FakeLane(1), issued=True)  # another queue, the same requirement
+    plan(elsewhere, [requirements[0]], FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
+    assert not shape.holds()
+
+
+def test_a_shape_replays_plans_another_kernel_over_the_same_accessors_replayed() -> None:
+    """Two command groups alternating on one queue, with the same requirements and another
+    kernel: each replays what the other left, while that one is enqueued or done."""
+    lane = FakeLane(1)
+    shape, requirements, first = _planned_shape(lane)
+    other = _shape(shape.signature, requirements, lane)
+    other.planned(first)
+    assert other.holds()
+    second = device_op(lane)
+    replay(other.plans, second)  # type: ignore[arg-type]
+    other.last = second
+    assert not shape.holds()  # second waits in the DAG: a read after it would not wait for its waits
+    second.state = ISSUED
+    assert shape.holds() and other.holds()
+    replay(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
+    assert other.holds()
 
 
 def test_a_shape_takes_the_plans_of_equal_requirements_and_not_merged_ones() -> None:

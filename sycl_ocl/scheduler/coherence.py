@@ -14,7 +14,7 @@ from ..exception import errc, exception
 from .context_record import ContextRecord
 from .hostops import transfer_op
 from .intervals import Piece, gaps, insert, overlapping, remove
-from .memory_object import HOST, Allocation, MemoryObject, Plan, Snapshot
+from .memory_object import HOST, Access, Allocation, MemoryObject, Plan, Snapshot
 from .op import DEFERRED, DONE, ISSUED, Op, add_move, depend
 from .requirement import HOST_READ, READ, WRITE, Requirement
 from .trace import HAZARD, ORDER, RAW
@@ -82,15 +82,23 @@ def distinct(requirements: Sequence[Requirement]) -> bool:
 
 
 def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
-    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S17), in the terms
-    ``replay`` applies it in."""
+    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S17); the first replay
+    puts it in the terms it applies it in (``_prepare``): most plans are never replayed."""
     found = memory.plan
     if found is None:
         found = memory.plan = Plan()
         found.memory = memory
+    found.req, found.op, found.epoch, found.base = req, op, memory.epoch, None
+
+
+def _prepare(found: Plan) -> list[Access]:
+    """Derive from the memory object, as the plan's command left it (its epoch holds), what
+    ``replay`` puts in place of that command: the frontier without its entry (returned), and
+    the validity around its window."""
+    memory, op = found.memory, found.op
     frontier = memory.frontier
-    found.base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
-    _, lo, hi, writes, _, view_lo, view_hi = req  # unpacked: a field of a named tuple is a call
+    found.base = base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
+    _, lo, hi, writes, _, view_lo, view_hi = found.req  # unpacked: a field of a named tuple is a call
     found.view_lo, found.view_hi, found.lo, found.hi = view_lo, view_hi, lo, hi
     found.kind = None if view_lo >= view_hi else WRITE if writes else READ
     found.loc = None
@@ -102,7 +110,7 @@ def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
         else:
             found.pre = [piece for piece in pieces if piece[1] <= lo]
             found.post = [piece for piece in pieces if piece[0] >= hi]
-    found.req, found.op, found.epoch = req, op, memory.epoch
+    return base
 
 
 def replayable(req: Requirement, lane: Lane) -> Plan | None:
@@ -129,12 +137,15 @@ def replay(plans: Iterable[Plan], op: Op) -> None:
     """Apply cached plans (of distinct memory objects) for ``op``: the state planning in full
     would leave (rule S17)."""
     for found in plans:
+        base = found.base
+        if base is None:
+            base = _prepare(found)
         memory = found.memory
         kind = found.kind
         if kind is None:
-            memory.frontier = found.base
+            memory.frontier = base
         else:
-            memory.frontier = [*found.base, (op, found.view_lo, found.view_hi, kind)]
+            memory.frontier = [*base, (op, found.view_lo, found.view_hi, kind)]
         loc = found.loc
         if loc is not None:
             memory.valid[loc] = [*found.pre, (found.lo, found.hi, op), *found.post]

@@ -48,7 +48,7 @@ class Plan:
 
     req: Requirement
     memory: MemoryObject
-    base: list[Access]
+    base: list[Access] | None  # None until the first replay (``coherence._prepare``)
     op: Op
     epoch: int
     view_lo: int

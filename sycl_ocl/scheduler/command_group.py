@@ -98,7 +98,6 @@ def launch(
             op = submit(lane, shape.action(args, True), requirements, depends_on)
             if mems is None:
                 shape.bind()  # its memory is allocated now: the next launch takes it as it is
-            shape.planned(op)
             return op
         op = Op(lane, lane.ctx, False, lane.async_errors)
         try:

@@ -35,8 +35,8 @@ class Shape:
     requirement argument in the lane's context, once bound (``bind``).
 
     ``plans`` are its requirements' cached plans (rule S17), None until ``holds`` finds them
-    (again after each launch that ``submit`` planned); ``last`` is the command that launched
-    the shape last, whose own plans need no more checks than their epochs."""
+    (again after they stopped holding); ``last`` is the command that replayed them last, whose
+    own plans need no more checks than their epochs."""
 
     __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "offset", "plans",
                  "replays", "requirements", "scalars", "signature", "sizes")
@@ -81,11 +81,8 @@ class Shape:
                 break  # another command applied it last, not one this launch may follow as it is
         else:
             return True
+        self.plans = None  # the memory objects may hold other plans by the next launch
         return False
-
-    def planned(self, op: Op) -> None:
-        """``op`` launched the shape, planned by ``submit``: ``holds`` looks for the plans again."""
-        self.last, self.plans = op, None
 
     def _adopted(self) -> tuple[Plan, ...] | None:
         """The memory objects' cached plans of the shape's requirements (kept in ``plans``), or

@@ -26,6 +26,7 @@ sycl.register_kernel_source(
         a[get_global_id(0)] -= b[get_global_id(0)];
     }
     __kernel void ts_set(__global int* a, int v) { a[get_global_id(0)] = v; }
+    __kernel void ts_add_value(__global int* a, int v) { a[get_global_id(0)] += v; }
     """
 )
 
@@ -400,6 +401,21 @@ def test_two_kernels_alternating_on_the_same_accessors(queue: sycl.queue, gate: 
             launch(kernel)
         gate.set()
     assert list(a) == list(np.arange(8) + 2 * 5)
+
+
+def test_a_known_shape_launches_with_the_scalars_of_each_command_group(queue: sycl.queue) -> None:
+    """A known shape's launch runs on a ``cl_kernel`` of its own whose arguments stay set, but
+    only while its scalars are the ones set there (rule S20); other launches of the kernel do
+    not change them."""
+    values = [1, 1, 1, 2, 2, 1, 300, 300, 1, 7]
+    data, other = np.zeros(4, np.int32), np.zeros(4, np.int32)
+    with sycl.buffer(data) as b, sycl.buffer(other) as c:
+        for value in values:
+            queue.submit(lambda h, v=value: h.parallel_for(4, "ts_add_value", sycl.accessor(b, h), v))
+            queue.submit(lambda h: h.parallel_for(  # the kernel's own cl_kernel, ranged: no shape
+                2, "ts_add_value", sycl.accessor(c, h, access_range=sycl.range(2)), 1000))
+    assert list(data) == [sum(values)] * 4
+    assert list(other) == [1000 * len(values)] * 2 + [0] * 2
 
 
 def test_a_known_shape_still_checks_its_accessors_and_scalars(queue: sycl.queue) -> None:

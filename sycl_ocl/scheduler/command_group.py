@@ -97,12 +97,11 @@ def launch(
                 or (last is not None and lane.in_order and last.state == DEFERRED) or not shape.holds()):
             op = submit(lane, shape.action(args, True), requirements, depends_on)
             if mems is None:
-                shape.bind()  # its memory is allocated now: the next launch takes it as it is
+                shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
             return op
         op = Op(lane, lane.ctx, False, lane.async_errors)
         try:
-            ev = shape.kernel._enqueue(lane.cl_queue, shape.global_size, shape.local_size, shape.offset,
-                                       mems if not shape.scalars else shape.arguments(args, mems), None)
+            ev = shape.enqueue(lane.cl_queue, args)
         except cl.Error as error:
             op.finish()
             raise translate(error, "enqueueing a command") from error

@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import pyopencl as cl
+
+from ..exception import exception
 from .actions import KernelLaunch
 from .coherence import distinct
 from .memory_object import MISALIGNED
@@ -32,14 +35,15 @@ class Shape:
     per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
     scalar (at ``scalars``); ``requirements`` are the command group's (a list that never
     changes). ``mems``: the ``cl_mem`` of each
-    requirement argument in the lane's context, once bound (``bind``).
+    requirement argument in the lane's context, once bound (``bind``), with ``native``, its
+    ``cl_kernel`` of its own.
 
     ``plans`` are its requirements' cached plans (rule S17), None until ``holds`` finds them
     (again after they stopped holding); ``last`` is the command that replayed them last, whose
     own plans need no more checks than their epochs."""
 
-    __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "offset", "plans",
-                 "replays", "requirements", "scalars", "signature", "sizes")
+    __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "native",
+                 "offset", "plans", "replays", "requirements", "scalars", "set", "signature", "sizes")
 
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
@@ -58,6 +62,8 @@ class Shape:
         # Whether its plans may replay: distinct memory objects, on an in-order OpenCL queue.
         self.replays = lane.ordered and distinct(requirements)
         self.mems: tuple[Any, ...] | None = None
+        self.native: cl.Kernel | None = None
+        self.set: Sequence[Any] = ()
         self.last: Op | None = None
         self.plans: tuple[Plan, ...] | None = None
 
@@ -98,9 +104,11 @@ class Shape:
         self.plans = tuple(plans)
         return self.plans
 
-    def bind(self) -> None:
+    def bind(self, args: Sequence[Any]) -> None:
         """Keep in ``mems`` the ``cl_mem`` of each requirement argument in the lane's context,
-        unless one has no allocation there yet or needs a scratch copy."""
+        and in ``native`` a ``cl_kernel`` of the shape's own with ``args`` set (``set``),
+        unless a requirement has no allocation there yet or needs a scratch copy, or the
+        range is empty (the kernel enqueues a marker instead)."""
         ctx = self.lane.ctx
         mems = []
         for index in self.bindings:
@@ -110,7 +118,27 @@ class Shape:
             if mem is MISALIGNED:
                 return
             mems.append(mem)
+        if 0 in self.global_size:
+            return
+        arguments = self.arguments(args, tuple(mems))
+        try:
+            self.native = self.kernel._private(arguments)
+        except exception:  # a driver short of resources: every launch is planned in full
+            return
+        self.set = arguments
         self.mems = tuple(mems)
+
+    def enqueue(self, cl_queue: cl.CommandQueue, args: Sequence[Any]) -> cl.Event:
+        """Enqueue a launch of ``args`` (the scheduler's lock held, the shape bound): on the
+        shape's own ``cl_kernel``, whose arguments stay set, when its scalars are the very
+        objects set there, else through the kernel, which sets them all on its own."""
+        arguments = self.set
+        for index in self.scalars:
+            if args[index] is not arguments[index]:
+                return self.kernel._enqueue(cl_queue, self.global_size, self.local_size, self.offset,
+                                            self.arguments(args, self.mems), None)  # type: ignore[arg-type]
+        return cl.enqueue_nd_range_kernel(
+            cl_queue, self.native, self.global_size, self.local_size, self.offset)  # type: ignore[arg-type]
 
     def arguments(self, args: Sequence[Any], mems: tuple[Any, ...]) -> Sequence[Any]:
         """``args`` as the kernel takes them: the ``cl_mem`` in place of each accessor."""

@@ -4,7 +4,6 @@ its last launch made or replayed while none of its memory objects changed (``hol
 
 from __future__ import annotations
 
-from types import SimpleNamespace
 from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
@@ -25,8 +24,18 @@ class FakeBuffer:
         return (origin, size)
 
 
-def _shape(signature: tuple[Any, ...], requirements: list[Any], lane: Any = None) -> Shape:
-    return Shape(lane or FakeLane(1), SimpleNamespace(_name="k"), (64,), None, None,  # type: ignore[arg-type]
+class FakeKernel:
+    """What a shape needs of a kernel: a ``cl_kernel`` of its own with arguments set."""
+
+    _name = "k"
+
+    def _private(self, args: Any) -> tuple[str, tuple[Any, ...]]:
+        return ("private", tuple(args))
+
+
+def _shape(signature: tuple[Any, ...], requirements: list[Any], lane: Any = None,
+           global_size: tuple[int, ...] = (64,)) -> Shape:
+    return Shape(lane or FakeLane(1), FakeKernel(), global_size, None, None,  # type: ignore[arg-type]
                  signature, requirements)
 
 
@@ -38,8 +47,9 @@ def test_a_shape_binds_the_memory_of_its_accessors_once() -> None:
     ra, rb = req(a, 0, 64, writes=True), req(b, 16, 32)
     shape = _shape((ra, float, rb), [ra, rb])
     assert shape.bindings == (0, 2) and shape.replays
-    shape.bind()
+    shape.bind((None, 2.0, None))
     assert shape.mems == (buf, (16, 16))  # the whole allocation, a sub-buffer of the window
+    assert shape.native == ("private", (buf, 2.0, (16, 16))) and shape.set == [buf, 2.0, (16, 16)]
     assert shape.arguments((None, 2.0, None), shape.mems) == [buf, 2.0, (16, 16)]
     bound = shape.action((None, 2.0, None), True)
     assert bound.args == [buf, 2.0, (16, 16)] and bound.bindings == ()
@@ -51,14 +61,17 @@ def test_a_shape_binds_nothing_without_an_allocation_or_on_a_misaligned_window()
     a = memory_object(contexts=())
     ra = req(a, 0, 64)
     shape = _shape((ra,), [ra])
-    shape.bind()
+    shape.bind((None,))
     assert shape.mems is None  # no allocation in the lane's context yet
     a.allocs[1] = Allocation(FakeBuffer(), FakeContext(1), False)  # type: ignore[arg-type]
     misaligned = req(a, 2, 64)
     shape = _shape((misaligned,), [misaligned])
-    shape.bind()
+    shape.bind((None,))
     assert shape.mems is None  # a scratch copy per launch: KernelLaunch does it
     assert shape.action((None,), True).bindings == (0,)
+    empty = _shape((ra,), [ra], global_size=(0,))
+    empty.bind((None,))
+    assert empty.mems is None and empty.native is None  # the kernel enqueues a marker instead
 
 
 def test_a_shape_replays_only_distinct_memory_objects_on_an_in_order_queue() -> None:

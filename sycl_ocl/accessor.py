@@ -15,17 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
-from .access import (
-    access_mode,
-    as_mode,
-    mode_tag_t,
-    read_only,
-    read_write,
-    resolve_no_init,
-    target,
-    write_only,
-)
-from .buffer import buffer, contiguous, linear
+from .access import access_mode, as_mode, mode_tag_t, resolve_no_init, target
+from .buffer import buffer, check_inside, contiguous, linear
 from .exception import errc, exception
 from .property._base import PropertyHolder, make_property_list, property_list
 from .property.accessor import no_init
@@ -35,128 +26,144 @@ from .scheduler.requirement import Requirement
 
 if TYPE_CHECKING:
     from .handler import handler
+    from .scheduler import Shape
     from .scheduler.op import Op
 
 
 _ZERO = {n: id(*([0] * n)) for n in (1, 2, 3)}
 _HOST_TASK = target.host_task
-
-
+_DEVICE = target.device
 _NO_PROPERTIES = property_list()
-# Modes and tags needing no no_init resolution, with what they do: one dict lookup.
-_PLAIN_MODES: dict[Any, tuple[access_mode, bool, bool]] = {
-    key: (m, m.reads, m.writes)
-    for m in (access_mode.read, access_mode.write, access_mode.read_write)
-    for key in (m, *(tag for tag in (read_only, write_only, read_write) if tag.mode is m))
-}
 _MODE_TYPES = (access_mode, mode_tag_t)
 
 
 class _Window(PropertyHolder):
-    """The accessed part of a buffer: range, offset, byte span, mode and properties."""
+    """What an accessor reaches of a buffer, and how (§4.7.6.9): range, offset, element type,
+    mode, properties, and the requirement of its byte span.
 
-    __slots__ = (
-        "_base",
-        "_contiguous",
-        "_mode",
-        "_no_init",
-        "_offset",
-        "_props",
-        "_range",
-        "_req",
-        "_shape",
-        "_writes",
-        "dtype",
-    )
+    Immutable, so accessors share it: a buffer keeps the window of each mode for its
+    whole-buffer accessors (``buffer._windows``), which the submit path takes as it is.
+    """
 
+    __slots__ = ("_props", "base", "contiguous", "dtype", "mode", "no_init", "offset", "range", "req",
+                 "shape", "shapes", "shared", "sub_base", "writes")
+
+    _props: property_list
+    base: int  # the buffer's first byte in its memory object
+    contiguous: bool
+    dtype: np.dtype[Any]
+    mode: access_mode
+    no_init: bool
+    offset: id
+    range: range
+    req: Requirement
+    shape: tuple[int, ...]  # the buffer's
+    shared: bool  # kept by the buffer: its requirement is the same object in every accessor
+    # The launches of command groups whose first accessor it is, by kernel (``scheduler.Shape``,
+    # made by the handler where ``shared``); they keep their other memory objects alive.
+    shapes: dict[Any, Shape]
+    sub_base: int  # the first byte of a sub-buffer, 0 for any other buffer
+    writes: bool
+
+
+def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_list: Any,
+           owner: str) -> _Window:
+    """The window of an accessor of ``buf`` (``owner``: the accessor's class, for errors).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a destroyed buffer, an unknown mode, a range
+            outside the buffer or ``no_init`` with a read mode.
+    """
+    if not isinstance(buf, buffer):
+        raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
+    buf._check_alive()
+    shared = (access_range is None and access_offset is None and prop_list is None
+              and type(mode) in _MODE_TYPES)
+    if shared:
+        found = buf._windows.get(mode)
+        if found is not None:
+            return found
+    props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
+    win = _Window()
+    win.shared = shared
+    win.shapes = {}
+    win.mode, win.no_init = resolve_no_init(as_mode(mode), props.has_property(no_init))
+    win._props = props
+    win.writes = win.mode.writes
+    win.base = buf._base
+    win.sub_base = buf._base if buf._sub else 0
+    win.shape = shape = buf._shape
+    win.dtype = buf._dtype
+    rng = buf._range if access_range is None else as_range(access_range)
+    off = _ZERO[len(shape)] if access_offset is None else as_id(access_offset, len(shape))
+    lo, hi = _span(buf, rng, off)
+    win.range, win.offset = rng, off
+    win.contiguous = contiguous(rng.to_tuple(), shape)
+    # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
+    needs_old = win.mode.reads or not (win.no_init and win.contiguous)
+    win.req = Requirement(buf._root, lo, hi, win.writes, needs_old, buf._base, buf._base + buf._nbytes)
+    if shared:
+        buf._windows[mode] = win
+    return win
+
+
+def _span(buf: buffer, rng: range, off: id) -> tuple[int, int]:
+    """The byte span of ``rng`` at ``off`` in ``buf``; ``errc.invalid`` outside the buffer."""
+    shape = buf._shape
+    check_inside(off, rng, buf._range, "the access range and offset",
+                 "access range {rng} at offset {index} exceeds the buffer range {whole}")
+    size = buf._dtype.itemsize
+    first = buf._base + linear(off.to_tuple(), shape) * size
+    if not rng.size():
+        return first, first
+    last = linear(tuple(o + r - 1 for o, r in zip(off, rng, strict=False)), shape)
+    return first, buf._base + (last + 1) * size
+
+
+class _Access:
+    """What device and host accessors share: their window of the buffer (§4.7.6.9)."""
+
+    __slots__ = ("_req", "_win", "dtype")
+
+    _win: _Window
+    _req: Requirement  # the window's, read on the submit path
     dtype: np.dtype[Any]  # the element type (``value_type``, §4.7.6.9), a numpy dtype
-
-    def _setup(self, buf: buffer, mode: Any, access_range: Any, access_offset: Any,
-               prop_list: Any, owner: str) -> None:
-        if not isinstance(buf, buffer):
-            raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
-        if not buf._alive:
-            buf._check_alive()  # raises
-        props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
-        plain = _PLAIN_MODES.get(mode) if type(mode) in _MODE_TYPES else None
-        if plain is not None and props is _NO_PROPERTIES:
-            mode, reads, writes = plain
-            discard = False
-        else:
-            mode, discard = resolve_no_init(as_mode(mode), props.has_property(no_init))
-            reads, writes = mode.reads, mode.writes
-        shape = buf._shape
-        self._props = props
-        self._base = buf._base
-        self._shape = shape
-        self.dtype = buf._dtype
-        self._mode = mode
-        self._no_init = discard
-        self._writes = writes
-        if access_range is None and access_offset is None:
-            # The whole buffer (the common case, on the submit path): a requirement made once.
-            self._range = buf._range
-            self._offset = _ZERO[len(shape)]
-            self._contiguous = True
-            whole = buf._whole
-            if whole is None:
-                whole = buf._whole = buf._whole_requirements()
-            self._req = whole[writes] if reads or not discard else whole[writes].discarding()
-            return
-        lo, hi = self._window(buf, access_range, access_offset)
-        view_lo = buf._base
-        # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
-        needs_old = reads or not (discard and self._contiguous)
-        self._req = Requirement(buf._root, lo, hi, writes, needs_old, view_lo, view_lo + buf._nbytes)
-
-    def _window(self, buf: buffer, access_range: Any, access_offset: Any) -> tuple[int, int]:
-        """Set the range and offset of a ranged accessor; returns its byte span."""
-        shape = self._shape
-        rng = buf._range if access_range is None else as_range(access_range)
-        off = _ZERO[len(shape)] if access_offset is None else as_id(access_offset, len(shape))
-        if len(rng) != len(shape) or len(off) != len(shape):
-            raise exception(errc.invalid, f"the access range and offset need {len(shape)} dimension(s)")
-        if any(o + r > s for o, r, s in zip(off, rng, shape, strict=False)):
-            raise exception(
-                errc.invalid,
-                f"access range {rng} at offset {off} exceeds the buffer range {buf._range}",
-            )
-        size = self.dtype.itemsize
-        self._range = rng
-        self._offset = off
-        self._contiguous = contiguous(rng.to_tuple(), shape)
-        first = self._base + linear(off.to_tuple(), shape) * size
-        if not rng.size():
-            return first, first
-        last = linear(tuple(o + r - 1 for o, r in zip(off, rng, strict=False)), shape)
-        return first, self._base + (last + 1) * size
 
     def _view(self) -> np.ndarray:
         """The accessed range in the buffer's host copy."""
-        nbytes = int(np.prod(self._shape)) * self.dtype.itemsize
-        whole = self._req.memory.host_copy()[self._base:self._base + nbytes]
-        arr = whole.view(self.dtype).reshape(self._shape)
-        view = arr[tuple(slice(o, o + r) for o, r in zip(self._offset, self._range, strict=False))]
-        if not self._writes:
+        win = self._win
+        nbytes = int(np.prod(win.shape)) * win.dtype.itemsize
+        whole = win.req.memory.host_copy()[win.base:win.base + nbytes]
+        arr = whole.view(win.dtype).reshape(win.shape)
+        view = arr[tuple(slice(o, o + r) for o, r in zip(win.offset, win.range, strict=False))]
+        if not win.writes:
             view = view.view()
             view.flags.writeable = False
         return view
 
+    def has_property(self, cls: type[Any]) -> bool:
+        """Whether the accessor was constructed with a property of this class (§4.5.4.1)."""
+        return self._win.has_property(cls)
+
+    def get_property(self, cls: type[Any]) -> Any:
+        """The property of this class; ``errc.invalid`` if absent (§4.5.4.1)."""
+        return self._win.get_property(cls)
+
     def get_range(self) -> range:
         """The accessed range (§4.7.6.9)."""
-        return self._range
+        return self._win.range
 
     def get_offset(self) -> id:
         """The offset of the accessed range in the buffer (§4.7.6.9)."""
-        return self._offset
+        return self._win.offset
 
     def size(self) -> int:
         """The number of accessed elements (§4.7.6.9)."""
-        return self._range.size()
+        return self._win.range.size()
 
     def byte_size(self) -> int:
         """The accessed size in bytes (§4.7.6.9)."""
-        return self._range.size() * self.dtype.itemsize
+        return self._win.range.size() * self.dtype.itemsize
 
     def get_count(self) -> int:
         """Deprecated alias of ``size()`` (§4.7.6.9)."""
@@ -169,11 +176,14 @@ class _Window(PropertyHolder):
     @property
     def mode(self) -> access_mode:
         """The access mode, a template argument in SYCL (``no_init`` is reported by ``has_property``)."""
-        return self._mode
+        return self._win.mode
+
+    def __repr__(self) -> str:
+        win = self._win
+        return f"<sycl.{type(self).__name__} {win.mode.name} {win.range} at {win.offset}>"
 
 
-
-class accessor(_Window):
+class accessor(_Access):
     """A device accessor (§4.7.6.9): a kernel argument, or a host-task view.
 
     Args:
@@ -190,7 +200,7 @@ class accessor(_Window):
             read mode, or a sub-buffer misaligned for the queue's device.
     """
 
-    __slots__ = ("_placeholder", "_sub_base", "_target")
+    __slots__ = ("_placeholder", "_target")
 
     def __init__(
         self,
@@ -200,22 +210,29 @@ class accessor(_Window):
         access_range: Any = None,
         access_offset: Any = None,
         prop_list: Any = None,
-        target: target = target.device,
+        target: target = _DEVICE,
     ) -> None:
-        if isinstance(h, _MODE_TYPES):
+        if type(h) in _MODE_TYPES:
             # accessor(buf, sycl.read_only): a placeholder with a mode given positionally.
             h, mode = None, h
-        self._setup(buf, mode, access_range, access_offset, prop_list, "accessor")
+        win = None
+        if type(buf) is buffer and access_range is None and access_offset is None and prop_list is None \
+                and type(mode) in _MODE_TYPES:
+            win = buf._windows.get(mode)  # the whole buffer, on the submit path: made once per mode
+        if win is None:
+            win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
+        self._win = win
+        self._req = win.req
+        self.dtype = win.dtype
         self._target = target
-        self._sub_base = buf._base if buf._sub else 0
         self._placeholder = h is None
         if h is not None:
-            if self._sub_base:
+            if win.sub_base:
                 self._check_alignment(h._device)
             if target is _HOST_TASK:
                 h._check_native_target(self)
             h._accessors.append(self)  # h.require(self), less its checks: a new accessor
-            h._requirements.append(self._req)
+            h._requirements.append(win.req)
 
     def is_placeholder(self) -> bool:
         """Whether the accessor was made without a handler (§4.7.6.9)."""
@@ -227,7 +244,7 @@ class accessor(_Window):
 
     def _check_alignment(self, dev: Any) -> None:
         """``errc.invalid`` for a sub-buffer misaligned for ``dev`` (§4.7.2.1)."""
-        base = self._sub_base
+        base = self._win.sub_base
         align = dev._native.mem_base_addr_align // 8
         if base and base % align:
             raise exception(
@@ -248,11 +265,9 @@ class accessor(_Window):
     def __setitem__(self, index: Any, value: Any) -> None:
         self._view()[index] = value
 
-    def __repr__(self) -> str:
-        return f"<sycl.accessor {self._mode.name} {self._range} at {self._offset}>"
 
 
-class host_accessor(_Window):
+class host_accessor(_Access):
     """Host access to a buffer (§4.7.6.10): blocks until the data is on the host.
 
     ``numpy.asarray(acc)`` is a view of exactly the accessed range; ``acc[i]`` / ``acc[i, j]``
@@ -289,7 +304,9 @@ class host_accessor(_Window):
         prop_list: Any = None,
     ) -> None:
         self._hold: Op | None = None
-        self._setup(buf, mode, access_range, access_offset, prop_list, "host_accessor")
+        self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
+        self._req = win.req
+        self.dtype = win.dtype
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf = buf
         self._hold = holds.acquire(self._req)
@@ -327,8 +344,6 @@ class host_accessor(_Window):
     def __iter__(self) -> Iterator[Any]:
         return iter(self._array)
 
-    def __repr__(self) -> str:
-        return f"<sycl.host_accessor {self._mode.name} {self._range} at {self._offset}>"
 
 
 class local_accessor:

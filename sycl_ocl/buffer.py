@@ -24,7 +24,6 @@ from .property._base import PropertyHolder, make_property_list, property_list
 from .range import as_id, as_range, range
 from .scheduler import lifetime
 from .scheduler.memory_object import MemoryObject, TransferCounters
-from .scheduler.requirement import Requirement
 from .scheduler.runtime import RUNTIME
 
 if TYPE_CHECKING:
@@ -64,7 +63,7 @@ class buffer(PropertyHolder):
 
     __slots__ = (
         "__weakref__", "_alive", "_base", "_dtype", "_nbytes", "_props", "_range", "_root", "_shape", "_sub",
-        "_whole",
+        "_windows",
     )
 
     def __init__(
@@ -151,13 +150,8 @@ class buffer(PropertyHolder):
             )
         base = as_id(base_index, len(shape)).to_tuple()
         rng = as_range(sub_range)
-        if len(base) != len(shape) or len(rng) != len(shape):
-            raise exception(errc.invalid, f"the sub-buffer's index and range need {len(shape)} dimension(s)")
-        if any(b + r > s for b, r, s in zip(base, rng, shape, strict=False)):
-            raise exception(
-                errc.invalid,
-                f"sub-buffer at {base} of range {rng} exceeds the parent range {parent._range}",
-            )
+        check_inside(base, rng, parent._range, "the sub-buffer's index and range",
+                     "sub-buffer at {index} of range {rng} exceeds the parent range {whole}")
         if not contiguous(rng.to_tuple(), shape):
             raise exception(
                 errc.invalid,
@@ -176,14 +170,8 @@ class buffer(PropertyHolder):
         self._dtype = dtype
         self._shape = rng.to_tuple()
         self._nbytes = rng.size() * dtype.itemsize
-        self._whole: tuple[Requirement, Requirement] | None = None
-
-    def _whole_requirements(self) -> tuple[Requirement, Requirement]:
-        """What an accessor of the whole buffer requires, reading and writing (made once: the
-        submit path's accessors take them as they are)."""
-        lo, hi = self._base, self._base + self._nbytes
-        return (Requirement(self._root, lo, hi, False, True, lo, hi),
-                Requirement(self._root, lo, hi, True, True, lo, hi))
+        # The windows of whole-buffer accessors by mode (``accessor.window``), while alive.
+        self._windows: dict[Any, Any] = {}
 
     def _attach(self) -> None:
         self._alive = True
@@ -196,6 +184,7 @@ class buffer(PropertyHolder):
         if not getattr(self, "_alive", False):
             return
         self._alive = False
+        self._windows = {}  # no accessor of a destroyed buffer: the next one checks and raises
         with RUNTIME:
             root = self._root
             root.handles -= 1
@@ -384,6 +373,17 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
 
 
 # --- helpers -----------------------------------------------------------------------------
+
+
+def check_inside(index: Any, rng: Any, whole: range, what: str, outside: str) -> None:
+    """``errc.invalid`` unless ``rng`` at ``index`` (``what``, in errors) has the dimensions of
+    ``whole`` and lies inside it; ``outside`` is the error's template (``{index}``, ``{rng}``,
+    ``{whole}``), formatted only then."""
+    shape = whole.to_tuple()
+    if len(index) != len(shape) or len(rng) != len(shape):
+        raise exception(errc.invalid, f"{what} need {len(shape)} dimension(s)")
+    if any(i + r > s for i, r, s in zip(index, rng, shape, strict=False)):
+        raise exception(errc.invalid, outside.format(index=index, rng=rng, whole=whole))
 
 
 def linear(index: tuple[int, ...], shape: tuple[int, ...]) -> int:

@@ -26,7 +26,7 @@ from .handler import handler
 from .property import graph as graph_props
 from .property import node as node_props
 from .property._base import PropertyHolder, make_property_list, property_list
-from .scheduler import RUNTIME, Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeTask
+from .scheduler import RUNTIME, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeTask
 from .scheduler.graph import GraphReplay, Step
 from .scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate
 
@@ -199,7 +199,7 @@ class _Graph:
 
     def add_node(self, h: handler, after: Iterable[node], q: queue | None) -> node:
         """The node of a command group (``h``, finished): checked, with its edges."""
-        action = h._action if h._action is not None else Barrier()
+        action = h._final_action()
         if isinstance(action, HostTask | NativeTask):
             raise exception(errc.feature_not_supported, "a command graph cannot hold host commands "
                                                         "(host_task, update_host, handler.copy between an "

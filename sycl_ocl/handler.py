@@ -26,6 +26,8 @@ from .scheduler import (
     KernelLaunch,
     NativeTask,
     Requirement,
+    Shape,
+    launch,
     submit,
 )
 from .usm import commands as usm_commands
@@ -46,9 +48,11 @@ class handler:
     """
 
     __slots__ = (
-        "_accessors", "_action", "_args", "_bundle", "_context", "_depends", "_device", "_lane",
+        "_accessors", "_action", "_args", "_bundle", "_call", "_context", "_depends", "_device", "_lane",
         "_member", "_requirements", "_spec_constants",
     )
+
+    _call: tuple[Any, ...]  # a launch of a known shape: its arguments (set with the shape as the action)
 
     def __init__(self, lane: Lane | None, ctx: context, dev: device) -> None:
         self._lane = lane  # the queue's, in the scheduler (None: a command graph's node)
@@ -80,7 +84,7 @@ class handler:
         """
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
-        if acc._sub_base:
+        if acc._win.sub_base:
             acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
             if acc._target is target.host_task:
@@ -199,7 +203,7 @@ class handler:
                     sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
         if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
-            self._launch(kernel, (rng,), None, None, args, grouped=False)
+            self._launch(kernel, (rng,), None, None, args, False)
         elif isinstance(rng, nd_range):
             offset = rng.get_offset()
             self._launch(
@@ -224,8 +228,19 @@ class handler:
     ) -> None:
         """Record a kernel launch; ``grouped``: over an nd_range (work-groups, local memory).
 
-        Everything is checked here, so a rejected launch submits nothing.
+        Everything is checked here, so a rejected launch submits nothing. A launch of a shape
+        this lane launched before (``scheduler.shape``) was checked then.
         """
+        first = self._accessors[0] if self._accessors else None
+        plain = self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING
+        if plain and first is not None:
+            shape = self._known(first._win, kernel, (global_size, local_size, offset), args)
+            if shape is not None:
+                if self._action is not None:
+                    raise _two_actions()
+                self._action = shape
+                self._call = args
+                return
         if not args:
             args = _ordered_args(self._args)
         elif self._args:
@@ -241,6 +256,33 @@ class handler:
         if self._action is not None:
             raise _two_actions()
         self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
+        signature = _signature(args) if plain and first is not None and first._win.shared else None
+        if signature is not None and first is not None and self._lane is not None:
+            first._win.shapes[kernel] = Shape(
+                self._lane, resolved, global_size, local_size, offset, signature, list(self._requirements))
+
+    def _known(self, win: Any, kernel: Any, sizes: tuple[Any, ...], args: tuple[Any, ...]) -> Shape | None:
+        """The shape of this launch where this lane launched it before, checked then: kept by
+        the window of the command group's first accessor, with the same sizes and arguments of
+        the same kinds (each accessor this command group's, with the very requirement)."""
+        try:
+            shape: Shape | None = win.shapes.get(kernel)
+        except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
+            return None
+        if shape is None or shape.lane is not self._lane or shape.sizes != sizes:
+            return None
+        signature = shape.signature
+        if len(args) != len(signature):
+            return None
+        accessors = self._accessors
+        for index in shape.bindings:  # not zip or enumerate: either costs more than the loop's body
+            arg = args[index]
+            if type(arg) is not accessor or arg._req is not signature[index] or arg not in accessors:
+                return None
+        for index in shape.scalars:
+            if type(args[index]) is not signature[index]:
+                return None
+        return shape
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -258,7 +300,7 @@ class handler:
             self._check_mine(src)
         if isinstance(dst, accessor):
             self._check_mine(dst)
-            if not dst._writes:
+            if not dst._win.writes:
                 raise exception(errc.invalid, "the copy destination accessor must have a write mode")
         n = src.size if isinstance(src, np.ndarray) else src.size() if isinstance(src, accessor) else 0
         room = dst.size if isinstance(dst, np.ndarray) else dst.size() if isinstance(dst, accessor) else 0
@@ -272,7 +314,7 @@ class handler:
             self._overwrite(dst)  # only a copy that fills the destination may skip its old contents
         if (
             isinstance(src, accessor) and isinstance(dst, accessor)
-            and src._contiguous and dst._contiguous and src.dtype == dst.dtype and n == room
+            and src._win.contiguous and dst._win.contiguous and src.dtype == dst.dtype and n == room
         ):
             self._set_action(DeviceCopy(src._req, dst._req))
             return
@@ -286,12 +328,12 @@ class handler:
         if count is not None or type(dst) is usm_ptr:
             self._set_action(usm_commands.fill(self, dst, value, count))
             return
-        if not isinstance(dst, accessor) or not dst._writes:
+        if not isinstance(dst, accessor) or not dst._win.writes:
             raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
         self._check_mine(dst)
         self._overwrite(dst)
         pattern = np.array([value], dtype=dst.dtype)
-        if dst._contiguous:
+        if dst._win.contiguous:
             self._set_action(DeviceFill(dst._req, pattern))
         else:
             self._set_action(HostTask(lambda: dst._view().__setitem__(Ellipsis, pattern[0])))
@@ -394,7 +436,7 @@ class handler:
         Only this command group's requirement changes: the accessor (a placeholder may be
         required again) keeps its own.
         """
-        if acc._contiguous:
+        if acc._win.contiguous:
             self._requirements[self._accessors.index(acc)] = acc._req.discarding()
 
     def _set_action(self, action: Any) -> None:
@@ -404,11 +446,23 @@ class handler:
 
     def _submit(self) -> event:
         """Hand the finished command group to the scheduler (``queue.submit``)."""
-        action = self._action if self._action is not None else Barrier()
+        action = self._action
         lane = self._lane
         assert lane is not None  # a graph's handler records instead
-        op = submit(lane, action, self._requirements, self._depends)
+        if type(action) is Shape:
+            op = launch(lane, action, self._call, self._requirements, self._depends)
+        else:
+            op = submit(lane, action if action is not None else Barrier(), self._requirements, self._depends)
         return event(op, self._context)
+
+    def _final_action(self) -> Any:
+        """The command group's action as a command graph records it (a barrier for none)."""
+        action = self._action
+        if action is None:
+            return Barrier()
+        if type(action) is Shape:
+            return action.action(self._call, False)
+        return action
 
 
 _NOTHING: Mapping[Any, Any] = MappingProxyType({})
@@ -481,6 +535,25 @@ def kernel_args(
     if memory is None:
         return args, (), 0
     return memory, () if bound is None else tuple(bound), svm_args
+
+
+# Scalar arguments whose type alone decides their checks (``kernel._check_launch``): a launch
+# with only these and whole-buffer accessors has a shape.
+_SCALARS = (int, float, np.number, np.bool_)
+
+
+def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The signature of a shape (``scheduler.Shape``) launching ``args``, None if they have none:
+    the requirement of each accessor, the type of each scalar."""
+    signature: list[Any] = []
+    for arg in args:
+        if type(arg) is accessor and arg._win.shared:
+            signature.append(arg._req)
+        elif isinstance(arg, _SCALARS):
+            signature.append(type(arg))
+        else:
+            return None
+    return tuple(signature)
 
 
 def _two_actions() -> exception:

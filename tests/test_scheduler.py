@@ -22,6 +22,11 @@ sycl.register_kernel_source(
     __kernel void ts_add(__global int* a, __global const int* b) {
         a[get_global_id(0)] += b[get_global_id(0)];
     }
+    __kernel void ts_sub(__global int* a, __global const int* b) {
+        a[get_global_id(0)] -= b[get_global_id(0)];
+    }
+    __kernel void ts_set(__global int* a, int v) { a[get_global_id(0)] = v; }
+    __kernel void ts_add_value(__global int* a, int v) { a[get_global_id(0)] += v; }
     """
 )
 
@@ -291,7 +296,7 @@ def test_frontier_and_lane_stay_bounded(queue: sycl.queue) -> None:
         assert len(queue._lane.ops) <= 2
 
 
-# --- the plan cache (docs/scheduler.md rule S16) ----------------------------------------------
+# --- the plan cache and shapes (docs/scheduler.md rules S17, S20) ------------------------------
 
 
 def test_repeated_reads_wait_for_a_host_task_writing_the_buffer(
@@ -329,6 +334,161 @@ def test_repeated_command_group_sees_host_and_other_queue_writes(queue: sycl.que
         b.set_final_data(target)
         _inc(queue, b)
     assert list(target) == [16] * 4
+
+
+def _sub(q: sycl.queue, first: sycl.buffer, second: sycl.buffer, rng: object,
+         swap: bool = False) -> sycl.event:
+    """``x -= y`` over ``rng``, the accessors made in the order (first, second); ``swap``: passed
+    the other way round."""
+    def cgf(h: sycl.handler) -> None:
+        x, y = sycl.accessor(first, h), sycl.accessor(second, h)
+        h.parallel_for(rng, "ts_sub", *((y, x) if swap else (x, y)))
+
+    return q.submit(cgf)
+
+
+def test_a_known_shape_follows_its_arguments_and_sizes(queue: sycl.queue) -> None:
+    """A command group launched like an earlier one on the same buffers takes the launch checked
+    then (rule S20) only when its arguments and sizes are the same."""
+    a, b = np.full(8, 100, np.int32), np.arange(8, dtype=np.int32)
+    model_a, model_b = a.copy(), b.copy()
+    launches: list[tuple[object, bool, slice]] = [
+        *[(8, False, slice(0, 8))] * 3,
+        (8, True, slice(0, 8)),  # b -= a: the same accessors, passed the other way
+        (4, False, slice(0, 4)),
+        *[(sycl.nd_range(sycl.range(8), sycl.range(4)), False, slice(0, 8))] * 2,
+        (sycl.nd_range(sycl.range(8), sycl.range(2)), False, slice(0, 8)),
+        *[(sycl.nd_range(sycl.range(4), sycl.range(2), sycl.id(4)), False, slice(4, 8))] * 2,
+        (8, False, slice(0, 8)),
+    ]
+    with sycl.buffer(a) as ba, sycl.buffer(b) as bb:
+        for rng, swap, span in launches:
+            _sub(queue, ba, bb, rng, swap)
+            if swap:
+                model_b[span] -= model_a[span]
+            else:
+                model_a[span] -= model_b[span]
+    assert list(a) == list(model_a) and list(b) == list(model_b)
+
+
+def test_a_known_shape_waits_for_its_launches_held_in_the_dag(
+    queue: sycl.queue, gate: threading.Event
+) -> None:
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        _gated(queue, b, gate, sycl.write_only, lambda view: view.__setitem__(Ellipsis, 7))
+        launches = [_inc(queue, b) for _ in range(4)]
+        assert all(_state(ev) != DONE for ev in launches)
+        gate.set()
+    assert list(data) == [11] * 4
+
+
+def test_two_kernels_alternating_on_the_same_accessors(queue: sycl.queue, gate: threading.Event) -> None:
+    """Each launch replays the plans the other kernel's launch left (rule S20), but not while
+    that one waits in the DAG for a host task writing the buffer it reads."""
+    a, b = np.arange(8, dtype=np.int32), np.zeros(8, np.int32)
+    kernels = ["ts_add", "ts_sub", "ts_add", "ts_add", "ts_sub", "ts_add"]
+
+    def launch(kernel: str) -> None:
+        queue.submit(lambda h: h.parallel_for(
+            8, kernel, sycl.accessor(ba, h), sycl.accessor(bb, h, sycl.read_only)))
+
+    with sycl.buffer(a) as ba, sycl.buffer(b) as bb:
+        for kernel in kernels:
+            launch(kernel)
+        _gated(queue, bb, gate, sycl.write_only, lambda view: view.__setitem__(Ellipsis, 5))
+        for kernel in kernels:
+            launch(kernel)
+        gate.set()
+    assert list(a) == list(np.arange(8) + 2 * 5)
+
+
+def test_a_known_shape_launches_with_the_scalars_of_each_command_group(queue: sycl.queue) -> None:
+    """A known shape's launch runs on a ``cl_kernel`` of its own whose arguments stay set, but
+    only while its scalars are the ones set there (rule S20); other launches of the kernel do
+    not change them."""
+    values = [1, 1, 1, 2, 2, 1, 300, 300, 1, 7]
+    data, other = np.zeros(4, np.int32), np.zeros(4, np.int32)
+    with sycl.buffer(data) as b, sycl.buffer(other) as c:
+        for value in values:
+            queue.submit(lambda h, v=value: h.parallel_for(4, "ts_add_value", sycl.accessor(b, h), v))
+            queue.submit(lambda h: h.parallel_for(  # the kernel's own cl_kernel, ranged: no shape
+                2, "ts_add_value", sycl.accessor(c, h, access_range=sycl.range(2)), 1000))
+    assert list(data) == [sum(values)] * 4
+    assert list(other) == [1000 * len(values)] * 2 + [0] * 2
+
+
+def test_a_known_shape_still_checks_its_accessors_and_scalars(queue: sycl.queue) -> None:
+    kept: list[sycl.accessor] = []
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        for value in (1, 2):
+            queue.submit(lambda h, v=value: kept.append(acc := sycl.accessor(b, h))
+                         or h.parallel_for(4, "ts_set", acc, v))
+        with pytest.raises(sycl.exception) as info:  # refused at the enqueue of a known shape
+            queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(b, h), 2**40))
+        assert info.value.code() == sycl.errc.kernel_argument
+        with pytest.raises(sycl.exception) as info:  # an accessor of another command group
+            queue.submit(lambda h: (sycl.accessor(b, h), h.parallel_for(4, "ts_set", kept[0], 3)))
+        assert info.value.code() == sycl.errc.accessor
+        with pytest.raises(sycl.exception) as info:  # not a kernel (unhashable)
+            queue.submit(lambda h: h.parallel_for(4, ["ts_set"], sycl.accessor(b, h), 3))
+        assert info.value.code() == sycl.errc.invalid
+        with pytest.raises(sycl.exception) as info:  # a float for an int parameter
+            queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(b, h), 2.5))
+        assert info.value.code() == sycl.errc.kernel_argument
+        with pytest.raises(sycl.exception) as info:  # float elements for int*, of the same memory object
+            queue.submit(lambda h: h.parallel_for(4, "ts_set", b.reinterpret(np.float32).get_access(h), 3))
+        assert info.value.code() == sycl.errc.kernel_argument
+        queue.submit(lambda h: h.parallel_for(4, "ts_set", sycl.accessor(b, h), 5))
+    assert list(data) == [5] * 4
+
+
+def test_a_known_shape_waits_for_a_host_task_before_it_on_an_in_order_queue(
+    device: sycl.device, gate: threading.Event
+) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        _inc(q, b).wait()
+        _inc(q, b).wait()
+        host = q.submit(lambda h: h.host_task(gate.wait))
+        last = _inc(q, b)
+        assert host in last.get_wait_list()
+        assert _state(last) != DONE
+        gate.set()
+        last.wait()
+    assert list(data) == [3] * 4
+
+
+def test_a_known_shape_with_an_accessor_made_after_its_launch_requires_it(queue: sycl.queue) -> None:
+    """The accessor made after ``parallel_for`` is part of the command group too: its buffer is
+    written on the device, so reading it on the host copies it back."""
+    a, c = np.zeros(4, np.int32), np.zeros(4, np.int32)
+    with sycl.buffer(a) as ba, sycl.buffer(c) as bc:
+        _inc(queue, ba)
+        _inc(queue, ba)
+        queue.submit(lambda h: (h.parallel_for(4, "ts_inc", sycl.accessor(ba, h)), sycl.accessor(bc, h)))
+        with sycl.host_accessor(bc, sycl.read_only):
+            pass
+        assert bc.transfer_counters().d2h_copies == 1
+    assert list(a) == [3] * 4
+
+
+def test_a_known_shape_recorded_into_a_graph(queue: sycl.queue) -> None:
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        _inc(queue, b)
+        _inc(queue, b)
+        graph = sycl.ext.oneapi.experimental.command_graph(queue.get_context(), queue.get_device())
+        graph.begin_recording(queue)
+        _inc(queue, b)
+        graph.end_recording()
+        exe = graph.finalize()
+        for _ in range(3):
+            queue.ext_oneapi_graph(exe)
+        _inc(queue, b)
+    assert list(data) == [6] * 4
 
 
 def test_failed_command_errors_are_delivered_once(device: sycl.device) -> None:

@@ -125,6 +125,28 @@ def test_the_dag_has_every_command_and_the_reason_of_each_edge(tracing: None, de
     assert f"h2d {N * 4} B" in dot
 
 
+def test_a_repeated_command_group_is_traced_in_full(device: sycl.device) -> None:
+    """A command group launched like the ones before it (docs/scheduler.md rule S20) is planned
+    and recorded like any other while a trace records."""
+    q = sycl.queue(device)
+    with sycl.buffer(np.zeros(N, np.int32)) as b:
+        def setter(h: sycl.handler) -> None:
+            h.parallel_for(N, "trace_set", sycl.accessor(b, h, sycl.write_only), 5)
+
+        for _ in range(3):
+            q.submit(setter)
+        tools.start_tracing()
+        try:
+            for _ in range(2):
+                q.submit(setter)
+            q.wait()
+        finally:
+            trace = tools.stop_tracing()
+    assert [command_name(op) for op in trace.ops] == ["kernel trace_set"] * 2
+    assert {(before, after, reason) for before, after, reason, _ in _edges(trace)} == {
+        ("kernel trace_set", "kernel trace_set", "WAW")}
+
+
 def test_the_chrome_trace_is_valid_json_ordered_by_time(tracing: None, device: sycl.device) -> None:
     trace = _run_small_program(device)
     data = json.loads(tools.to_chrome_trace_json(trace))

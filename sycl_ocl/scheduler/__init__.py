@@ -6,18 +6,20 @@ state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wr
 ``op`` (an operation of the DAG), ``lane`` (a queue's OpenCL queue), ``memory_object``
 (a buffer's coherence record), ``context_record``, ``intervals``, ``coherence`` (planning),
 ``issue`` (enqueueing), ``progress`` (deferred ops), ``hostops`` (host tasks, read-backs),
-``holds`` (host accessors), ``lifetime`` (buffer destruction), ``command_group`` (the
-entry point: ``open_lane``, ``submit``), ``trace`` (the recorder behind ``sycl_ocl.tools``).
+``holds`` (host accessors), ``lifetime`` (buffer destruction), ``shape`` (launches checked
+once), ``command_group`` (the entry point: ``open_lane``, ``submit``, ``launch``), ``trace``
+(the recorder behind ``sycl_ocl.tools``).
 """
 
 from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
 from .command import COMPLETE, Command, NativeCommand
-from .command_group import open_lane, submit
+from .command_group import launch, open_lane, submit
 from .lane import Lane
 from .memory_object import MemoryObject, TransferCounters
 from .op import Op
 from .requirement import Requirement
 from .runtime import RUNTIME
+from .shape import Shape
 
 __all__ = [
     "COMPLETE",
@@ -35,7 +37,9 @@ __all__ = [
     "NativeTask",
     "Op",
     "Requirement",
+    "Shape",
     "TransferCounters",
+    "launch",
     "open_lane",
     "submit",
 ]

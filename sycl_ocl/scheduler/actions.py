@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pyopencl as cl
 
+from .memory_object import MISALIGNED
+
 if TYPE_CHECKING:
     from .lane import Lane
     from .memory_object import Allocation
@@ -66,13 +68,12 @@ class KernelLaunch:
             req: Requirement = args[index]
             alloc = req.memory.allocs[ctx]
             lo, hi = req.lo, req.hi
-            if (lo == 0 and hi >= alloc.size) or alloc.buf is None:
-                args[index] = alloc.buf  # all of it: the common case
-                continue
-            if lo % alloc.ctx.align == 0:
-                args[index] = alloc.window(lo, hi)
+            mem = alloc.bound(lo, hi)
+            if mem is not MISALIGNED:
+                args[index] = mem
                 continue
             # A misaligned window cannot be a sub-buffer: run on a scratch copy of it.
+            assert alloc.buf is not None  # bound() gives a window of no bytes the allocation's None
             tmp = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
             keep.append(tmp)
             if req.needs_old:

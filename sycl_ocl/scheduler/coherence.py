@@ -7,14 +7,14 @@ rule S1). Planning touches no OpenCL object: ``tests/unit`` checks it without a 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..exception import errc, exception
 from .context_record import ContextRecord
 from .hostops import transfer_op
-from .intervals import gaps, insert, overlapping, remove
-from .memory_object import HOST, Allocation, MemoryObject, Plan, Snapshot
+from .intervals import Piece, gaps, insert, overlapping, remove
+from .memory_object import HOST, Access, Allocation, MemoryObject, Plan, Snapshot
 from .op import DEFERRED, DONE, ISSUED, Op, add_move, depend
 from .requirement import HOST_READ, READ, WRITE, Requirement
 from .trace import HAZARD, ORDER, RAW
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .lane import Lane
 
 FRONTIER_CAP = 16
+_NO_PIECES: list[Piece] = []  # shared, never changed in place (``replay`` copies it)
 
 
 def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,
@@ -81,14 +82,35 @@ def distinct(requirements: Sequence[Requirement]) -> bool:
 
 
 def _record(memory: MemoryObject, req: Requirement, op: Op) -> None:
-    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S17)."""
-    frontier = memory.frontier
-    base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
+    """Keep the plan ``op`` just made for ``req`` on ``memory`` (rule S17); the first replay
+    puts it in the terms it applies it in (``_prepare``): most plans are never replayed."""
     found = memory.plan
     if found is None:
-        memory.plan = Plan(req, base, op, memory.epoch)
-    else:
-        found.req, found.base, found.op, found.epoch = req, base, op, memory.epoch
+        found = memory.plan = Plan()
+        found.memory = memory
+    found.req, found.op, found.epoch, found.base = req, op, memory.epoch, None
+
+
+def _prepare(found: Plan) -> list[Access]:
+    """Derive from the memory object, as the plan's command left it (its epoch holds), what
+    ``replay`` puts in place of that command: the frontier without its entry (returned), and
+    the validity around its window."""
+    memory, op = found.memory, found.op
+    frontier = memory.frontier
+    found.base = base = frontier[:-1] if frontier and frontier[-1][0] is op else frontier
+    _, lo, hi, writes, _, view_lo, view_hi = found.req  # unpacked: a field of a named tuple is a call
+    found.view_lo, found.view_hi, found.lo, found.hi = view_lo, view_hi, lo, hi
+    found.kind = None if view_lo >= view_hi else WRITE if writes else READ
+    found.loc = None
+    if writes and lo < hi:
+        found.loc = loc = memory.allocs[op.ctx].loc
+        pieces = memory.valid[loc]
+        if len(pieces) == 1:  # this op's window is all there is (a whole-buffer write)
+            found.pre = found.post = _NO_PIECES
+        else:
+            found.pre = [piece for piece in pieces if piece[1] <= lo]
+            found.post = [piece for piece in pieces if piece[0] >= hi]
+    return base
 
 
 def replayable(req: Requirement, lane: Lane) -> Plan | None:
@@ -111,21 +133,24 @@ def replayable(req: Requirement, lane: Lane) -> Plan | None:
     return found
 
 
-def replay(found: Plan, op: Op) -> None:
-    """Apply a cached plan for ``op``: the state planning in full would leave (rule S17)."""
-    req = found.req
-    memory = req.memory
-    if req.view_lo < req.view_hi:
-        memory.frontier = [*found.base, (op, req.view_lo, req.view_hi, WRITE if req.writes else READ)]
-    else:
-        memory.frontier = found.base
-    if req.writes and req.lo < req.hi:
-        valid = memory.valid
-        loc = memory.allocs[op.ctx].loc
-        valid[loc] = insert(valid[loc], req.lo, req.hi, op)
-    memory.epoch += 1
-    found.op = op
-    found.epoch = memory.epoch
+def replay(plans: Iterable[Plan], op: Op) -> None:
+    """Apply cached plans (of distinct memory objects) for ``op``: the state planning in full
+    would leave (rule S17)."""
+    for found in plans:
+        base = found.base
+        if base is None:
+            base = _prepare(found)
+        memory = found.memory
+        kind = found.kind
+        if kind is None:
+            memory.frontier = base
+        else:
+            memory.frontier = [*base, (op, found.view_lo, found.view_hi, kind)]
+        loc = found.loc
+        if loc is not None:
+            memory.valid[loc] = [*found.pre, (found.lo, found.hi, op), *found.post]
+        memory.epoch = found.epoch = memory.epoch + 1
+        found.op = op
 
 
 def _merged(requirements: Sequence[Requirement]) -> list[Requirement]:

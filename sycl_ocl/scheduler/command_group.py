@@ -14,13 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
-from . import progress
+from .._native import translate
+from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import distinct, plan, replay, replayable, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
-from .op import Op, add_edge, depend
+from .op import DEFERRED, Op, add_edge, depend
 from .progress import BLOCKED, defer, wait_list
 from .runtime import RUNTIME
 from .trace import DEPENDS_ON, IN_ORDER, WAW
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from .command import Command
     from .memory_object import Plan
     from .requirement import Requirement
+    from .shape import Shape
 
 
 def open_lane(
@@ -71,10 +73,47 @@ def submit(
                 op.finish()
                 raise
         if replays is not None:
-            for found in replays:
-                replay(found, op)
+            replay(replays, op)
         lane.add(op)
     return op
+
+
+def launch(
+    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+    depends_on: Sequence[Command],
+) -> Op:
+    """Schedule a kernel launch of ``shape`` with ``args`` (the accessors at its bindings)
+    for a command group of ``lane`` (docs/scheduler.md rule S20).
+
+    When the command group has the shape's requirements and nothing to wait for, and the
+    plans of the shape's last launch hold (``Shape.holds``), it is enqueued at once on the
+    memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
+    to decide. Otherwise ``submit`` plans it.
+    """
+    with RUNTIME:
+        last = lane.last
+        mems = shape.mems
+        if (depends_on or mems is None or trace.RECORDER is not None or requirements != shape.requirements
+                or (last is not None and lane.in_order and last.state == DEFERRED) or not shape.holds()):
+            op = submit(lane, shape.action(args, True), requirements, depends_on)
+            if mems is None:
+                shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
+            return op
+        op = Op(lane, lane.ctx, False, lane.async_errors)
+        try:
+            ev = shape.enqueue(lane.cl_queue, args)
+        except cl.Error as error:
+            op.finish()
+            raise translate(error, "enqueueing a command") from error
+        except BaseException:
+            op.finish()
+            raise
+        op.issued(ev, None)
+        lane.unflushed = True
+        replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
+        shape.last = op
+        lane.add(op)
+        return op
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:

@@ -25,28 +25,40 @@ HOST = 0
 
 # An entry of a memory object's frontier: (op, view_lo, view_hi, access kind).
 Access = tuple["Op", int, int, int]
+MISALIGNED = object()  # ``Allocation.bound`` of a window that cannot be a sub-buffer
 # What planning changes, restored when a command cannot be enqueued.
 Snapshot = tuple[dict[int, list[Piece]], list[Access], bool]
 
 
 class Plan:
     """The plan cache of one memory object (docs/scheduler.md rule S17): how the last device
-    command that planned ``req`` on it in full left its frontier, so that the next command of
-    the same lane with the same requirement can replay it without planning.
+    command that planned ``req`` on it in full left its frontier and validity, so that the next
+    command of the same lane with the same requirement can replay it without planning.
 
-    ``base`` is the frontier without that command's own entry; ``op`` the command that applied
+    ``base`` is the frontier without that command's own entry ``(op, view_lo, view_hi, kind)``
+    (``kind`` None: an empty view, no entry); a write's validity at ``loc`` is ``[*pre, (lo,
+    hi, op), *post]`` (``loc`` None: a read, or no bytes). ``op`` is the command that applied
     the plan last, ``epoch`` the memory object's epoch just after. The plan holds while the
     memory object's epoch is still ``epoch``: anything else planned on it, a host accessor,
     another queue or context, ``set_final_data`` moves the epoch on.
     """
 
-    __slots__ = ("base", "epoch", "op", "req")
+    __slots__ = ("base", "epoch", "hi", "kind", "lo", "loc", "memory", "op", "post", "pre", "req", "view_hi",
+                 "view_lo")
 
-    def __init__(self, req: Requirement, base: list[Access], op: Op, epoch: int) -> None:
-        self.req = req
-        self.base = base
-        self.op = op
-        self.epoch = epoch
+    req: Requirement
+    memory: MemoryObject
+    base: list[Access] | None  # None until the first replay (``coherence._prepare``)
+    op: Op
+    epoch: int
+    view_lo: int
+    view_hi: int
+    kind: int | None
+    loc: int | None
+    lo: int
+    hi: int
+    pre: list[Piece]
+    post: list[Piece]
 
 
 @dataclass
@@ -78,6 +90,17 @@ class Allocation:
         self.linked = linked
         self.loc = HOST if linked else ctx.handle
         self.subs: dict[tuple[int, int], cl.Buffer] = {}
+
+    def bound(self, lo: int, hi: int) -> Any:
+        """The ``cl_mem`` a kernel gets for bytes ``[lo, hi)``: the allocation itself when the
+        window is all of it (None for zero bytes), a sub-buffer when ``lo`` meets the base
+        alignment, else ``MISALIGNED`` (the kernel runs on a scratch copy: ``KernelLaunch``).
+        The answer never changes: an allocation stays for its memory object's life."""
+        if (lo == 0 and hi >= self.size) or self.buf is None:
+            return self.buf
+        if lo % self.ctx.align == 0:
+            return self.window(lo, hi)
+        return MISALIGNED
 
     def window(self, lo: int, hi: int) -> cl.Buffer:
         """A sub-buffer of bytes ``[lo, hi)`` (``lo`` meets the base alignment), made once; the
@@ -148,7 +171,9 @@ class MemoryObject:
         return found
 
     def adopt(self, buf: cl.Buffer, ctx: ContextRecord) -> None:
-        """Take ``buf`` of ``ctx`` as the allocation holding the current contents (interop)."""
+        """Take ``buf`` of ``ctx`` as the allocation holding the current contents (interop: a
+        new memory object, not used yet, so no allocation is replaced)."""
+        assert ctx.handle not in self.allocs
         self.allocs[ctx.handle] = Allocation(buf, ctx, False)
         self.valid[ctx.handle] = [(0, self.size, None)]
         self.epoch += 1

@@ -32,7 +32,7 @@ def test_a_repeated_write_replays_and_leaves_what_full_planning_leaves() -> None
     second_c, second_f = device_op(lane), device_op(lane)
     found = replayable(req(cached, 0, 64, writes=True), lane)  # an equal requirement, made again
     assert found is not None and found.op is first_c
-    replay(found, second_c)
+    replay([found], second_c)
     _planned(second_f, req(full, 0, 64, writes=True))
     assert [e[1:] for e in cached.frontier] == [e[1:] for e in full.frontier]
     assert [e[0] for e in cached.frontier] == [second_c]
@@ -98,3 +98,41 @@ def test_several_windows_of_one_memory_object_are_not_cached() -> None:
     plan(op, [req(memory, 0, 16, writes=True), req(memory, 32, 48)], FakeContext(1), False, [],  # type: ignore[arg-type]
          cache=True)
     assert memory.plan is None
+
+
+def test_a_repeated_write_of_a_window_replays_what_full_planning_leaves() -> None:
+    """The validity around the window (pieces before and after it) and a sub-buffer's view."""
+    lane = FakeLane(1)
+    cached, full = memory_object(), memory_object()
+    for memory in (cached, full):
+        _planned(_issued(device_op(lane)), req(memory, 0, 64, writes=True))
+        _planned(_issued(device_op(FakeLane(1))), req(memory, 48, 64, writes=True))  # another lane
+    window = (16, 32)
+    first_c, first_f = _issued(device_op(lane)), _issued(device_op(lane))
+    _planned(first_c, req(cached, 16, 32, writes=True, view=window))
+    _planned(first_f, req(full, 16, 32, writes=True, view=window))
+    second_c, second_f = device_op(lane), device_op(lane)
+    found = replayable(req(cached, 16, 32, writes=True, view=window), lane)
+    assert found is not None
+    replay([found], second_c)
+    _planned(second_f, req(full, 16, 32, writes=True, view=window))
+    assert [e[1:] for e in cached.frontier] == [e[1:] for e in full.frontier]
+    pieces = [(0, 16), (16, 32), (32, 48), (48, 64)]
+    assert [p[:2] for p in cached.valid[1]] == [p[:2] for p in full.valid[1]] == pieces
+    assert [p[2] for p in cached.valid[1]][1:2] == [second_c]
+
+
+def test_a_repeated_read_replays_its_frontier_entry() -> None:
+    lane = FakeLane(1)
+    memory = memory_object()
+    writer = _issued(device_op(lane))
+    _planned(writer, req(memory, 0, 64, writes=True))
+    first = _issued(device_op(lane))
+    _planned(first, req(memory, 0, 64))
+    valid = memory.valid
+    second = device_op(lane)
+    found = replayable(req(memory, 0, 64), lane)
+    assert found is not None
+    replay([found], second)
+    assert [e[0] for e in memory.frontier] == [writer, second]
+    assert memory.valid is valid and memory.valid[1] == [(0, 64, writer)]  # a read changes no validity

@@ -1,0 +1,163 @@
+"""Shapes: a kernel launch checked once, to launch again (docs/scheduler.md rule S20).
+
+A command group's launch has a shape: the kernel, the sizes, each argument's requirement (a
+whole-buffer accessor, whose requirement is made once per buffer and mode) or type (a
+scalar), and the command group's requirements. The handler checks the first launch of a
+shape in full (arguments, kernel, sizes) and keeps the shape on the window of its first
+accessor (``accessor._Window``); a later command group of the same lane with the same shape skips those
+checks, and ``command_group.launch`` skips planning too while the plans its last launch left
+(rule S17) hold: none of its memory objects changed since (their epochs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import pyopencl as cl
+
+from ..exception import exception
+from .actions import KernelLaunch
+from .coherence import distinct
+from .memory_object import MISALIGNED
+from .op import DEFERRED
+from .requirement import Requirement
+
+if TYPE_CHECKING:
+    from .actions import Kernel
+    from .lane import Lane
+    from .memory_object import Plan
+    from .op import Op
+
+
+class Shape:
+    """A launch of ``kernel`` on ``lane`` whose arguments were checked: ``signature`` holds,
+    per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
+    scalar (at ``scalars``); ``requirements`` are the command group's (a list that never
+    changes). ``mems``: the ``cl_mem`` of each
+    requirement argument in the lane's context, once bound (``bind``), with ``native``, its
+    ``cl_kernel`` of its own.
+
+    ``plans`` are its requirements' cached plans (rule S17), None until ``holds`` finds them
+    (again after they stopped holding); ``last`` is the command that replayed them last, whose
+    own plans need no more checks than their epochs."""
+
+    __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "native",
+                 "offset", "plans", "replays", "requirements", "scalars", "set", "signature", "sizes")
+
+    def __init__(
+        self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
+        offset: tuple[int, ...] | None, signature: tuple[Any, ...], requirements: list[Requirement],
+    ) -> None:
+        self.lane = lane
+        self.kernel = kernel
+        self.global_size = global_size
+        self.local_size = local_size
+        self.offset = offset
+        self.sizes = (global_size, local_size, offset)
+        self.signature = signature
+        self.requirements = requirements
+        self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)
+        self.scalars = tuple(i for i, want in enumerate(signature) if type(want) is not Requirement)
+        # Whether its plans may replay: distinct memory objects, on an in-order OpenCL queue.
+        self.replays = lane.ordered and distinct(requirements)
+        self.mems: tuple[Any, ...] | None = None
+        self.native: cl.Kernel | None = None
+        self.set: Sequence[Any] = ()
+        self.last: Op | None = None
+        self.plans: tuple[Plan, ...] | None = None
+
+    def holds(self) -> bool:
+        """Whether a launch replays the plans its last launch made or replayed (rule S17) with
+        nothing to wait for: none of their memory objects changed since, and the command that
+        applied each plan last (that launch, or another command of the lane with the same
+        requirement: another kernel over the same accessors) is enqueued or done."""
+        last = self.last
+        if last is not None and last.state == DEFERRED:
+            return False
+        plans = self.plans if self.plans is not None else self._adopted()
+        if plans is None:
+            return False
+        for found in plans:
+            if found.epoch != found.memory.epoch:
+                break  # something else planned on the memory object
+            prev = found.op
+            if prev is not last and (prev.lane is not self.lane or prev.state == DEFERRED
+                                     or found.req not in self.requirements):
+                break  # another command applied it last, not one this launch may follow as it is
+        else:
+            return True
+        self.plans = None  # the memory objects may hold other plans by the next launch
+        return False
+
+    def _adopted(self) -> tuple[Plan, ...] | None:
+        """The memory objects' cached plans of the shape's requirements (kept in ``plans``), or
+        None where one has none or one for another requirement."""
+        if not self.replays:
+            return None
+        plans = []
+        for req in self.requirements:
+            found = req.memory.plan
+            if found is None or found.req != req:
+                return None
+            plans.append(found)
+        self.plans = tuple(plans)
+        return self.plans
+
+    def bind(self, args: Sequence[Any]) -> None:
+        """Keep in ``mems`` the ``cl_mem`` of each requirement argument in the lane's context,
+        and in ``native`` a ``cl_kernel`` of the shape's own with ``args`` set (``set``),
+        unless a requirement has no allocation there yet or needs a scratch copy, or the
+        range is empty (the kernel enqueues a marker instead)."""
+        ctx = self.lane.ctx
+        mems = []
+        for index in self.bindings:
+            req = self.signature[index]
+            alloc = req.memory.allocs.get(ctx)
+            mem = MISALIGNED if alloc is None else alloc.bound(req.lo, req.hi)
+            if mem is MISALIGNED:
+                return
+            mems.append(mem)
+        if 0 in self.global_size:
+            return
+        arguments = self.arguments(args, tuple(mems))
+        try:
+            self.native = self.kernel._private(arguments)
+        except exception:  # a driver short of resources: every launch is planned in full
+            return
+        self.set = arguments
+        self.mems = tuple(mems)
+
+    def enqueue(self, cl_queue: cl.CommandQueue, args: Sequence[Any]) -> cl.Event:
+        """Enqueue a launch of ``args`` (the scheduler's lock held, the shape bound): on the
+        shape's own ``cl_kernel``, whose arguments stay set, when its scalars are the very
+        objects set there, else through the kernel, which sets them all on its own."""
+        arguments = self.set
+        for index in self.scalars:
+            if args[index] is not arguments[index]:
+                return self.kernel._enqueue(cl_queue, self.global_size, self.local_size, self.offset,
+                                            self.arguments(args, self.mems), None)  # type: ignore[arg-type]
+        return cl.enqueue_nd_range_kernel(
+            cl_queue, self.native, self.global_size, self.local_size, self.offset)  # type: ignore[arg-type]
+
+    def arguments(self, args: Sequence[Any], mems: tuple[Any, ...]) -> Sequence[Any]:
+        """``args`` as the kernel takes them: the ``cl_mem`` in place of each accessor."""
+        if not self.scalars:
+            return mems
+        out = list(args)
+        for k, index in enumerate(self.bindings):  # not zip: its strict= keyword costs a dict per call
+            out[index] = mems[k]
+        return out
+
+    def action(self, args: Sequence[Any], bound: bool) -> KernelLaunch:
+        """The launch of ``args`` as an action of its own, for full planning (``bound``: with
+        the shape's memory in place, where it is bound) or for a command graph."""
+        mems = self.mems
+        if bound and mems is not None:
+            return KernelLaunch(self.kernel, self.global_size, self.local_size, self.offset,
+                                self.arguments(args, mems), ())
+        memory = list(args)
+        for index in self.bindings:
+            memory[index] = self.signature[index]
+        return KernelLaunch(
+            self.kernel, self.global_size, self.local_size, self.offset, memory, self.bindings)

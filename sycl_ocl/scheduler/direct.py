@@ -10,7 +10,6 @@ in-order queue's last op still waits in the DAG, or runs on the host) is not its
 from __future__ import annotations
 
 from collections.abc import Sequence
-from threading import get_ident
 from typing import TYPE_CHECKING, Any, Protocol
 
 import pyopencl as cl
@@ -103,10 +102,7 @@ class Launcher:
             return None
         _, values, kernel, _ = last  # type: ignore[misc]
         lane = self.lane
-        runtime = RUNTIME
         _acquire()
-        outer = runtime.owner  # the lock records its owner (``Runtime.held``), as ``with RUNTIME`` does
-        runtime.owner = get_ident()
         try:
             previous = lane.last
             # Rule S6: the previous op of an in-order queue is complete, or enqueued before
@@ -120,30 +116,36 @@ class Launcher:
                 ev = _enqueue(lane.cl_queue, kernel._native, global_size, None)
             except cl.Error as error:
                 raise translate(error, "enqueueing a command") from error
-            op = _new(Op)  # Op(...) then op.issued(ev, values), in place: no dependency, no transfer
-            op.lane = lane
-            op.ctx = lane.ctx
-            op.host = False
-            op.async_errors = lane.async_errors
-            op.state = ISSUED
-            op.event = ev
-            op.deps = NONE
-            op.work = None
-            op.moves = NONE
-            op.keep = values
-            op.flag = None
-            op.failed = False
-            op.times = None
-            lane.unflushed = True
-            ops = lane.ops  # lane.add(op), in place
-            ops.append(op)
-            lane.last = op
-            if len(ops) >= lane.trim_at:
-                lane.trim()
-            return op
+            return enqueued(lane, ev, values)
         finally:
-            runtime.owner = outer
             _release()
+
+
+def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:
+    """The op of a device command enqueued on ``lane`` as ``ev``, with no dependency and no
+    transfer, added to the lane (the scheduler's lock held, no trace recording): ``Op(...)``,
+    ``op.issued(ev, keep)`` and ``lane.add(op)``, in place."""
+    op = _new(Op)
+    op.lane = lane
+    op.ctx = lane.ctx
+    op.host = False
+    op.async_errors = lane.async_errors
+    op.state = ISSUED
+    op.event = ev
+    op.deps = NONE
+    op.work = None
+    op.moves = NONE
+    op.keep = keep
+    op.flag = None
+    op.failed = False
+    op.times = None
+    lane.unflushed = True
+    ops = lane.ops
+    ops.append(op)
+    lane.last = op
+    if len(ops) >= lane.trim_at:
+        lane.trim()
+    return op
 
 
 _acquire, _release = RUNTIME.lock.acquire, RUNTIME.lock.release

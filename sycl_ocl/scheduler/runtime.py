@@ -17,7 +17,6 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable
-from threading import get_ident
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
@@ -40,19 +39,18 @@ EXIT_PATIENCE_S = 10.0  # at exit, give up on work that completes nothing for th
 class Runtime:
     """The scheduler's state; ``with RUNTIME:`` holds its lock.
 
-    The lock is re-entrant (a buffer's finalizer may run inside the scheduler) and records
-    its owner, so that finalizers can tell whether their own thread holds it (``held``).
+    The lock is re-entrant (a buffer's finalizer may run inside the scheduler) and knows its
+    owner, so that finalizers can tell whether their own thread holds it (``held``); hot paths
+    take it as ``RUNTIME.lock`` itself (no Python-level ``__enter__``).
     """
 
     __slots__ = (
         "_records_lock", "_start_lock", "contexts", "deferred", "finalizers", "lanes", "local", "lock",
-        "native_commands", "owner", "owners", "spawns", "thread", "undelivered", "wake", "watched",
+        "native_commands", "spawns", "thread", "undelivered", "wake", "watched",
     )
 
     def __init__(self) -> None:
         self.lock = threading.RLock()
-        self.owner = 0  # the ident of the thread holding the lock, 0 for none
-        self.owners: list[int] = []  # the owners before each nested acquisition
         self.local = threading.local()  # .scheduler_thread: set on the scheduler's own threads
         self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
         self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
@@ -74,16 +72,13 @@ class Runtime:
 
     def __enter__(self) -> None:
         self.lock.acquire()
-        self.owners.append(self.owner)
-        self.owner = get_ident()
 
     def __exit__(self, *exc: object) -> None:
-        self.owner = self.owners.pop()
         self.lock.release()
 
     def held(self) -> bool:
         """Whether this thread holds the scheduler lock."""
-        return self.owner == get_ident()
+        return self.lock._is_owned()  # type: ignore[attr-defined]  # the RLock keeps its owner
 
     def on_own_thread(self) -> bool:
         """Whether this is one of the scheduler's threads (progress, host commands, destruction)."""

@@ -18,12 +18,13 @@ from .._native import translate
 from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import distinct, plan, replay, replayable, restore
+from .direct import enqueued
 from .hostops import start
 from .issue import issue
 from .lane import Lane
 from .op import DEFERRED, Op, add_edge, depend
 from .progress import BLOCKED, defer, wait_list
-from .runtime import RUNTIME
+from .runtime import RUNTIME, acquire, release
 from .trace import DEPENDS_ON, IN_ORDER, WAW
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ def launch(
     memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
     to decide. Otherwise ``submit`` plans it.
     """
-    with RUNTIME:
+    acquire()  # the lock's own method: a with statement costs as much again
+    try:
         last = lane.last
         mems = shape.mems
         if (depends_on or mems is None or trace.RECORDER is not None or requirements != shape.requirements
@@ -99,21 +101,16 @@ def launch(
             if mems is None:
                 shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
             return op
-        op = Op(lane, lane.ctx, False, lane.async_errors)
         try:
             ev = shape.enqueue(lane.cl_queue, args)
         except cl.Error as error:
-            op.finish()
             raise translate(error, "enqueueing a command") from error
-        except BaseException:
-            op.finish()
-            raise
-        op.issued(ev, None)
-        lane.unflushed = True
+        op = enqueued(lane, ev, None)
         replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
         shape.last = op
-        lane.add(op)
         return op
+    finally:
+        release()
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:

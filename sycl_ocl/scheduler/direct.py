@@ -17,7 +17,7 @@ import pyopencl as cl
 from .._native import translate
 from . import trace
 from .op import DONE, ISSUED, NONE, Op
-from .runtime import RUNTIME
+from .runtime import acquire, release
 
 if TYPE_CHECKING:
     from .lane import Lane
@@ -102,7 +102,7 @@ class Launcher:
             return None
         _, values, kernel, _ = last  # type: ignore[misc]
         lane = self.lane
-        _acquire()
+        acquire()
         try:
             previous = lane.last
             # Rule S6: the previous op of an in-order queue is complete, or enqueued before
@@ -118,7 +118,7 @@ class Launcher:
                 raise translate(error, "enqueueing a command") from error
             return enqueued(lane, ev, values)
         finally:
-            _release()
+            release()
 
 
 def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:
@@ -148,6 +148,5 @@ def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:
     return op
 
 
-_acquire, _release = RUNTIME.lock.acquire, RUNTIME.lock.release
 _enqueue = cl.enqueue_nd_range_kernel
 _new = object.__new__

@@ -453,7 +453,10 @@ class handler:
             op = launch(lane, action, self._call, self._requirements, self._depends)
         else:
             op = submit(lane, action if action is not None else Barrier(), self._requirements, self._depends)
-        return event(op, self._context)
+        ev = _new(event)  # event(op, self._context), in place (as the queue's shortcuts do)
+        ev._cmd = op
+        ev._context = self._context
+        return ev
 
     def _final_action(self) -> Any:
         """The command group's action as a command graph records it (a barrier for none)."""
@@ -466,6 +469,7 @@ class handler:
 
 
 _NOTHING: Mapping[Any, Any] = MappingProxyType({})
+_new = object.__new__
 
 
 def event_commands(events: event | Iterable[event]) -> list[Command]:

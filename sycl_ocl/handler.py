@@ -153,7 +153,8 @@ class handler:
 
         ``kernel`` and ``args`` are as for :meth:`parallel_for`; ``get_global_id(0)`` is 0.
         """
-        self._launch(kernel, (1,), None, None, args, grouped=False)
+        if not self._relaunch(kernel, _ONE, args):
+            self._launch(kernel, (1,), None, None, args, False)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
         """Run the kernel once per work-item of a ``range`` or an ``nd_range`` (§4.9.4.2).
@@ -202,20 +203,18 @@ class handler:
                 q.submit(lambda h: h.parallel_for(
                     sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
+        grouped = False
         if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
-            self._launch(kernel, (rng,), None, None, args, False)
+            sizes: tuple[Any, ...] = ((rng,), None, None)
         elif isinstance(rng, nd_range):
             offset = rng.get_offset()
-            self._launch(
-                kernel,
-                rng.get_global_range().to_cl(),
-                rng.get_local_range().to_cl(),
-                offset.to_cl() if any(offset) else None,
-                args,
-                grouped=True,
-            )
+            sizes = (rng.get_global_range().to_cl(), rng.get_local_range().to_cl(),
+                     offset.to_cl() if any(offset) else None)
+            grouped = True
         else:
-            self._launch(kernel, global_size(rng), None, None, args, grouped=False)
+            sizes = (global_size(rng), None, None)
+        if not self._relaunch(kernel, sizes, args):
+            self._launch(kernel, sizes[0], sizes[1], sizes[2], args, grouped)
 
     def _launch(
         self,
@@ -226,21 +225,14 @@ class handler:
         args: tuple[Any, ...],
         grouped: bool,
     ) -> None:
-        """Record a kernel launch; ``grouped``: over an nd_range (work-groups, local memory).
+        """Record a kernel launch (one ``_relaunch`` did not take); ``grouped``: over an
+        nd_range (work-groups, local memory).
 
-        Everything is checked here, so a rejected launch submits nothing. A launch of a shape
-        this lane launched before (``scheduler.shape``) was checked then.
+        Everything is checked here, so a rejected launch submits nothing. The launch's shape
+        (``scheduler.Shape``) is kept for the next launches of the lane to take as it is.
         """
         first = self._accessors[0] if self._accessors else None
         plain = self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING
-        if plain and first is not None:
-            shape = self._known(first._win, kernel, (global_size, local_size, offset), args)
-            if shape is not None:
-                if self._action is not None:
-                    raise _two_actions()
-                self._action = shape
-                self._call = args
-                return
         if not args:
             args = _ordered_args(self._args)
         elif self._args:
@@ -261,28 +253,36 @@ class handler:
             first._win.shapes[kernel] = Shape(
                 self._lane, resolved, global_size, local_size, offset, signature, list(self._requirements))
 
-    def _known(self, win: Any, kernel: Any, sizes: tuple[Any, ...], args: tuple[Any, ...]) -> Shape | None:
-        """The shape of this launch where this lane launched it before, checked then: kept by
-        the window of the command group's first accessor, with the same sizes and arguments of
-        the same kinds (each accessor this command group's, with the very requirement)."""
+    def _relaunch(self, kernel: Any, sizes: tuple[Any, ...], args: tuple[Any, ...]) -> bool:
+        """Record the launch as its shape, where this lane launched the shape before (checked
+        then): kept by the window of the command group's first accessor, with the same sizes
+        (global, local, offset) and arguments of the same kinds (each accessor this command
+        group's, with the very requirement; each scalar of the same type). False otherwise."""
+        accessors = self._accessors
+        if (not accessors or self._args is not _NOTHING or self._bundle is not None
+                or self._spec_constants is not _NOTHING):
+            return False
         try:
-            shape: Shape | None = win.shapes.get(kernel)
+            shape: Shape | None = accessors[0]._win.shapes.get(kernel)
         except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
-            return None
+            return False
         if shape is None or shape.lane is not self._lane or shape.sizes != sizes:
-            return None
+            return False
         signature = shape.signature
         if len(args) != len(signature):
-            return None
-        accessors = self._accessors
+            return False
         for index in shape.bindings:  # not zip or enumerate: either costs more than the loop's body
             arg = args[index]
             if type(arg) is not accessor or arg._req is not signature[index] or arg not in accessors:
-                return None
+                return False
         for index in shape.scalars:
             if type(args[index]) is not signature[index]:
-                return None
-        return shape
+                return False
+        if self._action is not None:
+            raise _two_actions()
+        self._action = shape
+        self._call = args
+        return True
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -469,6 +469,7 @@ class handler:
 
 
 _NOTHING: Mapping[Any, Any] = MappingProxyType({})
+_ONE: tuple[Any, ...] = ((1,), None, None)  # the sizes of a single task
 _new = object.__new__
 
 

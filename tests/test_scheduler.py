@@ -418,6 +418,15 @@ def test_a_known_shape_launches_with_the_scalars_of_each_command_group(queue: sy
     assert list(other) == [1000 * len(values)] * 2 + [0] * 2
 
 
+def test_a_known_shape_of_a_single_task(queue: sycl.queue) -> None:
+    data = np.zeros(4, np.int32)
+    with sycl.buffer(data) as b:
+        for value in (1, 2, 2, 3, 3):
+            queue.submit(lambda h, v=value: h.single_task("ts_add_value", sycl.accessor(b, h), v))
+        queue.submit(lambda h: h.parallel_for(1, "ts_add_value", sycl.accessor(b, h), 100))  # the same launch
+    assert list(data) == [111, 0, 0, 0]
+
+
 def test_a_known_shape_still_checks_its_accessors_and_scalars(queue: sycl.queue) -> None:
     kept: list[sycl.accessor] = []
     data = np.zeros(4, np.int32)

@@ -18,6 +18,7 @@ from .interop_handle import interop_handle
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range, range
 from .scheduler import (
+    FIXED_VALUES,
     Barrier,
     Command,
     DeviceCopy,
@@ -542,11 +543,6 @@ def kernel_args(
     return memory, () if bound is None else tuple(bound), svm_args
 
 
-# Scalar arguments whose type alone decides their checks (``kernel._check_launch``): a launch
-# with only these and whole-buffer accessors has a shape.
-_SCALARS = (int, float, np.number, np.bool_)
-
-
 def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     """The signature of a shape (``scheduler.Shape``) launching ``args``, None if they have none:
     the requirement of each accessor, the type of each scalar."""
@@ -554,7 +550,7 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     for arg in args:
         if type(arg) is accessor and arg._win.shared:
             signature.append(arg._req)
-        elif isinstance(arg, _SCALARS):
+        elif isinstance(arg, FIXED_VALUES):  # its type alone decides its checks
             signature.append(type(arg))
         else:
             return None

@@ -418,6 +418,18 @@ def test_a_known_shape_launches_with_the_scalars_of_each_command_group(queue: sy
     assert list(other) == [1000 * len(values)] * 2 + [0] * 2
 
 
+def test_a_scalar_changed_in_place_reaches_the_next_launch(queue: sycl.queue) -> None:
+    """A numpy array passed by value may change in place between two command groups: each
+    launch passes the value it holds then (no shape reuses the argument set before)."""
+    data = np.zeros(4, np.int32)
+    value = np.array(0, dtype=np.int32)
+    with sycl.buffer(data) as b:
+        for v in (1, 2, 2, 5):
+            value[...] = v
+            queue.submit(lambda h: h.parallel_for(4, "ts_add_value", sycl.accessor(b, h), value))
+    assert list(data) == [10] * 4
+
+
 def test_a_known_shape_of_a_single_task(queue: sycl.queue) -> None:
     data = np.zeros(4, np.int32)
     with sycl.buffer(data) as b:

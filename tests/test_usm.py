@@ -683,6 +683,21 @@ def test_a_repeated_launch_checks_again_what_can_change(device: sycl.device) -> 
     still_works(q)
 
 
+def test_a_value_changed_in_place_reaches_the_next_launch(device: sycl.device) -> None:
+    """A numpy array passed by value is the same object from one launch to the next but may
+    hold another value: the fast path sets it again (only immutable values are reused)."""
+    kind = any_kind(device)
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    p = floats(q, kind, [1, 1, 1, 1])
+    factor = np.array(2.0, dtype=np.float32)
+    for value in (2.0, 3.0, 3.0, 0.5):
+        factor[...] = value
+        q.parallel_for(4, "usm_scale", p, factor)
+    q.wait()
+    assert read(q, p, 4).tolist() == [9, 9, 9, 9]
+    sycl.free(p, q)
+
+
 def test_a_fast_launch_event_is_like_any_other(device: sycl.device) -> None:
     """The event of a launch on the fast path waits, reports its status and profiles; its
     command (made in one step, not through ``Op.__init__``) has every field of an op."""

@@ -14,6 +14,7 @@ once), ``command_group`` (the entry point: ``open_lane``, ``submit``, ``launch``
 from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
 from .command import COMPLETE, Command, NativeCommand
 from .command_group import launch, open_lane, submit
+from .direct import FIXED_VALUES
 from .lane import Lane
 from .memory_object import MemoryObject, TransferCounters
 from .op import Op
@@ -23,6 +24,7 @@ from .shape import Shape
 
 __all__ = [
     "COMPLETE",
+    "FIXED_VALUES",
     "RUNTIME",
     "Barrier",
     "Command",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
 import pyopencl as cl
 
 from .._native import translate
@@ -21,6 +22,12 @@ from .runtime import acquire, release
 
 if TYPE_CHECKING:
     from .lane import Lane
+
+
+# Values that a launch may pass again without setting them again when they are the very same
+# object: immutable, so one object always holds one value. A numpy array (even 0-d) is not:
+# it may change in place between two launches, so a launch of one sets its arguments anew.
+FIXED_VALUES = (int, float, np.number, np.bool_)
 
 
 class Launchable(Protocol):

@@ -11,9 +11,8 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from ..accessor import accessor, local_accessor
 from ..range import range
-from ..scheduler.direct import Last, Launcher
+from ..scheduler.direct import FIXED_VALUES, Last, Launcher
 from . import allocation
 from .pointer import usm_ptr
 
@@ -71,8 +70,8 @@ class Shortcut(Launcher):
                 values[index] = native
                 svm_args |= 1 << index
                 guards.append(weakref.ref(arg, self._dead))
-            elif kind is accessor or kind is local_accessor or wanted[index] is not None:
-                return None
+            elif wanted[index] is not None or not isinstance(arg, FIXED_VALUES):
+                return None  # an accessor, a pyopencl buffer, a value that may change in place
         # The twin of these SVM arguments (``kernel._for_svm``), looked up in place.
         twin = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
         last = (tuple(map(id, args)), values, twin, guards)

@@ -101,6 +101,9 @@ def test_native_work_on_an_out_of_order_opencl_queue(device: sycl.device) -> Non
     if not sycl.get_native(device).queue_properties & props:
         pytest.skip(f"{device!r} has no out-of-order queues")
     q = sycl.make_queue(cl.CommandQueue(sycl.get_native(ctx), sycl.get_native(device), props), ctx)
+    # The kernel is made before the body builds pyopencl.array's: PoCL 3.1 crashed once making a
+    # program while another thread built one on the context (docs/devices/README.md).
+    inc(q, sycl.buffer(np.zeros(1, dtype=np.int32))).wait()
     data = np.arange(32, dtype=np.int32)
 
     def add_then_double(ih: sycl.interop_handle, mem: cl.Buffer) -> None:

@@ -23,7 +23,7 @@ import pyopencl as cl
 from .. import _command_buffer as cbuf
 from .actions import Barrier, DeviceAction, DeviceCopy, DeviceFill, KernelLaunch
 from .coherence import merge
-from .memory_object import MemoryObject
+from .memory_object import MISALIGNED, MemoryObject
 from .requirement import Requirement
 
 if TYPE_CHECKING:
@@ -88,11 +88,8 @@ class _Window:
         self.alloc, self.lo, self.size = alloc, lo, hi - lo
         self.scratch: cl.Buffer | None = None
         self.copy_in = self.copy_out = False
-        if (lo == 0 and hi >= alloc.size) or alloc.buf is None:
-            self.arg: cl.Buffer | None = alloc.buf
-        elif lo % ctx.align == 0:
-            self.arg = alloc.window(lo, hi)
-        else:
+        self.arg: cl.Buffer | None = alloc.bound(lo, hi)
+        if self.arg is MISALIGNED:
             self.arg = self.scratch = cl.Buffer(ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
             self.copy_in, self.copy_out = req.needs_old, req.writes
 

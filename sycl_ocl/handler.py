@@ -453,14 +453,15 @@ class handler:
         if type(action) is Shape:
             op = launch(lane, action, self._call, self._requirements, self._depends)
         else:
-            op = submit(lane, action if action is not None else Barrier(), self._requirements, self._depends)
+            op = submit(lane, self._final_action(), self._requirements, self._depends)
         ev = _new(event)  # event(op, self._context), in place (as the queue's shortcuts do)
         ev._cmd = op
         ev._context = self._context
         return ev
 
     def _final_action(self) -> Any:
-        """The command group's action as a command graph records it (a barrier for none)."""
+        """The command group's action as the scheduler or a command graph takes it (a barrier
+        for none)."""
         action = self._action
         if action is None:
             return Barrier()

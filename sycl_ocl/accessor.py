@@ -123,11 +123,14 @@ def _span(buf: buffer, rng: range, off: id) -> tuple[int, int]:
 class _Access:
     """What device and host accessors share: their window of the buffer (§4.7.6.9)."""
 
-    __slots__ = ("_req", "_win", "dtype")
+    __slots__ = ("_win",)
 
     _win: _Window
-    _req: Requirement  # the window's, read on the submit path
-    dtype: np.dtype[Any]  # the element type (``value_type``, §4.7.6.9), a numpy dtype
+
+    @property
+    def dtype(self) -> np.dtype[Any]:
+        """The element type (``value_type``, §4.7.6.9), a numpy dtype."""
+        return self._win.dtype
 
     def _view(self) -> np.ndarray:
         """The accessed range in the buffer's host copy."""
@@ -212,18 +215,28 @@ class accessor(_Access):
         prop_list: Any = None,
         target: target = _DEVICE,
     ) -> None:
+        if access_range is None and access_offset is None and prop_list is None and target is _DEVICE:
+            # The submit path: a whole-buffer accessor of a command group takes its buffer's
+            # window for the mode as it is (made once per mode, ``window``). Anything else (a
+            # placeholder, a mode given in h's place, a first accessor of the mode, a destroyed
+            # buffer, something not a buffer) takes the full way below.
+            try:
+                accessors = h._accessors  # type: ignore[union-attr]
+                win = buf._windows[mode]
+            except (AttributeError, KeyError, TypeError):
+                pass
+            else:
+                if not win.sub_base:  # a sub-buffer's alignment is checked below
+                    self._win = win
+                    self._target = target
+                    self._placeholder = False
+                    accessors.append(self)  # h.require(self), less its checks: a new accessor
+                    h._requirements.append(win.req)  # type: ignore[union-attr]
+                    return
         if type(h) in _MODE_TYPES:
             # accessor(buf, sycl.read_only): a placeholder with a mode given positionally.
             h, mode = None, h
-        win = None
-        if type(buf) is buffer and access_range is None and access_offset is None and prop_list is None \
-                and type(mode) in _MODE_TYPES:
-            win = buf._windows.get(mode)  # the whole buffer, on the submit path: made once per mode
-        if win is None:
-            win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
-        self._win = win
-        self._req = win.req
-        self.dtype = win.dtype
+        self._win = win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
         self._target = target
         self._placeholder = h is None
         if h is not None:
@@ -231,7 +244,7 @@ class accessor(_Access):
                 self._check_alignment(h._device)
             if target is _HOST_TASK:
                 h._check_native_target(self)
-            h._accessors.append(self)  # h.require(self), less its checks: a new accessor
+            h._accessors.append(self)
             h._requirements.append(win.req)
 
     def is_placeholder(self) -> bool:
@@ -305,11 +318,9 @@ class host_accessor(_Access):
     ) -> None:
         self._hold: Op | None = None
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
-        self._req = win.req
-        self.dtype = win.dtype
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf = buf
-        self._hold = holds.acquire(self._req)
+        self._hold = holds.acquire(win.req)
         self._array = self._view()
 
     def release(self) -> None:
@@ -317,7 +328,7 @@ class host_accessor(_Access):
         ``with`` calls it)."""
         hold, self._hold = self._hold, None
         if hold is not None:
-            holds.release(self._req.memory, hold)
+            holds.release(self._win.req.memory, hold)
 
     def __enter__(self) -> host_accessor:
         return self

@@ -91,7 +91,7 @@ class handler:
             if acc._target is target.host_task:
                 self._check_native_target(acc)
             self._accessors.append(acc)
-            self._requirements.append(acc._req)
+            self._requirements.append(acc._win.req)
 
     # --- kernel arguments and launches ------------------------------------------------
 
@@ -155,7 +155,7 @@ class handler:
         ``kernel`` and ``args`` are as for :meth:`parallel_for`; ``get_global_id(0)`` is 0.
         """
         if not self._relaunch(kernel, _ONE, args):
-            self._launch(kernel, (1,), None, None, args, False)
+            self._launch(kernel, _ONE, (1,), None, None, args, False)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
         """Run the kernel once per work-item of a ``range`` or an ``nd_range`` (§4.9.4.2).
@@ -204,30 +204,33 @@ class handler:
                 q.submit(lambda h: h.parallel_for(
                     sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
+        if type(rng) is int and rng >= 0:  # the common 1-D case, without a range: the int is its key
+            if not self._relaunch(kernel, rng, args):
+                self._launch(kernel, rng, (rng,), None, None, args, False)
+            return
         grouped = False
-        if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
-            sizes: tuple[Any, ...] = ((rng,), None, None)
-        elif isinstance(rng, nd_range):
+        if isinstance(rng, nd_range):
             offset = rng.get_offset()
-            sizes = (rng.get_global_range().to_cl(), rng.get_local_range().to_cl(),
-                     offset.to_cl() if any(offset) else None)
+            sizes: tuple[Any, ...] = (rng.get_global_range().to_cl(), rng.get_local_range().to_cl(),
+                                      offset.to_cl() if any(offset) else None)
             grouped = True
         else:
             sizes = (global_size(rng), None, None)
         if not self._relaunch(kernel, sizes, args):
-            self._launch(kernel, sizes[0], sizes[1], sizes[2], args, grouped)
+            self._launch(kernel, sizes, sizes[0], sizes[1], sizes[2], args, grouped)
 
     def _launch(
         self,
         kernel: Any,
+        sizes: Any,
         global_size: tuple[int, ...],
         local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None,
         args: tuple[Any, ...],
         grouped: bool,
     ) -> None:
-        """Record a kernel launch (one ``_relaunch`` did not take); ``grouped``: over an
-        nd_range (work-groups, local memory).
+        """Record a kernel launch (one ``_relaunch`` did not take); ``sizes``: the key of its
+        sizes (``_relaunch``); ``grouped``: over an nd_range (work-groups, local memory).
 
         Everything is checked here, so a rejected launch submits nothing. The launch's shape
         (``scheduler.Shape``) is kept for the next launches of the lane to take as it is.
@@ -251,14 +254,15 @@ class handler:
         self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
         signature = _signature(args) if plain and first is not None and first._win.shared else None
         if signature is not None and first is not None and self._lane is not None:
-            first._win.shapes[kernel] = Shape(
-                self._lane, resolved, global_size, local_size, offset, signature, list(self._requirements))
+            first._win.shapes[kernel] = Shape(self._lane, resolved, global_size, local_size, offset,
+                                              signature, list(self._requirements), sizes)
 
-    def _relaunch(self, kernel: Any, sizes: tuple[Any, ...], args: tuple[Any, ...]) -> bool:
+    def _relaunch(self, kernel: Any, sizes: Any, args: tuple[Any, ...]) -> bool:
         """Record the launch as its shape, where this lane launched the shape before (checked
         then): kept by the window of the command group's first accessor, with the same sizes
-        (global, local, offset) and arguments of the same kinds (each accessor this command
-        group's, with the very requirement; each scalar of the same type). False otherwise."""
+        (``sizes``: an int for a 1-D launch over an int, else the global and local sizes and
+        the offset) and arguments of the same kinds (each accessor this command group's, with
+        the very requirement; each scalar of the same type). False otherwise."""
         accessors = self._accessors
         if (not accessors or self._args is not _NOTHING or self._bundle is not None
                 or self._spec_constants is not _NOTHING):
@@ -267,14 +271,14 @@ class handler:
             shape: Shape | None = accessors[0]._win.shapes.get(kernel)
         except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
             return False
-        if shape is None or shape.lane is not self._lane or shape.sizes != sizes:
+        if shape is None or shape.sizes != sizes or shape.lane is not self._lane:
             return False
         signature = shape.signature
         if len(args) != len(signature):
             return False
         for index in shape.bindings:  # not zip or enumerate: either costs more than the loop's body
             arg = args[index]
-            if type(arg) is not accessor or arg._req is not signature[index] or arg not in accessors:
+            if type(arg) is not accessor or arg._win.req is not signature[index] or arg not in accessors:
                 return False
         for index in shape.scalars:
             if type(args[index]) is not signature[index]:
@@ -317,7 +321,7 @@ class handler:
             isinstance(src, accessor) and isinstance(dst, accessor)
             and src._win.contiguous and dst._win.contiguous and src.dtype == dst.dtype and n == room
         ):
-            self._set_action(DeviceCopy(src._req, dst._req))
+            self._set_action(DeviceCopy(src._win.req, dst._win.req))
             return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 
@@ -335,7 +339,7 @@ class handler:
         self._overwrite(dst)
         pattern = np.array([value], dtype=dst.dtype)
         if dst._win.contiguous:
-            self._set_action(DeviceFill(dst._req, pattern))
+            self._set_action(DeviceFill(dst._win.req, pattern))
         else:
             self._set_action(HostTask(lambda: dst._view().__setitem__(Ellipsis, pattern[0])))
 
@@ -438,7 +442,7 @@ class handler:
         required again) keeps its own.
         """
         if acc._win.contiguous:
-            self._requirements[self._accessors.index(acc)] = acc._req.discarding()
+            self._requirements[self._accessors.index(acc)] = acc._win.req.discarding()
 
     def _set_action(self, action: Any) -> None:
         if self._action is not None:
@@ -519,7 +523,7 @@ def kernel_args(
         if kind is accessor:
             if accessors is None or arg not in accessors:
                 raise _not_mine(arg)
-            value: Any = arg._req
+            value: Any = arg._win.req
             if bound is None:
                 bound = [index]
             else:
@@ -550,7 +554,7 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
     signature: list[Any] = []
     for arg in args:
         if type(arg) is accessor and arg._win.shared:
-            signature.append(arg._req)
+            signature.append(arg._win.req)
         elif isinstance(arg, FIXED_VALUES):  # its type alone decides its checks
             signature.append(type(arg))
         else:

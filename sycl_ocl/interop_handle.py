@@ -99,7 +99,7 @@ class interop_handle:
                 f"get_native_mem takes a sycl.accessor of this host task's command group, got "
                 f"{acc!r}; make the accessor with the command group's handler (or require it)",
             )
-        return self._scope.memory(acc._req)
+        return self._scope.memory(acc._win.req)
 
     def __repr__(self) -> str:
         return f"<sycl.interop_handle of {self._scope.lane.cl_queue!r}>"

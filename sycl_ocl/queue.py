@@ -25,7 +25,7 @@ from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .range import nd_range
-from .scheduler import Command, KernelLaunch, open_lane, submit, trace
+from .scheduler import Command, KernelLaunch, Shape, launch, open_lane, submit, trace
 from .selector import default_selector_v, select_device
 from .usm.launch import Shortcut
 
@@ -166,6 +166,12 @@ class queue(NativeWrapper, PropertyHolder):
         h = handler(self._lane, self._context, self._device)
         cgf(h)
         if self._recording is None and not h._depends:
+            action = h._action
+            if type(action) is Shape:  # h._submit() of a launch of a known shape, in place
+                ev = _new(event)
+                ev._cmd = launch(self._lane, action, h._call, h._requirements, ())
+                ev._context = self._context
+                return ev
             return h._submit()
         return self._finish(h)
 

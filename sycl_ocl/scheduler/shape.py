@@ -48,13 +48,15 @@ class Shape:
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None, signature: tuple[Any, ...], requirements: list[Requirement],
+        sizes: Any = None,
     ) -> None:
         self.lane = lane
         self.kernel = kernel
         self.global_size = global_size
         self.local_size = local_size
         self.offset = offset
-        self.sizes = (global_size, local_size, offset)
+        # What the handler matches a launch's sizes by (``handler._relaunch``).
+        self.sizes = (global_size, local_size, offset) if sizes is None else sizes
         self.signature = signature
         self.requirements = requirements
         self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)

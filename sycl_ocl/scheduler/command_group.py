@@ -101,8 +101,17 @@ def launch(
             if mems is None:
                 shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
             return op
+        native = shape.native
+        kept = shape.set
+        for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
+            if args[index] is not kept[index]:
+                native = None
+                break
         try:
-            ev = shape.enqueue(lane.cl_queue, args)
+            if native is None:
+                ev = shape.enqueue(lane.cl_queue, args)
+            else:  # on the shape's own cl_kernel, whose arguments stay set
+                ev = _enqueue(lane.cl_queue, native, shape.global_size, shape.local_size, shape.offset)
         except cl.Error as error:
             raise translate(error, "enqueueing a command") from error
         op = enqueued(lane, ev, None)
@@ -111,6 +120,9 @@ def launch(
         return op
     finally:
         release()
+
+
+_enqueue = cl.enqueue_nd_range_kernel
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:

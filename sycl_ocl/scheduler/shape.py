@@ -131,16 +131,11 @@ class Shape:
         self.mems = tuple(mems)
 
     def enqueue(self, cl_queue: cl.CommandQueue, args: Sequence[Any]) -> cl.Event:
-        """Enqueue a launch of ``args`` (the scheduler's lock held, the shape bound): on the
-        shape's own ``cl_kernel``, whose arguments stay set, when its scalars are the very
-        objects set there, else through the kernel, which sets them all on its own."""
-        arguments = self.set
-        for index in self.scalars:
-            if args[index] is not arguments[index]:
-                return self.kernel._enqueue(cl_queue, self.global_size, self.local_size, self.offset,
-                                            self.arguments(args, self.mems), None)  # type: ignore[arg-type]
-        return cl.enqueue_nd_range_kernel(
-            cl_queue, self.native, self.global_size, self.local_size, self.offset)  # type: ignore[arg-type]
+        """Enqueue a launch of ``args`` whose scalars are not the very objects set on the shape's
+        own ``cl_kernel`` (the scheduler's lock held, the shape bound): through the kernel,
+        which sets them all on its own (``command_group.launch`` enqueues the others)."""
+        return self.kernel._enqueue(cl_queue, self.global_size, self.local_size, self.offset,
+                                    self.arguments(args, self.mems), None)  # type: ignore[arg-type]
 
     def arguments(self, args: Sequence[Any], mems: tuple[Any, ...]) -> Sequence[Any]:
         """``args`` as the kernel takes them: the ``cl_mem`` in place of each accessor."""

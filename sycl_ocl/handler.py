@@ -154,8 +154,7 @@ class handler:
 
         ``kernel`` and ``args`` are as for :meth:`parallel_for`; ``get_global_id(0)`` is 0.
         """
-        if not self._relaunch(kernel, _ONE, args):
-            self._launch(kernel, _ONE, (1,), None, None, args, False)
+        self.parallel_for(1, kernel, *args)
 
     def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
         """Run the kernel once per work-item of a ``range`` or an ``nd_range`` (§4.9.4.2).
@@ -205,36 +204,51 @@ class handler:
                     sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
         if type(rng) is int and rng >= 0:  # the common 1-D case, without a range: the int is its key
-            if not self._relaunch(kernel, rng, args):
-                self._launch(kernel, rng, (rng,), None, None, args, False)
-            return
-        grouped = False
-        if isinstance(rng, nd_range):
-            offset = rng.get_offset()
-            sizes: tuple[Any, ...] = (rng.get_global_range().to_cl(), rng.get_local_range().to_cl(),
-                                      offset.to_cl() if any(offset) else None)
-            grouped = True
+            sizes: Any = rng
         else:
-            sizes = (global_size(rng), None, None)
-        if not self._relaunch(kernel, sizes, args):
-            self._launch(kernel, sizes, sizes[0], sizes[1], sizes[2], args, grouped)
+            sizes = _sizes(rng)
+        # A launch of a shape this lane launched before (checked then, rule S20) is recorded as
+        # that shape: kept by the window of the command group's first accessor, with the same
+        # sizes and arguments of the same kinds (each accessor this command group's, with the
+        # very requirement; each scalar of the same type). Here, not in a method of its own: the
+        # call would cost a third of what it does.
+        accessors = self._accessors
+        if accessors and self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING:
+            try:
+                shape: Shape | None = accessors[0]._win.shapes.get(kernel)
+            except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
+                shape = None
+            if shape is not None and shape.sizes == sizes and shape.lane is self._lane \
+                    and len(args) == len(shape.signature):
+                signature = shape.signature
+                for index in shape.bindings:  # not zip or enumerate: either costs more than its body
+                    arg = args[index]
+                    if (type(arg) is not accessor or arg._win.req is not signature[index]
+                            or arg not in accessors):
+                        shape = None
+                        break
+                else:
+                    for index in shape.scalars:
+                        if type(args[index]) is not signature[index]:
+                            shape = None
+                            break
+                if shape is not None:
+                    if self._action is not None:
+                        raise _two_actions()
+                    self._action = shape
+                    self._call = args
+                    return
+        self._launch(kernel, sizes, args)
 
-    def _launch(
-        self,
-        kernel: Any,
-        sizes: Any,
-        global_size: tuple[int, ...],
-        local_size: tuple[int, ...] | None,
-        offset: tuple[int, ...] | None,
-        args: tuple[Any, ...],
-        grouped: bool,
-    ) -> None:
-        """Record a kernel launch (one ``_relaunch`` did not take); ``sizes``: the key of its
-        sizes (``_relaunch``); ``grouped``: over an nd_range (work-groups, local memory).
+    def _launch(self, kernel: Any, sizes: Any, args: tuple[Any, ...]) -> None:
+        """Record a kernel launch that is no known shape's; ``sizes``: an int for a 1-D launch
+        over an int, else the global and local sizes and the offset (a local size: over an
+        nd_range, with work-groups and local memory).
 
         Everything is checked here, so a rejected launch submits nothing. The launch's shape
         (``scheduler.Shape``) is kept for the next launches of the lane to take as it is.
         """
+        global_size, local_size, offset = ((sizes,), None, None) if type(sizes) is int else sizes
         first = self._accessors[0] if self._accessors else None
         plain = self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING
         if not args:
@@ -244,6 +258,7 @@ class handler:
                 errc.kernel_argument,
                 "arguments were given both with set_arg(s) and to the launch; use one way",
             )
+        grouped = local_size is not None  # over an nd_range
         memory, bindings, svm_args = kernel_args(args, self._context._handle, grouped, self._accessors)
         resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
         resolved._check_launch(args, local_size)
@@ -256,38 +271,6 @@ class handler:
         if signature is not None and first is not None and self._lane is not None:
             first._win.shapes[kernel] = Shape(self._lane, resolved, global_size, local_size, offset,
                                               signature, list(self._requirements), sizes)
-
-    def _relaunch(self, kernel: Any, sizes: Any, args: tuple[Any, ...]) -> bool:
-        """Record the launch as its shape, where this lane launched the shape before (checked
-        then): kept by the window of the command group's first accessor, with the same sizes
-        (``sizes``: an int for a 1-D launch over an int, else the global and local sizes and
-        the offset) and arguments of the same kinds (each accessor this command group's, with
-        the very requirement; each scalar of the same type). False otherwise."""
-        accessors = self._accessors
-        if (not accessors or self._args is not _NOTHING or self._bundle is not None
-                or self._spec_constants is not _NOTHING):
-            return False
-        try:
-            shape: Shape | None = accessors[0]._win.shapes.get(kernel)
-        except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
-            return False
-        if shape is None or shape.sizes != sizes or shape.lane is not self._lane:
-            return False
-        signature = shape.signature
-        if len(args) != len(signature):
-            return False
-        for index in shape.bindings:  # not zip or enumerate: either costs more than the loop's body
-            arg = args[index]
-            if type(arg) is not accessor or arg._win.req is not signature[index] or arg not in accessors:
-                return False
-        for index in shape.scalars:
-            if type(args[index]) is not signature[index]:
-                return False
-        if self._action is not None:
-            raise _two_actions()
-        self._action = shape
-        self._call = args
-        return True
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -475,7 +458,6 @@ class handler:
 
 
 _NOTHING: Mapping[Any, Any] = MappingProxyType({})
-_ONE: tuple[Any, ...] = ((1,), None, None)  # the sizes of a single task
 _new = object.__new__
 
 
@@ -490,6 +472,16 @@ def event_commands(events: event | Iterable[event]) -> list[Command]:
         if not isinstance(ev, event):
             raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
     return [ev._cmd for ev in evs]
+
+
+def _sizes(rng: Any) -> tuple[Any, ...]:
+    """The global and local sizes and the offset of a launch over ``rng`` (a range, an int, a
+    sequence of ints, or an nd_range, which alone has a local size and an offset)."""
+    if isinstance(rng, nd_range):
+        offset = rng.get_offset()
+        return (rng.get_global_range().to_cl(), rng.get_local_range().to_cl(),
+                offset.to_cl() if any(offset) else None)
+    return (global_size(rng), None, None)
 
 
 def global_size(rng: Any) -> tuple[int, ...]:

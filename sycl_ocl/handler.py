@@ -49,8 +49,8 @@ class handler:
     """
 
     __slots__ = (
-        "_accessors", "_action", "_args", "_bundle", "_call", "_context", "_depends", "_device", "_lane",
-        "_member", "_requirements", "_spec_constants",
+        "_accessors", "_action", "_call", "_context", "_depends", "_device", "_lane", "_member",
+        "_requirements", "_settings",
     )
 
     _call: tuple[Any, ...]  # a launch of a known shape: its arguments (set with the shape as the action)
@@ -64,10 +64,8 @@ class handler:
         self._depends: Sequence[Command] = ()  # the commands of the events depended on
         self._action: Any = None
         self._member: str | None = None  # the member that set the action, where its type does not say
-        # Made on first use: most command groups set neither (fewer allocations per submit).
-        self._args: Mapping[int, Any] = _NOTHING
-        self._bundle: Any = None
-        self._spec_constants: Mapping[Any, Any] = _NOTHING
+        # Made on first use: most command groups set none (fewer stores and checks per submit).
+        self._settings: _Settings | None = None
 
     # --- dependencies -----------------------------------------------------------------
 
@@ -99,11 +97,12 @@ class handler:
         """Set one kernel argument for the next launch without arguments (§4.9.4.2)."""
         if index < 0:
             raise exception(errc.kernel_argument, f"argument index {index} is negative")
-        self._args = {**self._args, int(index): value}
+        settings = self._own_settings()
+        settings.args = {**settings.args, int(index): value}
 
     def set_args(self, *values: Any) -> None:
         """Set every kernel argument, in order (§4.9.4.2)."""
-        self._args = dict(enumerate(values))
+        self._own_settings().args = dict(enumerate(values))
 
     def use_kernel_bundle(self, bundle: Any) -> None:
         """Take the kernels of this command group from an executable bundle (§4.9.4.4).
@@ -111,14 +110,14 @@ class handler:
         Raises:
             sycl.exception: ``errc.invalid`` if the command group set a specialization constant.
         """
-        if self._spec_constants:
+        if (self._settings or _DEFAULTS).spec_constants:
             raise exception(
                 errc.invalid,
                 "use_kernel_bundle after set_specialization_constant: a command group takes its "
                 "specialization constants from the handler or from a bundle, not both (§4.9.4.5); "
                 "set them on the input bundle before building it",
             )
-        self._bundle = bundle
+        self._own_settings().bundle = bundle
 
     def set_specialization_constant(self, spec_id: Any, value: Any) -> None:
         """Set a specialization constant for this command group's kernel (§4.9.4.5).
@@ -127,7 +126,8 @@ class handler:
             sycl.exception: ``errc.invalid`` after ``use_kernel_bundle``.
         """
         self._check_no_bundle("set_specialization_constant")
-        self._spec_constants = {**self._spec_constants, spec_id: value}
+        settings = self._own_settings()
+        settings.spec_constants = {**settings.spec_constants, spec_id: value}
 
     def get_specialization_constant(self, spec_id: Any) -> Any:
         """The value the kernel of this command group will see (§4.9.4.5).
@@ -136,12 +136,20 @@ class handler:
             sycl.exception: ``errc.invalid`` after ``use_kernel_bundle``.
         """
         self._check_no_bundle("get_specialization_constant")
-        if spec_id in self._spec_constants:
-            return self._spec_constants[spec_id]
+        constants = (self._settings or _DEFAULTS).spec_constants
+        if spec_id in constants:
+            return constants[spec_id]
         return spec_id.default
 
+    def _own_settings(self) -> _Settings:
+        """The command group's settings, to change (made on first use)."""
+        settings = self._settings
+        if settings is None:
+            settings = self._settings = _Settings()
+        return settings
+
     def _check_no_bundle(self, call: str) -> None:
-        if self._bundle is not None:
+        if (self._settings or _DEFAULTS).bundle is not None:
             raise exception(
                 errc.invalid,
                 f"{call} after use_kernel_bundle: the bundle's images fixed their specialization "
@@ -213,7 +221,7 @@ class handler:
         # very requirement; each scalar of the same type). Here, not in a method of its own: the
         # call would cost a third of what it does.
         accessors = self._accessors
-        if accessors and self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING:
+        if accessors and self._settings is None:
             try:
                 shape: Shape | None = accessors[0]._win.shapes.get(kernel)
             except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
@@ -250,23 +258,25 @@ class handler:
         """
         global_size, local_size, offset = ((sizes,), None, None) if type(sizes) is int else sizes
         first = self._accessors[0] if self._accessors else None
-        plain = self._args is _NOTHING and self._bundle is None and self._spec_constants is _NOTHING
+        settings = self._settings or _DEFAULTS
         if not args:
-            args = _ordered_args(self._args)
-        elif self._args:
+            args = _ordered_args(settings.args)
+        elif settings.args:
             raise exception(
                 errc.kernel_argument,
                 "arguments were given both with set_arg(s) and to the launch; use one way",
             )
         grouped = local_size is not None  # over an nd_range
         memory, bindings, svm_args = kernel_args(args, self._context._handle, grouped, self._accessors)
-        resolved = resolve_kernel(kernel, self._context, self._device, self._bundle, self._spec_constants)
+        resolved = resolve_kernel(
+            kernel, self._context, self._device, settings.bundle, settings.spec_constants)
         resolved._check_launch(args, local_size)
         if svm_args:
             resolved = resolved._for_svm(svm_args)
         if self._action is not None:
             raise _two_actions()
         self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
+        plain = self._settings is None  # no set_arg(s), bundle or specialization constant
         signature = _signature(args) if plain and first is not None and first._win.shared else None
         if signature is not None and first is not None and self._lane is not None:
             first._win.shapes[kernel] = Shape(self._lane, resolved, global_size, local_size, offset,
@@ -458,6 +468,21 @@ class handler:
 
 
 _NOTHING: Mapping[Any, Any] = MappingProxyType({})
+
+
+class _Settings:
+    """What a command group sets for its kernel besides the launch: arguments (``set_arg``),
+    a kernel bundle, specialization constants."""
+
+    __slots__ = ("args", "bundle", "spec_constants")
+
+    def __init__(self) -> None:
+        self.args: Mapping[int, Any] = _NOTHING
+        self.bundle: Any = None
+        self.spec_constants: Mapping[Any, Any] = _NOTHING
+
+
+_DEFAULTS = _Settings()  # of a command group that set none; never changed
 _new = object.__new__
 
 

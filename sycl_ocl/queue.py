@@ -163,7 +163,18 @@ class queue(NativeWrapper, PropertyHolder):
 
         On a queue recording to a command graph, the command becomes a node of the graph.
         """
-        h = handler(self._lane, self._context, self._device)
+        # handler(self._lane, self._context, self._device), in place: calling the class costs
+        # as much as its stores (tests/test_handler.py checks that both make the same handler).
+        h = _new(handler)
+        h._lane = self._lane
+        h._context = self._context
+        h._device = self._device
+        h._accessors = []
+        h._requirements = []
+        h._depends = ()
+        h._action = None
+        h._member = None
+        h._settings = None
         cgf(h)
         if self._recording is None and not h._depends:
             action = h._action

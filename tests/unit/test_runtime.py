@@ -15,7 +15,7 @@ from sycl_ocl._async_errors import AsyncErrors
 from sycl_ocl.scheduler import command_group, lifetime, progress
 from sycl_ocl.scheduler.command import COMPLETE
 from sycl_ocl.scheduler.lane import TRIM_EVERY, Lane
-from sycl_ocl.scheduler.op import DONE, Op, add_edge, depend
+from sycl_ocl.scheduler.op import DONE, Op, add_edge, add_move, depend
 from sycl_ocl.scheduler.progress import BLOCKED, wait_list
 from sycl_ocl.scheduler.runtime import RUNTIME, Runtime
 
@@ -244,6 +244,23 @@ def test_unfinished_ops_stay_on_the_lane() -> None:
         lane.add(op)
         op.finish()
     assert lane.unfinished() == [waiting] and lane.ops[0] is waiting and lane.ordered
+
+
+def test_waiting_for_a_lane_finishes_an_op_as_op_finish_does() -> None:
+    """``Lane.wait_all`` finishes an op complete on the device in place, a copy of
+    ``Op.finish``: both leave the same op (keep-alives dropped, its flag set)."""
+    lane = Lane(_Queue(), FakeContext(1), AsyncErrors(None), True, False)  # type: ignore[arg-type]
+    op, twin = device_op(lane, issued=True), device_op(lane, issued=True)
+    for each in (op, twin):
+        each.keep, each.work, each.flag = [object()], object(), threading.Event()
+        add_move(each, (None, None, 0, 4))  # type: ignore[arg-type]
+    op.event.command_execution_status = 0  # type: ignore[union-attr]  # complete
+    lane.add(op)
+    lane.wait_all()
+    twin.finish()
+    fields = [name for name in Op.__slots__ if name not in ("__weakref__", "event", "flag")]
+    assert [getattr(op, name) for name in fields] == [getattr(twin, name) for name in fields]
+    assert op.flag is not None and op.flag.is_set() and op.state == DONE
 
 
 def test_waiting_for_a_lane_finishes_every_op_and_reports_the_failed_one() -> None:

@@ -389,7 +389,7 @@ class command_graph(PropertyHolder):
         after = [] if dep is None else [dep] if isinstance(dep, node) else list(dep)
         if props.has_property(node_props.depends_on):
             after += props.get_property(node_props.depends_on).get_nodes()
-        h = handler(None, graph.context, graph.device)
+        h = handler._make(None, graph.context, graph.device)
         if cgf is not None:
             cgf(h)
         with graph.lock:

@@ -163,9 +163,9 @@ class queue(NativeWrapper, PropertyHolder):
 
         On a queue recording to a command graph, the command becomes a node of the graph.
         """
-        # handler(self._lane, self._context, self._device), in place: calling the class costs
-        # as much as its stores (tests/test_handler.py checks that both make the same handler).
-        h = _new(handler)
+        # handler._make(self._lane, self._context, self._device), in place: the call costs as
+        # much as the stores (tests/test_handler.py checks that both make the same handler).
+        h = handler()
         h._lane = self._lane
         h._context = self._context
         h._device = self._device
@@ -316,7 +316,7 @@ class queue(NativeWrapper, PropertyHolder):
 
     def _one(self, depends_on: Any, member: Callable[..., None], *args: Any) -> event:
         """Submit a command group of one handler member call (the shortcuts)."""
-        h = handler(self._lane, self._context, self._device)
+        h = handler._make(self._lane, self._context, self._device)
         if depends_on is not None:
             h.depends_on(depends_on)
         member(h, *args)

@@ -21,7 +21,7 @@ from .coherence import distinct, plan, replay, replayable, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
-from .op import DEFERRED, ISSUED, NONE, Op, add_edge, depend
+from .op import DEFERRED, ISSUED, NONE, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
 from .runtime import RUNTIME, acquire, release
 from .trace import DEPENDS_ON, IN_ORDER, WAW
@@ -93,14 +93,13 @@ def launch(
     acquire()  # the lock's own method: a with statement costs as much again
     try:
         last = lane.last
-        mems = shape.mems
-        if (depends_on or mems is None or trace.RECORDER is not None or requirements != shape.requirements
+        native = shape.native  # None until bound (Shape.bind)
+        if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
                 or (last is not None and lane.in_order and last.state == DEFERRED) or not shape.holds()):
             op = submit(lane, shape.action(args, True), requirements, depends_on)
-            if mems is None:
+            if native is None:
                 shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
             return op
-        native = shape.native
         kept = shape.set
         for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
             if args[index] is not kept[index]:
@@ -115,7 +114,7 @@ def launch(
             raise translate(error, "enqueueing a command") from error
         # direct.enqueued(lane, ev, None), in place: the call costs as much as the stores
         # (tests/test_scheduler.py checks that both make the same op).
-        op = _new(Op)
+        op = Op()
         op.lane = lane
         op.ctx = lane.ctx
         op.host = False
@@ -143,12 +142,11 @@ def launch(
 
 
 _enqueue = cl.enqueue_nd_range_kernel
-_new = object.__new__
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:
     """A new op of ``lane`` after ``depends_on`` and, on an in-order queue, the previous op."""
-    op = Op(lane, lane.ctx, host, lane.async_errors)
+    op = new_op(lane, lane.ctx, host, lane.async_errors)
     for cmd in depends_on:
         add_edge(op, cmd, DEPENDS_ON)
     last = lane.last

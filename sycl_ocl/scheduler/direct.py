@@ -130,9 +130,9 @@ class Launcher:
 
 def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:
     """The op of a device command enqueued on ``lane`` as ``ev``, with no dependency and no
-    transfer, added to the lane (the scheduler's lock held, no trace recording): ``Op(...)``,
+    transfer, added to the lane (the scheduler's lock held, no trace recording): ``new_op(...)``,
     ``op.issued(ev, keep)`` and ``lane.add(op)``, in place."""
-    op = _new(Op)
+    op = Op()
     op.lane = lane
     op.ctx = lane.ctx
     op.host = False
@@ -156,4 +156,3 @@ def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:
 
 
 _enqueue = cl.enqueue_nd_range_kernel
-_new = object.__new__

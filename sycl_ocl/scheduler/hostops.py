@@ -25,7 +25,7 @@ from . import trace
 from .actions import HostTask, NativeScope, NativeTask
 from .issue import enqueue_moves
 from .memory_object import HOST
-from .op import END, START, Op
+from .op import END, START, Op, new_op
 from .progress import drain, spawn
 from .runtime import RUNTIME
 
@@ -40,7 +40,7 @@ def transfer_op(
     """A host op whose whole work is its transfers to the host: a host accessor's or a buffer's
     write-back (run by their caller, which gets its errors; ``what`` names it in traces), or a
     read-back on the way to another context (``staging``, reporting to ``async_errors``)."""
-    op = Op(None, HOST, True, async_errors)
+    op = new_op(None, HOST, True, async_errors)
     op.work = HostTask(None, staging, what)
     return op
 

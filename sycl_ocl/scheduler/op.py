@@ -43,29 +43,30 @@ NONE: list[Any] = []
 
 
 class Op:
-    """An operation: deferred, issued (or running on the host), or done."""
+    """An operation: deferred, issued (or running on the host), or done.
+
+    Made by ``new_op``, or by the submit paths as ``Op()`` with every field set in place: with
+    no ``__init__``, making one costs no Python call (``direct.enqueued``).
+    """
 
     __slots__ = (
         "__weakref__", "async_errors", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
         "moves", "state", "times", "work",
     )
 
-    def __init__(self, lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> None:
-        self.lane = lane
-        self.ctx = ctx
-        self.host = host
-        self.async_errors = async_errors
-        self.state = DEFERRED
-        self.event: cl.Event | None = None
-        self.deps: list[Command] = NONE
-        self.work: Any = None  # a device action, or a hostops.HostWork
-        self.moves: list[Move] = NONE  # the transfers it does before its work
-        self.keep: list[Any] | None = None
-        self.flag: threading.Event | None = threading.Event() if host else None
-        self.failed = False
-        self.times: list[int] | None = None  # host ops on a profiling queue: monotonic_ns()
-        if trace.RECORDER is not None:
-            trace.RECORDER.created(self)
+    lane: Lane | None
+    ctx: int
+    host: bool
+    async_errors: AsyncErrors | None
+    state: int
+    event: cl.Event | None
+    deps: list[Command]
+    work: Any  # a device action, or a hostops.HostWork
+    moves: list[Move]  # the transfers it does before its work
+    keep: list[Any] | None
+    flag: threading.Event | None
+    failed: bool
+    times: list[int] | None  # host ops on a profiling queue: monotonic_ns()
 
     # --- state --------------------------------------------------------------------------
 
@@ -183,6 +184,27 @@ class Op:
             times[which] = now = monotonic_ns()
             if not times[START]:
                 times[START] = now  # it failed before starting: it started as it ended
+
+
+def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> Op:
+    """A deferred op of ``lane`` (None: of no queue) in context ``ctx`` (``HOST``: on the host)."""
+    op = Op()
+    op.lane = lane
+    op.ctx = ctx
+    op.host = host
+    op.async_errors = async_errors
+    op.state = DEFERRED
+    op.event = None
+    op.deps = NONE
+    op.work = None
+    op.moves = NONE
+    op.keep = None
+    op.flag = threading.Event() if host else None
+    op.failed = False
+    op.times = None
+    if trace.RECORDER is not None:
+        trace.RECORDER.created(op)
+    return op
 
 
 def depend(op: Op, other: Op, reason: int = trace.ORDER, memory: MemoryObject | None = None) -> None:

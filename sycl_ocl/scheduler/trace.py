@@ -2,7 +2,7 @@
 docs/tracing.md).
 
 Off unless started: ``RECORDER`` is None, and each hook of the scheduler is one test of it
-(``Op.__init__``, ``op.add_edge``, ``Op.issued``, ``Op.finish``, ``hostops.prepare``). A
+(``op.new_op``, ``op.add_edge``, ``Op.issued``, ``Op.finish``, ``hostops.prepare``). A
 recorder keeps the records of the most recent ops in a ring, each with a serial number, its
 queue, what it does, the bytes it moves, the edges that entered the DAG with their reason
 (docs/scheduler.md rule S6), host timestamps (``time.perf_counter_ns``) and the OpenCL events
@@ -141,7 +141,7 @@ class Recorder:
     # --- hooks ----------------------------------------------------------------------------
 
     def created(self, op: Op) -> None:
-        """A new op (``Op.__init__``)."""
+        """A new op (``op.new_op``)."""
         lane = self._lane(op.lane) if op.lane is not None else None
         self._add(op, OpRecord(next(self.serials), lane, op.host, perf_counter_ns()))
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from sycl_ocl.scheduler.memory_object import HOST, Allocation, MemoryObject
-from sycl_ocl.scheduler.op import ISSUED, Op
+from sycl_ocl.scheduler.op import ISSUED, Op, new_op
 from sycl_ocl.scheduler.requirement import Requirement
 
 SIZE = 64
@@ -86,7 +86,7 @@ def req(memory: MemoryObject, lo: int, hi: int, writes: bool = False, needs_old:
 
 def device_op(lane: Any, issued: bool = False) -> Op:
     """A device op on ``lane`` (enqueued already when ``issued``)."""
-    op = Op(lane, lane.ctx, False, None)
+    op = new_op(lane, lane.ctx, False, None)
     if issued:
         op.event = FakeEvent()  # type: ignore[assignment]
         op.state = ISSUED
@@ -95,7 +95,7 @@ def device_op(lane: Any, issued: bool = False) -> Op:
 
 def host_op() -> Op:
     """A host op (host task or host accessor)."""
-    return Op(None, HOST, True, None)
+    return new_op(None, HOST, True, None)
 
 
 def reaches(op: Op, target: Op) -> bool:

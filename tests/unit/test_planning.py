@@ -9,7 +9,7 @@ from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_ob
 import sycl_ocl as sycl
 from sycl_ocl.scheduler.coherence import FRONTIER_CAP, access, merge, plan
 from sycl_ocl.scheduler.memory_object import HOST, Allocation
-from sycl_ocl.scheduler.op import DONE, Op, add_edge, depend
+from sycl_ocl.scheduler.op import DONE, Op, add_edge, depend, new_op
 from sycl_ocl.scheduler.requirement import HOST_READ, READ, WRITE
 
 
@@ -227,7 +227,7 @@ def test_a_host_command_of_a_queue_plans_on_the_host() -> None:
     memory = memory_object()
     writer = device_op(FakeLane(1))
     plan(writer, [req(memory, 0, 64, writes=True)], FakeContext(1), False, [])  # type: ignore[arg-type]
-    task = Op(FakeLane(1), HOST, True, None)  # type: ignore[arg-type]
+    task = new_op(FakeLane(1), HOST, True, None)  # type: ignore[arg-type]
     plan(task, [req(memory, 0, 64)], FakeContext(1), True, [])  # type: ignore[arg-type]
     assert [alloc.loc for _, alloc, _, _ in task.moves] == [1] and writer in task.deps
 

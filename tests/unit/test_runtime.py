@@ -15,7 +15,7 @@ from sycl_ocl._async_errors import AsyncErrors
 from sycl_ocl.scheduler import command_group, lifetime, progress
 from sycl_ocl.scheduler.command import COMPLETE
 from sycl_ocl.scheduler.lane import TRIM_EVERY, Lane
-from sycl_ocl.scheduler.op import DONE, Op, add_edge, add_move, depend
+from sycl_ocl.scheduler.op import DONE, Op, add_edge, add_move, depend, new_op
 from sycl_ocl.scheduler.progress import BLOCKED, wait_list
 from sycl_ocl.scheduler.runtime import RUNTIME, Runtime
 
@@ -210,7 +210,7 @@ def test_a_native_task_is_a_host_op_until_its_marker_then_a_device_command() -> 
     wait in the DAG (an edge even on its own in-order queue); afterwards they wait on the
     marker like on any enqueued command of the context."""
     lane, other = FakeLane(1), FakeLane(1)
-    task = Op(lane, lane.ctx, True, None)  # type: ignore[arg-type]
+    task = new_op(lane, lane.ctx, True, None)  # type: ignore[arg-type]
     before, elsewhere = device_op(lane), device_op(other)
     depend(before, task)
     depend(elsewhere, task)

@@ -35,6 +35,7 @@ _HOST_TASK = target.host_task
 _DEVICE = target.device
 _NO_PROPERTIES = property_list()
 _MODE_TYPES = (access_mode, mode_tag_t)
+_BOUND = (_DEVICE, False)  # the kind of a device accessor made with a handler
 
 
 class _Window(PropertyHolder):
@@ -203,7 +204,9 @@ class accessor(_Access):
             read mode, or a sub-buffer misaligned for the queue's device.
     """
 
-    __slots__ = ("_placeholder", "_target")
+    __slots__ = ("_kind",)
+
+    _kind: tuple[target, bool]  # (its target, whether a placeholder): shared where it can be (_BOUND)
 
     def __init__(
         self,
@@ -228,8 +231,7 @@ class accessor(_Access):
             else:
                 if not win.sub_base:  # a sub-buffer's alignment is checked below
                     self._win = win
-                    self._target = target
-                    self._placeholder = False
+                    self._kind = _BOUND
                     accessors.append(self)  # h.require(self), less its checks: a new accessor
                     h._requirements.append(win.req)  # type: ignore[union-attr]
                     return
@@ -237,8 +239,7 @@ class accessor(_Access):
             # accessor(buf, sycl.read_only): a placeholder with a mode given positionally.
             h, mode = None, h
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
-        self._target = target
-        self._placeholder = h is None
+        self._kind = _BOUND if target is _DEVICE and h is not None else (target, h is None)
         if h is not None:
             if win.sub_base:
                 self._check_alignment(h._device)
@@ -249,11 +250,11 @@ class accessor(_Access):
 
     def is_placeholder(self) -> bool:
         """Whether the accessor was made without a handler (§4.7.6.9)."""
-        return self._placeholder
+        return self._kind[1]
 
     def get_target(self) -> target:
         """The accessor's target (§4.7.6.9)."""
-        return self._target
+        return self._kind[0]
 
     def _check_alignment(self, dev: Any) -> None:
         """``errc.invalid`` for a sub-buffer misaligned for ``dev`` (§4.7.2.1)."""

@@ -101,7 +101,7 @@ class handler:
         if acc._win.sub_base:
             acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
-            if acc._target is target.host_task:
+            if acc._kind[0] is target.host_task:
                 self._check_native_target(acc)
             self._accessors.append(acc)
             self._requirements.append(acc._win.req)
@@ -414,7 +414,7 @@ class handler:
     def _check_native_target(self, acc: accessor) -> None:
         """``errc.invalid`` for a ``target.host_task`` accessor in a host task with native
         access: its memory is current in the queue's context, not on the host."""
-        if type(self._action) is NativeTask and acc._target is target.host_task:
+        if type(self._action) is NativeTask and acc._kind[0] is target.host_task:
             raise exception(
                 errc.invalid,
                 "a host task taking an interop_handle has its accessors' memory in the queue's "

@@ -180,7 +180,7 @@ class queue(NativeWrapper, PropertyHolder):
             action = h._action
             if type(action) is Shape:  # h._submit() of a launch of a known shape, in place
                 ev = _new(event)
-                ev._cmd = launch(self._lane, action, h._call, h._requirements, ())
+                ev._cmd = launch(self._lane, action, h._call, h._requirements)
                 ev._context = self._context
                 return ev
             return h._submit()

@@ -80,7 +80,7 @@ def submit(
 
 def launch(
     lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
-    depends_on: Sequence[Command],
+    depends_on: Sequence[Command] = (),
 ) -> Op:
     """Schedule a kernel launch of ``shape`` with ``args`` (the accessors at its bindings)
     for a command group of ``lane`` (docs/scheduler.md rule S20).
@@ -92,10 +92,10 @@ def launch(
     """
     acquire()  # the lock's own method: a with statement costs as much again
     try:
-        last = lane.last
         native = shape.native  # None until bound (Shape.bind)
         if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
-                or (last is not None and lane.in_order and last.state == DEFERRED) or not shape.holds()):
+                or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
+                or not shape.holds()):
             op = submit(lane, shape.action(args, True), requirements, depends_on)
             if native is None:
                 shape.bind(args)  # its memory is allocated now: the next launch takes it as it is

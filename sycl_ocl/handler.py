@@ -6,7 +6,7 @@ import builtins
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -48,39 +48,50 @@ class handler:
     commands and returns an operation, which the user receives wrapped in an ``event``.
     """
 
-    __slots__ = (
-        "_accessors", "_action", "_call", "_context", "_depends", "_device", "_lane", "_member",
-        "_requirements", "_settings",
-    )
+    __slots__ = ("_accessors", "_action", "_call", "_depends", "_origin", "_requirements", "_settings")
 
-    _lane: Lane | None  # the queue's, in the scheduler (None: a command graph's node)
-    _context: context
-    _device: device
+    # Where the command group goes: its queue, or a command graph's ``origin`` (the ``_lane``,
+    # ``_context`` and ``_device`` below).
+    _origin: Origin
     _accessors: list[accessor]
     _requirements: list[Requirement]  # of the accessors, in the same order
     _depends: Sequence[Command]  # the commands of the events depended on
     _action: Any
-    _member: str | None  # the member that set the action, where its type does not say
     # Made on first use: most command groups set none (fewer stores and checks per submit).
     _settings: _Settings | None
     _call: tuple[Any, ...]  # a launch of a known shape: its arguments (set with the shape as the action)
 
     @classmethod
-    def _make(cls, lane: Lane | None, ctx: context, dev: device) -> handler:
-        """The handler of a new command group. ``queue.submit`` makes it in place: with no
-        ``__init__``, ``handler()`` costs no Python call (tests/test_handler.py checks that both
-        make the same handler)."""
+    def _make(cls, where: Origin) -> handler:
+        """The handler of a new command group for ``where`` (a queue, or a command graph's
+        ``origin``). ``queue.submit`` makes it in place: with no ``__init__``, ``handler()``
+        costs no Python call (tests/test_handler.py checks that both make the same handler)."""
         h = cls()
-        h._lane = lane
-        h._context = ctx
-        h._device = dev
+        h._origin = where
         h._accessors = []
         h._requirements = []
         h._depends = ()
         h._action = None
-        h._member = None
         h._settings = None
         return h
+
+    @property
+    def _lane(self) -> Lane | None:
+        """The queue's lane in the scheduler (None: a command graph's node)."""
+        return self._origin._lane
+
+    @property
+    def _context(self) -> context:
+        return self._origin._context
+
+    @property
+    def _device(self) -> device:
+        return self._origin._device
+
+    @property
+    def _member(self) -> str | None:
+        """The member that set the action, where its type does not say."""
+        return (self._settings or _DEFAULTS).member
 
     # --- dependencies -----------------------------------------------------------------
 
@@ -241,7 +252,7 @@ class handler:
                 shape: Shape | None = accessors[0]._win.shapes.get(kernel)
             except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
                 shape = None
-            if shape is not None and shape.sizes == sizes and shape.lane is self._lane \
+            if shape is not None and shape.sizes == sizes and shape.lane is self._origin._lane \
                     and len(args) == len(shape.signature):
                 signature = shape.signature
                 for index in shape.bindings:  # not zip or enumerate: either costs more than its body
@@ -358,17 +369,17 @@ class handler:
     def memset(self, ptr: usm_ptr, value: int, num_bytes: int) -> None:
         """Set ``num_bytes`` bytes from a USM pointer to ``value`` (an unsigned char) (§4.9.4.3)."""
         self._set_action(usm_commands.memset(self, ptr, value, num_bytes))
-        self._member = "memset"
+        self._own_settings().member = "memset"
 
     def prefetch(self, ptr: usm_ptr, num_bytes: int) -> None:
         """Move ``num_bytes`` of shared memory to the queue's device ahead of use (§4.9.4.3)."""
         self._set_action(usm_commands.prefetch(self, ptr, num_bytes))
-        self._member = "prefetch"
+        self._own_settings().member = "prefetch"
 
     def mem_advise(self, ptr: usm_ptr, num_bytes: int, advice: int) -> None:
         """Advise on a USM range; OpenCL has no advice, so this only orders (§4.9.4.3)."""
         self._set_action(usm_commands.mem_advise(self, ptr, num_bytes, advice))
-        self._member = "memadvise"
+        self._own_settings().member = "memadvise"
 
     def update_host(self, acc: accessor) -> None:
         """Bring the accessor's range up to date in the buffer's host memory (§4.9.4.3)."""
@@ -486,15 +497,40 @@ _NOTHING: Mapping[Any, Any] = MappingProxyType({})
 
 
 class _Settings:
-    """What a command group sets for its kernel besides the launch: arguments (``set_arg``),
-    a kernel bundle, specialization constants."""
+    """What a command group sets besides its action: for its kernel, arguments (``set_arg``),
+    a kernel bundle, specialization constants; the member that set the action, where its type
+    does not say."""
 
-    __slots__ = ("args", "bundle", "spec_constants")
+    __slots__ = ("args", "bundle", "member", "spec_constants")
 
     def __init__(self) -> None:
         self.args: Mapping[int, Any] = _NOTHING
         self.bundle: Any = None
         self.spec_constants: Mapping[Any, Any] = _NOTHING
+        self.member: str | None = None
+
+
+class Origin(Protocol):
+    """Where a command group goes (``handler._origin``): a queue, or a command graph's
+    ``origin``."""
+
+    @property
+    def _lane(self) -> Lane | None: ...
+    @property
+    def _context(self) -> context: ...
+    @property
+    def _device(self) -> device: ...
+
+
+class origin:
+    """The ``Origin`` of a command graph's node: no lane, the graph's context and device."""
+
+    __slots__ = ("_context", "_device", "_lane")
+
+    def __init__(self, ctx: context, dev: device) -> None:
+        self._lane = None
+        self._context = ctx
+        self._device = dev
 
 
 _DEFAULTS = _Settings()  # of a command group that set none; never changed

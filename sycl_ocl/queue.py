@@ -163,17 +163,14 @@ class queue(NativeWrapper, PropertyHolder):
 
         On a queue recording to a command graph, the command becomes a node of the graph.
         """
-        # handler._make(self._lane, self._context, self._device), in place: the call costs as
-        # much as the stores (tests/test_handler.py checks that both make the same handler).
+        # handler._make(self), in place: the call costs as much as the stores
+        # (tests/test_handler.py checks that both make the same handler).
         h = handler()
-        h._lane = self._lane
-        h._context = self._context
-        h._device = self._device
+        h._origin = self
         h._accessors = []
         h._requirements = []
         h._depends = ()
         h._action = None
-        h._member = None
         h._settings = None
         cgf(h)
         if self._recording is None and not h._depends:
@@ -316,7 +313,7 @@ class queue(NativeWrapper, PropertyHolder):
 
     def _one(self, depends_on: Any, member: Callable[..., None], *args: Any) -> event:
         """Submit a command group of one handler member call (the shortcuts)."""
-        h = handler._make(self._lane, self._context, self._device)
+        h = handler._make(self)
         if depends_on is not None:
             h.depends_on(depends_on)
         member(h, *args)

@@ -222,7 +222,7 @@ def test_submit_makes_its_handler_as_the_class_does(queue: sycl.queue) -> None:
     same handler."""
     seen: list[sycl.handler] = []
     queue.submit(seen.append).wait()
-    made = sycl.handler._make(queue._lane, queue.get_context(), queue.get_device())
+    made = sycl.handler._make(queue)
     fields = [name for name in sycl.handler.__slots__ if name != "_call"]  # _call: set with a shape
     assert [getattr(seen[0], name) for name in fields] == [getattr(made, name) for name in fields]
     assert not hasattr(seen[0], "_call") and not hasattr(made, "_call")

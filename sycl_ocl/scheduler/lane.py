@@ -50,8 +50,8 @@ class Lane:
         self.serial: Any = context.serial
 
     def add(self, op: Op) -> None:
-        """Record a newly submitted op (under the scheduler lock); ``direct.launch`` does the
-        same in place."""
+        """Record a newly submitted op (under the scheduler lock); ``direct.enqueued`` and
+        ``command_group.launch`` do the same in place."""
         ops = self.ops
         ops.append(op)
         self.last = op

@@ -55,7 +55,7 @@ class Shape:
         self.global_size = global_size
         self.local_size = local_size
         self.offset = offset
-        # What the handler matches a launch's sizes by (``handler._relaunch``).
+        # What the handler matches a launch's sizes by (``handler.parallel_for``).
         self.sizes = (global_size, local_size, offset) if sizes is None else sizes
         self.signature = signature
         self.requirements = requirements

@@ -48,14 +48,13 @@ class handler:
     commands and returns an operation, which the user receives wrapped in an ``event``.
     """
 
-    __slots__ = ("_accessors", "_action", "_call", "_depends", "_origin", "_requirements", "_settings")
+    __slots__ = ("_accessors", "_action", "_call", "_origin", "_requirements", "_settings")
 
     # Where the command group goes: its queue, or a command graph's ``origin`` (the ``_lane``,
     # ``_context`` and ``_device`` below).
     _origin: Origin
     _accessors: list[accessor]
     _requirements: list[Requirement]  # of the accessors, in the same order
-    _depends: Sequence[Command]  # the commands of the events depended on
     _action: Any
     # Made on first use: most command groups set none (fewer stores and checks per submit).
     _settings: _Settings | None
@@ -70,7 +69,6 @@ class handler:
         h._origin = where
         h._accessors = []
         h._requirements = []
-        h._depends = ()
         h._action = None
         h._settings = None
         return h
@@ -89,6 +87,11 @@ class handler:
         return self._origin._device
 
     @property
+    def _depends(self) -> Sequence[Command]:
+        """The commands of the events depended on."""
+        return (self._settings or _DEFAULTS).depends
+
+    @property
     def _member(self) -> str | None:
         """The member that set the action, where its type does not say."""
         return (self._settings or _DEFAULTS).member
@@ -97,7 +100,9 @@ class handler:
 
     def depends_on(self, events: event | Iterable[event]) -> None:
         """Run the command after these events completed (§4.9.4.1)."""
-        self._depends = [*self._depends, *event_commands(events)]
+        commands = event_commands(events)
+        settings = self._own_settings()
+        settings.depends = [*settings.depends, *commands]
 
     def require(self, acc: accessor) -> None:
         """Add an accessor's requirement to this command group (§4.9.4.1).
@@ -497,13 +502,14 @@ _NOTHING: Mapping[Any, Any] = MappingProxyType({})
 
 
 class _Settings:
-    """What a command group sets besides its action: for its kernel, arguments (``set_arg``),
-    a kernel bundle, specialization constants; the member that set the action, where its type
-    does not say."""
+    """What a command group sets besides its accessors and action: the commands it depends on;
+    for its kernel, arguments (``set_arg``), a kernel bundle, specialization constants; the
+    member that set the action, where its type does not say."""
 
-    __slots__ = ("args", "bundle", "member", "spec_constants")
+    __slots__ = ("args", "bundle", "depends", "member", "spec_constants")
 
     def __init__(self) -> None:
+        self.depends: Sequence[Command] = ()
         self.args: Mapping[int, Any] = _NOTHING
         self.bundle: Any = None
         self.spec_constants: Mapping[Any, Any] = _NOTHING

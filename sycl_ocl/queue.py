@@ -169,17 +169,17 @@ class queue(NativeWrapper, PropertyHolder):
         h._origin = self
         h._accessors = []
         h._requirements = []
-        h._depends = ()
         h._action = None
         h._settings = None
         cgf(h)
+        action = h._action
+        if type(action) is Shape and h._settings is None and self._recording is None:
+            # h._submit() of a launch of a known shape with nothing to wait for, in place
+            ev = _new(event)
+            ev._cmd = launch(self._lane, action, h._call, h._requirements)
+            ev._context = self._context
+            return ev
         if self._recording is None and not h._depends:
-            action = h._action
-            if type(action) is Shape:  # h._submit() of a launch of a known shape, in place
-                ev = _new(event)
-                ev._cmd = launch(self._lane, action, h._call, h._requirements)
-                ev._context = self._context
-                return ev
             return h._submit()
         return self._finish(h)
 

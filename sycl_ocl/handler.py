@@ -264,20 +264,16 @@ class handler:
                     arg = args[index]
                     if (type(arg) is not accessor or arg._win.req is not signature[index]
                             or arg not in accessors):
-                        shape = None
-                        break
-                else:
-                    for index in shape.scalars:
-                        if type(args[index]) is not signature[index]:
-                            shape = None
-                            break
-                if shape is not None:
-                    if self._action is not None:
-                        raise _two_actions()
-                    self._action = shape
-                    self._call = args
-                    return
-        self._launch(kernel, sizes, args)
+                        return self._launch(kernel, sizes, args)
+                for index in shape.scalars:
+                    if type(args[index]) is not signature[index]:
+                        return self._launch(kernel, sizes, args)
+                if self._action is not None:
+                    raise _two_actions()
+                self._action = shape
+                self._call = args
+                return None
+        return self._launch(kernel, sizes, args)
 
     def _launch(self, kernel: Any, sizes: Any, args: tuple[Any, ...]) -> None:
         """Record a kernel launch that is no known shape's; ``sizes``: an int for a 1-D launch

@@ -105,11 +105,8 @@ def launch(
             if args[index] is not kept[index]:
                 native = None
                 break
-        try:
-            if native is None:
-                ev = shape.enqueue(lane.cl_queue, args)
-            else:  # on the shape's own cl_kernel, whose arguments stay set
-                ev = _enqueue(lane.cl_queue, native, shape.global_size, shape.local_size, shape.offset)
+        try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
+            ev = _enqueue(*shape.call) if native is not None else shape.enqueue(lane.cl_queue, args)
         except cl.Error as error:
             raise translate(error, "enqueueing a command") from error
         # direct.enqueued(lane, ev, None), in place: the call costs as much as the stores

@@ -42,7 +42,7 @@ class Shape:
     (again after they stopped holding); ``last`` is the command that replayed them last, whose
     own plans need no more checks than their epochs."""
 
-    __slots__ = ("bindings", "global_size", "kernel", "lane", "last", "local_size", "mems", "native",
+    __slots__ = ("bindings", "call", "global_size", "kernel", "lane", "last", "local_size", "mems", "native",
                  "offset", "plans", "replays", "requirements", "scalars", "set", "signature", "sizes")
 
     def __init__(
@@ -65,6 +65,8 @@ class Shape:
         self.replays = lane.ordered and distinct(requirements)
         self.mems: tuple[Any, ...] | None = None
         self.native: cl.Kernel | None = None
+        # Once bound: the arguments of ``cl.enqueue_nd_range_kernel`` that launch it on ``native``.
+        self.call: tuple[Any, ...] = ()
         self.set: Sequence[Any] = ()
         self.last: Op | None = None
         self.plans: tuple[Plan, ...] | None = None
@@ -124,9 +126,10 @@ class Shape:
             return
         arguments = self.arguments(args, tuple(mems))
         try:
-            self.native = self.kernel._private(arguments)
+            self.native = native = self.kernel._private(arguments)
         except exception:  # a driver short of resources: every launch is planned in full
             return
+        self.call = (self.lane.cl_queue, native, self.global_size, self.local_size, self.offset)
         self.set = arguments
         self.mems = tuple(mems)
 

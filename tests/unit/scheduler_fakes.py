@@ -36,6 +36,7 @@ class FakeLane:
         self.ctx = ctx
         self.ordered = ordered
         self.profiling = False
+        self.cl_queue = None
         self.flushed = 0
         self.on_flush = on_flush
 

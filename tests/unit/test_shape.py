@@ -50,6 +50,7 @@ def test_a_shape_binds_the_memory_of_its_accessors_once() -> None:
     shape.bind((None, 2.0, None))
     assert shape.mems == (buf, (16, 16))  # the whole allocation, a sub-buffer of the window
     assert shape.native == ("private", (buf, 2.0, (16, 16))) and shape.set == [buf, 2.0, (16, 16)]
+    assert shape.call == (None, shape.native, (64,), None, None)  # the lane's queue, the sizes
     assert shape.arguments((None, 2.0, None), shape.mems) == [buf, 2.0, (16, 16)]
     bound = shape.action((None, 2.0, None), True)
     assert bound.args == [buf, 2.0, (16, 16)] and bound.bindings == ()

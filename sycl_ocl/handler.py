@@ -50,8 +50,8 @@ class handler:
 
     __slots__ = ("_accessors", "_action", "_call", "_origin", "_requirements", "_settings")
 
-    # Where the command group goes: its queue, or a command graph's ``origin`` (the ``_lane``,
-    # ``_context`` and ``_device`` below).
+    # Where the command group goes: its queue, or a command graph's ``GraphOrigin`` (the
+    # ``_lane``, ``_context`` and ``_device`` below).
     _origin: Origin
     _accessors: list[accessor]
     _requirements: list[Requirement]  # of the accessors, in the same order
@@ -63,7 +63,7 @@ class handler:
     @classmethod
     def _make(cls, where: Origin) -> handler:
         """The handler of a new command group for ``where`` (a queue, or a command graph's
-        ``origin``). ``queue.submit`` makes it in place: with no ``__init__``, ``handler()``
+        ``GraphOrigin``). ``queue.submit`` makes it in place: with no ``__init__``, ``handler()``
         costs no Python call (tests/test_handler.py checks that both make the same handler)."""
         h = cls()
         h._origin = where
@@ -514,7 +514,7 @@ class _Settings:
 
 class Origin(Protocol):
     """Where a command group goes (``handler._origin``): a queue, or a command graph's
-    ``origin``."""
+    ``GraphOrigin``."""
 
     @property
     def _lane(self) -> Lane | None: ...
@@ -524,7 +524,7 @@ class Origin(Protocol):
     def _device(self) -> device: ...
 
 
-class origin:
+class GraphOrigin:
     """The ``Origin`` of a command graph's node: no lane, the graph's context and device."""
 
     __slots__ = ("_context", "_device", "_lane")

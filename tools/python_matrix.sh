@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 versions=${MATRIX_PYTHONS:-3.10 3.11 3.12 3.13}
 targets=${MATRIX_TARGETS:-lint unit suite}
 pyenv_root=${PYENV_ROOT:-$HOME/.pyenv}
-logs=build/matrix
+logs=reports/matrix  # not build/: make install empties it
 mkdir -p "$logs"
 
 find_python() {  # the interpreter of version $1, or nothing

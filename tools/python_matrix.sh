@@ -38,7 +38,7 @@ for version in $versions; do
     result=FAILED
     failed=1
   fi
-  counts=$(grep -E '^=+ .*(passed|failed).* in [0-9.]+s' "$log" | sed -E 's/^=+ (.*) =+$/\1/' | tr '\n' ';')
+  counts=$(grep -E '^=+ .*(passed|failed).* in [0-9.]+s' "$log" | sed -E 's/^=+ (.*) =+$/\1/' | paste -sd '|' | sed 's/|/ | /g')
   summary+=("Python $version ($("$python" -V 2>&1)): $result; pytest: ${counts:-no run}")
 done
 

@@ -19,7 +19,7 @@ lint: install
 	$(BIN)/lint-imports
 
 suite: install
-	cd tests && ../$(BIN)/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) .
+	cd tests && $(abspath $(BIN))/python -m pytest -p no:cacheprovider $(PYTEST_ARGS) .
 
 # The documentation (Sphinx) into build/docs; warnings are errors.
 .PHONY: docs
@@ -28,7 +28,7 @@ docs: install
 
 # The device-free tests (the scheduler's pure logic, imports) with no OpenCL platform installed.
 unit: install
-	cd tests && OCL_ICD_VENDORS=$$(mktemp -d) ../$(BIN)/python -m pytest -p no:cacheprovider --confcutdir=unit unit
+	cd tests && OCL_ICD_VENDORS=$$(mktemp -d) $(abspath $(BIN))/python -m pytest -p no:cacheprovider --confcutdir=unit unit
 
 opencl:
 	bash tools/install_opencl.sh
@@ -58,6 +58,12 @@ conformance: install
 conformance-ci: install
 	POCL_DEVICES="pthread pthread" $(BIN)/python -m conformance --device 'Portable Computing Language' --report-dir build/conformance
 	$(BIN)/python -m conformance --device Oclgrind --report-dir build/conformance
+
+# `make lint unit suite` under each Python 3.10-3.13 found on this machine, a venv each
+# (.venv310, ...); MATRIX_PYTHONS picks versions (tools/python_matrix.sh).
+.PHONY: matrix
+matrix:
+	bash tools/python_matrix.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info

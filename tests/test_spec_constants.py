@@ -59,7 +59,8 @@ def test_specialization_id_identity_and_validation() -> None:
     a, b = sycl.specialization_id("SC_TWIN", np.int32, 1), sycl.specialization_id("SC_TWIN", np.int32, 1)
     assert a is not b and a != b and a.default == 1
     for name, dtype, default in (("not an identifier", np.int32, 0), ("SC_X", np.complex64, 0),
-                                 ("SC_Y", np.int8, 1000), ("SC_Z", np.int32, "text")):
+                                 ("SC_Y", np.int8, 1000), ("SC_Z", np.int32, "text"),
+                                 ("SC_W", np.int16, 1e30), ("SC_V", np.uint8, -1)):
         with pytest.raises(sycl.exception) as info:
             sycl.specialization_id(name, dtype, default)
         assert info.value.code() is sycl.errc.invalid

@@ -71,6 +71,8 @@ class specialization_id:
             sycl.exception: ``errc.invalid`` if the value does not fit the type.
         """
         try:
+            if self.dtype.kind in "iu" and not _in_range(value, np.iinfo(self.dtype)):
+                raise OverflowError  # numpy 1.x wraps around (warning) where 2.x raises
             converted = self.dtype.type(value)
         except (TypeError, ValueError, OverflowError) as error:
             raise exception(
@@ -89,6 +91,10 @@ class specialization_id:
 
     def __repr__(self) -> str:
         return f"<sycl.specialization_id {self.name!r} {self.dtype} default={self.default!r}>"
+
+
+def _in_range(value: Any, limits: np.iinfo) -> bool:
+    return bool(limits.min <= value <= limits.max)
 
 
 def c_literal(dtype: np.dtype, value: Any) -> str:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 Spawn = tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException], Any]]
 
 EXIT_PATIENCE_S = 10.0  # at exit, give up on work that completes nothing for this long
+EXIT_POLL_S = 0.01  # at exit, the period of polling the work in flight
 
 
 class Runtime:
@@ -45,8 +46,8 @@ class Runtime:
     """
 
     __slots__ = (
-        "_records_lock", "_start_lock", "contexts", "deferred", "finalizers", "lanes", "local", "lock",
-        "native_commands", "spawns", "thread", "undelivered", "wake", "watched",
+        "_records_lock", "_start_lock", "contexts", "deferred", "exiting", "finalizers", "lanes", "local",
+        "lock", "native_commands", "spawns", "thread", "undelivered", "wake", "watched",
     )
 
     def __init__(self) -> None:
@@ -65,6 +66,7 @@ class Runtime:
         self.contexts: weakref.WeakValueDictionary[int, ContextRecord] = weakref.WeakValueDictionary()
         self.native_commands: weakref.WeakValueDictionary[int, NativeCommand] = weakref.WeakValueDictionary()
         self.thread: threading.Thread | None = None
+        self.exiting = False  # set by shutdown: Python 3.12 starts no thread from then on
         self._start_lock = threading.Lock()
         self._records_lock = threading.Lock()
 
@@ -144,40 +146,38 @@ class Runtime:
             store.log_undelivered()
 
     def _wait_for_lanes(self) -> None:
-        with self:
-            lanes = list(self.lanes)
-        if not any(lane.unfinished() for lane in lanes):
-            return
-        waiter = threading.Thread(
-            target=self.run_thread, args=(_wait_all, (lanes,)), name="sycl_ocl-exit", daemon=True
-        )
-        waiter.start()
-        left, since = _count_unfinished(self, lanes), time.monotonic()
-        while waiter.is_alive():
-            waiter.join(0.05)
-            now = _count_unfinished(self, lanes)
-            if now < left:
-                left, since = now, time.monotonic()
-            elif time.monotonic() - since > EXIT_PATIENCE_S:
-                log.error(
-                    "sycl_ocl: %d commands were still waiting at interpreter exit and completed "
-                    "nothing for %.0f s (waiting for a user event or a host task that never ends?); "
-                    "they are abandoned", left, EXIT_PATIENCE_S,
-                )
-                return
+        """Poll the work in flight until it completes or completes nothing for EXIT_PATIENCE_S.
+        The exiting thread polls itself: Python 3.12 starts no thread in an atexit function
+        (3.12.0-3.12.2 none once the main thread ended), so the host commands left run on the
+        progress thread (``progress.spawn``)."""
+        self.exiting = True
+        left, since = -1, time.monotonic()
+        try:
+            while now := _poll_unfinished(self):
+                if left < 0 or now < left:
+                    left, since = now, time.monotonic()
+                elif time.monotonic() - since > EXIT_PATIENCE_S:
+                    log.error(
+                        "sycl_ocl: %d commands were still waiting at interpreter exit and completed "
+                        "nothing for %.0f s (waiting for a user event or a host task that never ends?); "
+                        "they are abandoned", left, EXIT_PATIENCE_S,
+                    )
+                    return
+                time.sleep(EXIT_POLL_S)
+        except Exception:  # the interpreter is ending: say so, do not raise into its exit
+            log.exception("sycl_ocl: waiting for the work in flight at interpreter exit failed")
 
 
-def _wait_all(lanes: list[Lane]) -> None:
-    try:
-        for lane in lanes:
-            lane.wait_all()
-    except Exception:  # the interpreter is ending: say so, do not raise into its exit
-        log.exception("sycl_ocl: waiting for the work in flight at interpreter exit failed")
-
-
-def _count_unfinished(runtime: Runtime, lanes: list[Lane]) -> int:
+def _poll_unfinished(runtime: Runtime) -> int:
+    """How many commands are unfinished, after flushing every queue (some drivers, Oclgrind,
+    run only flushed work) and waking the progress thread to issue the deferred ones."""
     with runtime:
-        return sum(len(lane.unfinished()) for lane in lanes)
+        ops = []
+        for lane in list(runtime.lanes):
+            lane.flush()
+            ops += lane.unfinished()
+    runtime.kick()
+    return sum(not op.poll() for op in ops)
 
 
 RUNTIME = Runtime()

@@ -55,6 +55,7 @@ def memset(h: handler, ptr: Any, value: Any, num_bytes: Any) -> Any:
 def fill(h: handler, ptr: Any, pattern: Any, count: Any) -> Any:
     """The action of ``handler.fill(ptr, pattern, count)``: ``count`` copies of ``pattern``,
     an element of the numpy scalar's type (a Python number takes the pointer's dtype)."""
+    value: np.ndarray[Any, np.dtype[Any]]  # numpy's stubs give reshape(1) different shapes
     if isinstance(pattern, (np.generic, np.ndarray)):
         value = np.array(pattern).reshape(1)
     elif isinstance(ptr, usm_ptr) and ptr.dtype is not None:

@@ -50,7 +50,10 @@ def public_names() -> Iterator[tuple[str, Any]]:
     for module in MODULES:
         for name in getattr(module, "__all__", None) or _functions(module):
             obj = getattr(module, name)
-            if isinstance(obj, types.ModuleType) or not (inspect.isclass(obj) or inspect.isfunction(obj)):
+            # A type alias (``async_handler = Callable[...]``) is data; Python 3.10's
+            # inspect.isclass takes a types.GenericAlias for a class.
+            if isinstance(obj, types.ModuleType | types.GenericAlias) or not (
+                    inspect.isclass(obj) or inspect.isfunction(obj)):
                 continue
             qual = f"{module.__name__}.{name}"
             yield qual, obj

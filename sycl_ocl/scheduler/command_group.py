@@ -17,7 +17,7 @@ import pyopencl as cl
 from .._native import translate
 from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
-from .coherence import distinct, plan, replay, replayable, restore
+from .coherence import depend_on, distinct, plan, replay, replayable, restore
 from .direct import enqueued
 from .hostops import start
 from .issue import issue
@@ -25,7 +25,7 @@ from .lane import Lane
 from .op import DEFERRED, Op, add_edge, depend
 from .progress import BLOCKED, defer, wait_list
 from .runtime import RUNTIME, acquire, release
-from .trace import DEPENDS_ON, IN_ORDER, WAW
+from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
@@ -107,7 +107,6 @@ def launch(
             raise translate(error, "enqueueing a command") from error
         op = enqueued(lane, ev, None)
         replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
-        shape.last = op
         return op
     finally:
         release()
@@ -137,8 +136,7 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
             if found is None:
                 missed.append(req)
                 continue
-            if req.writes:
-                depend(op, found.op, WAW, req.memory)  # as full planning: a write waits for the last write
+            depend_on(found, op)
             if replays is None:
                 replays = [found]
             else:

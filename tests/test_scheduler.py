@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+import pyopencl as cl
 import pytest
 from kernel_support import aligned_ints, run_child
 
@@ -401,6 +402,34 @@ def test_two_kernels_alternating_on_the_same_accessors(queue: sycl.queue, gate: 
             launch(kernel)
         gate.set()
     assert list(a) == list(np.arange(8) + 2 * 5)
+
+
+@pytest.mark.parametrize("cycle", [((0, 1), (1, 0)), ((0, 1), (1, 2), (2, 0))], ids=["ping_pong", "three"])
+def test_command_groups_in_a_cycle_replay_their_plans(queue: sycl.queue, cycle: tuple[tuple[int, int], ...],
+                                                      ) -> None:
+    """``a -= b`` then ``b -= a`` (a ping-pong, as in Jacobi), or a cycle of three command
+    groups over three buffers, held behind a user event: from the third round on, every
+    launch takes a known shape's fast path (rule S20: no action of its own), replaying the
+    plans that followed the layouts the others left (rule S17); the results are numpy's."""
+    arrays = [np.arange(16, dtype=np.int32) * (k + 1) for k in range(3)]
+    model = [a.copy() for a in arrays]
+    ctx = queue.get_context()
+    gate = cl.UserEvent(sycl.get_native(ctx))
+    with sycl.buffer(arrays[0]) as b0, sycl.buffer(arrays[1]) as b1, sycl.buffer(arrays[2]) as b2:
+        bufs = [b0, b1, b2]
+        queue.submit(lambda h: h.depends_on(sycl.make_event(gate, ctx)))
+        fast = []
+        for _ in range(6):
+            for x, y in cycle:
+                ev = queue.submit(lambda h, x=bufs[x], y=bufs[y]: h.parallel_for(
+                    16, "ts_sub", sycl.accessor(x, h), sycl.accessor(y, h, sycl.read_only)))
+                fast.append(ev._cmd.work is None)  # type: ignore[attr-defined]
+                model[x] -= model[y]
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    rounds = len(cycle)
+    assert not any(fast[:2 * rounds]) and all(fast[2 * rounds:])
+    for got, want in zip(arrays, model, strict=True):
+        assert list(got) == list(want)
 
 
 def test_a_known_shape_launches_with_the_scalars_of_each_command_group(queue: sycl.queue) -> None:

@@ -90,8 +90,8 @@ def distinct(requirements: Sequence[Requirement]) -> bool:
 
 def _layout(memory: MemoryObject) -> Layout:
     """The layout ``memory`` is in now, one of those it was in before where it is the same."""
-    sig = (tuple([(lo, hi, kind, other.lane) for other, lo, hi, kind in memory.frontier]),
-           tuple([(loc, tuple([(a, b, p is None or p.lane) for a, b, p in pieces]))
+    sig = (tuple([(lo, hi, kind, other.lane, other.host) for other, lo, hi, kind in memory.frontier]),
+           tuple([(loc, tuple([(a, b, p is None or (p.lane, p.host)) for a, b, p in pieces]))
                   for loc, pieces in memory.valid.items()]))
     layouts = memory.layouts
     for found in layouts:
@@ -120,7 +120,7 @@ def _record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, b
         if other.state == DONE:
             return  # dropped: where it is still to run, planning would keep it
         if elo < view_hi and ehi > view_lo:
-            if other.lane is not lane or other.state != ISSUED:
+            if other.lane is not lane or other.state != ISSUED or other.host:
                 return
             waits.append((i, HAZARD[kind][ekind] if conflicts(kind, ekind) else None))
     found = Plan()
@@ -130,7 +130,8 @@ def _record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, b
         old = valid.get(loc, _NO_PIECES)
         if needs_old:
             found.raws = tuple([j for j, (a, b, p) in enumerate(old) if a < hi and b > lo and p is not None])
-            if any(old[j][2].lane is not lane or old[j][2].state == DEFERRED for j in found.raws):
+            if any(old[j][2].lane is not lane or old[j][2].state == DEFERRED or old[j][2].host
+                   for j in found.raws):
                 return
         if writes:
             found.pieces = _pieces(memory.valid[loc], old, op)
@@ -139,8 +140,12 @@ def _record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, b
                 return
     position = {id(entry): i for i, entry in enumerate(frontier)}
     kept = memory.frontier[:-1] if view_lo < view_hi else memory.frontier
-    found.keep = tuple([position[id(entry)] for entry in kept])
+    found.keep = keep = tuple([position[id(entry)] for entry in kept])
+    found.prefix = len(keep) if keep == tuple(range(len(keep))) else None
+    found.alone = found.pieces == ((lo, hi, -1),)
+    found.lo, found.hi = lo, hi
     found.waits = tuple(waits)
+    found.blockers = tuple([i for i, _ in waits])
     found.after, found.layout, found.memory, found.req, found.lane = after, layout, memory, req, lane  # type: ignore[assignment]
     found.loc, found.view_lo, found.view_hi = loc, view_lo, view_hi
     found.kind = kind if view_lo < view_hi else None
@@ -182,20 +187,23 @@ def following(req: Requirement, lane: Lane) -> Plan | None:
     return None
 
 
-def unblocked(found: Plan) -> bool:
-    """Whether replaying ``found`` needs no edge: none of the commands it would wait for
-    waits in the DAG (they are of its lane: enqueued ones are implied, rule S6)."""
-    memory = found.memory
-    frontier = memory.frontier
-    for i, _ in found.waits:
-        if frontier[i][0].state == DEFERRED:
-            return False
-    if found.raws:
-        pieces = memory.valid[found.loc]
-        for j in found.raws:
-            if pieces[j][2].state == DEFERRED:
-                return False
-    return True
+def blocked(plans: Iterable[Plan]) -> bool:
+    """Whether replaying cached plans (of distinct memory objects, each following the layout
+    its memory object is in) needs an edge: one of the commands they would wait for (device
+    commands of their lane: enqueued ones are implied, rule S6) waits in the DAG. Only while
+    some command does (``RUNTIME.deferred``): ``Shape.holds`` asks then."""
+    for found in plans:
+        memory = found.memory
+        frontier = memory.frontier
+        for i in found.blockers:
+            if frontier[i][0].state == DEFERRED:
+                return True
+        if found.raws:
+            pieces = memory.valid[found.loc]
+            for j in found.raws:
+                if pieces[j][2].state == DEFERRED:
+                    return True
+    return False
 
 
 def replayable(req: Requirement, lane: Lane) -> Plan | None:
@@ -208,7 +216,7 @@ def replayable(req: Requirement, lane: Lane) -> Plan | None:
     if found is None or req.writes:
         return found
     frontier = req.memory.frontier
-    for i, _ in found.waits:
+    for i in found.blockers:
         if frontier[i][0].state == DEFERRED:
             return None
     return found
@@ -233,17 +241,23 @@ def replay(plans: Iterable[Plan], op: Op) -> None:
     would leave (rule S17)."""
     for found in plans:
         memory = found.memory
-        frontier = memory.frontier
-        kept = [frontier[i] for i in found.keep]
+        prefix = found.prefix
+        if prefix is not None:
+            kept = memory.frontier[:prefix]
+        else:
+            frontier = memory.frontier
+            kept = [frontier[i] for i in found.keep]
         kind = found.kind
         if kind is not None:
             kept.append((op, found.view_lo, found.view_hi, kind))
         memory.frontier = kept
         pieces = found.pieces
         if pieces is not None:
-            valid = memory.valid
-            old = valid.get(found.loc, _NO_PIECES)
-            valid[found.loc] = [(a, b, op if j < 0 else old[j][2]) for a, b, j in pieces]
+            if found.alone:
+                memory.valid[found.loc] = [(found.lo, found.hi, op)]
+            else:
+                old = memory.valid.get(found.loc, _NO_PIECES)
+                memory.valid[found.loc] = [(a, b, op if j < 0 else old[j][2]) for a, b, j in pieces]
             memory.written = True
         memory.layout = found.layout
 

@@ -50,18 +50,20 @@ class Plan:
     """The plan of ``req`` by a device command of ``lane`` right after the memory object was
     in layout ``after`` (docs/scheduler.md rule S17): it moves no bytes and leaves ``layout``.
 
-    Replaying it for a new op: the frontier keeps the entries at the positions ``keep`` and
-    adds ``(op, view_lo, view_hi, kind)`` (``kind`` None: an empty view, no entry); ``waits``
-    are the positions of the entries it conflicts with or supersedes, each with the reason of
-    its edge (None: no edge, a read it drops only while that one is enqueued), and ``raws``
+    Replaying it for a new op: the frontier keeps the entries at the positions ``keep`` (the
+    first ``prefix`` ones, where those are all) and adds ``(op, view_lo, view_hi, kind)``
+    (``kind`` None: an empty view, no entry); ``waits`` are the positions of the entries
+    its view overlaps (``blockers``), each with the reason of its edge (None: no edge, a read
+    it drops only while that one is enqueued), and ``raws``
     the positions of the pieces at ``loc`` whose producers a read waits for. A write's
     validity at ``loc`` (the copy it runs on) becomes ``pieces``: ``(lo, hi, i)``, made valid
     by the producer of the piece at position ``i`` there, or by the new op where ``i`` is -1
-    (None: a read, or no bytes: no validity changes); no other copy changes.
+    (None: a read, or no bytes: no validity changes; ``alone``: ``[(lo, hi, op)]``, a
+    whole-buffer write); no other copy changes.
     """
 
-    __slots__ = ("after", "keep", "kind", "lane", "layout", "loc", "memory", "pieces", "raws", "req",
-                 "view_hi", "view_lo", "waits")
+    __slots__ = ("after", "alone", "blockers", "hi", "keep", "kind", "lane", "layout", "lo", "loc", "memory",
+                 "pieces", "prefix", "raws", "req", "view_hi", "view_lo", "waits")
 
     after: Layout
     memory: MemoryObject
@@ -69,13 +71,18 @@ class Plan:
     lane: Lane
     layout: Layout
     keep: tuple[int, ...]
+    prefix: int | None
     waits: tuple[tuple[int, int | None], ...]
+    blockers: tuple[int, ...]
     raws: tuple[int, ...]
     view_lo: int
     view_hi: int
     kind: int | None
     loc: int
     pieces: tuple[tuple[int, int, int], ...] | None
+    alone: bool
+    lo: int
+    hi: int
 
 
 @dataclass

@@ -18,9 +18,10 @@ import pyopencl as cl
 
 from ..exception import exception
 from .actions import KernelLaunch
-from .coherence import distinct, following, unblocked
+from .coherence import blocked, distinct, following
 from .memory_object import MISALIGNED
 from .requirement import Requirement
+from .runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .actions import Kernel
@@ -63,9 +64,11 @@ class Shape:
         self.plans: tuple[Plan, ...] | None = None
 
     def holds(self) -> bool:
-        """Whether a launch replays the cached plans of its requirements (rule S17) with nothing
-        to wait for: each followed the layout its memory object is in, and none of the
-        commands it would wait for waits in the DAG."""
+        """Whether a launch replays cached plans of its requirements (rule S17) with nothing to
+        wait for: those it replayed last (in a cycle of command groups, each shape finds its
+        own again) or else those that followed the layouts its memory objects are in, while
+        each memory object is in the layout its plan followed and, where a command waits in
+        the DAG, none of those the plans wait for does (``coherence.blocked``)."""
         plans = self.plans
         if plans is not None:
             for found in plans:
@@ -74,19 +77,11 @@ class Shape:
                     break
         else:
             plans = self._found()
-        if plans is None:
-            return False
-        for found in plans:
-            if not unblocked(found):
-                break
-        else:
-            return True
-        return False
+        return plans is not None and not (RUNTIME.deferred and blocked(plans))
 
     def _found(self) -> tuple[Plan, ...] | None:
         """The plans that followed the layouts the shape's memory objects are in (kept in
-        ``plans``: in a cycle of command groups, each finds its own again), or None where
-        one has none."""
+        ``plans``), or None where one has none."""
         if not self.replays:
             return None
         plans = []

@@ -4,6 +4,8 @@ its last launch made or replayed while none of its memory objects changed (``hol
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
@@ -12,6 +14,7 @@ from sycl_ocl.scheduler.coherence import access, plan, replay
 from sycl_ocl.scheduler.memory_object import Allocation
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
 from sycl_ocl.scheduler.requirement import READ, WRITE
+from sycl_ocl.scheduler.runtime import RUNTIME
 from sycl_ocl.scheduler.shape import Shape
 
 
@@ -82,6 +85,16 @@ def test_a_shape_replays_only_distinct_memory_objects_on_an_in_order_queue() -> 
     assert _shape((r1,), [r1]).replays
 
 
+@contextmanager
+def _waiting(op: Op) -> Iterator[None]:
+    """``op`` (not enqueued) waits in the DAG, as ``submit`` keeps it (``RUNTIME.deferred``)."""
+    RUNTIME.deferred.append(op)
+    try:
+        yield
+    finally:
+        RUNTIME.deferred.remove(op)
+
+
 def _planned_shape(lane: FakeLane) -> tuple[Shape, list[Any], Op]:
     """A shape writing one memory object and reading another, planned in full twice by issued
     ops (the second makes the plans that follow the layout the first left)."""
@@ -96,7 +109,7 @@ def _planned_shape(lane: FakeLane) -> tuple[Shape, list[Any], Op]:
 
 def test_a_shape_replays_the_plans_of_its_last_launch_as_full_planning_would() -> None:
     lane = FakeLane(1)
-    shape, requirements, first = _planned_shape(lane)
+    shape, requirements, _ = _planned_shape(lane)
     _, twin_requirements, _ = _planned_shape(lane)
     assert shape.holds() and shape.plans is not None
     assert [found.after for found in shape.plans] == [r.memory.layout for r in requirements]
@@ -110,7 +123,8 @@ def test_a_shape_replays_the_plans_of_its_last_launch_as_full_planning_would() -
             {k: [p[:2] for p in v] for k, v in t.memory.valid.items()}
     assert requirements[0].memory.valid[1] == [(0, 64, second)]
     assert second.deps == twin_second.deps == []
-    assert not shape.holds()  # its last launch is not enqueued: a read would not wait for what it waits for
+    with _waiting(second):
+        assert not shape.holds()  # its last launch is not enqueued: a read would not wait for its waits
     second.state = ISSUED
     assert shape.holds()
     second.state = DONE
@@ -145,7 +159,8 @@ def test_a_shape_replays_plans_another_kernel_over_the_same_accessors_replayed()
     assert other.holds()
     second = device_op(lane)
     replay(other.plans, second)  # type: ignore[arg-type]
-    assert not shape.holds()  # second waits in the DAG: a read after it would not wait for its waits
+    with _waiting(second):
+        assert not shape.holds()  # second waits in the DAG: a read after it would not wait for its waits
     second.state = ISSUED
     assert shape.holds() and other.holds()
     replay(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]

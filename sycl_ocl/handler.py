@@ -251,7 +251,9 @@ class handler:
         self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
         signature = _signature(args) if plain and first is not None and first._win.shared else None
         if signature is not None and first is not None and self._lane is not None:
-            first._win.shapes[kernel] = Shape(
+            shapes = first._win.shapes
+            known = shapes.get(kernel)  # another queue's launch of the kernel stays, under (kernel, lane)
+            shapes[kernel if known is None or known.lane is self._lane else (kernel, self._lane)] = Shape(
                 self._lane, resolved, global_size, local_size, offset, signature, list(self._requirements))
 
     def _relaunch(self, kernel: Any, sizes: tuple[Any, ...], args: tuple[Any, ...]) -> bool:
@@ -264,10 +266,13 @@ class handler:
                 or self._spec_constants is not _NOTHING):
             return False
         try:
-            shape: Shape | None = accessors[0]._win.shapes.get(kernel)
+            shapes = accessors[0]._win.shapes
+            shape: Shape | None = shapes.get(kernel)
+            if shape is not None and shape.lane is not self._lane:
+                shape = shapes.get((kernel, self._lane))
         except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
             return False
-        if shape is None or shape.lane is not self._lane or shape.sizes != sizes:
+        if shape is None or shape.sizes != sizes:
             return False
         signature = shape.signature
         if len(args) != len(signature):

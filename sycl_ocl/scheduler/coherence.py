@@ -8,7 +8,7 @@ rule S1). Planning touches no OpenCL object: ``tests/unit`` checks it without a 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..exception import errc, exception
 from .context_record import ContextRecord
@@ -89,9 +89,10 @@ def distinct(requirements: Sequence[Requirement]) -> bool:
 
 
 def _layout(memory: MemoryObject) -> Layout:
-    """The layout ``memory`` is in now, one of those it was in before where it is the same."""
+    """The layout ``memory`` is in now, one of those it was in before where it is the same (a
+    producer that is done counts as none: it stays done)."""
     sig = (tuple([(lo, hi, kind, other.lane, other.host) for other, lo, hi, kind in memory.frontier]),
-           tuple([(loc, tuple([(a, b, p is None or (p.lane, p.host)) for a, b, p in pieces]))
+           tuple([(loc, tuple([(a, b, _producer(p)) for a, b, p in pieces]))
                   for loc, pieces in memory.valid.items()]))
     layouts = memory.layouts
     for found in layouts:
@@ -104,11 +105,18 @@ def _layout(memory: MemoryObject) -> Layout:
     return found
 
 
+def _producer(p: Op | None) -> Any:
+    """A producer in a layout: its lane and whether it is a host op; True for none or one
+    that is done."""
+    return p is None or p.state == DONE or (p.lane, p.host)
+
+
 def _record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, before: Snapshot) -> None:
     """Keep, among the plans that followed ``after``, the plan ``op`` just made for ``req``
     (moving no bytes) that left ``layout``, if it decided by position alone: every entry it
-    found is still to run, those its view overlaps (and the producers of the bytes it reads)
-    are of its own lane and enqueued, and it changed no other copy (rule S17)."""
+    found is still to run, those it waits for or drops (and the producers of the bytes it
+    reads) are device commands of its own lane, enqueued, and it changed no other copy
+    (rule S17)."""
     valid, frontier, _ = before
     memory, lo, hi, writes, needs_old, view_lo, view_hi = req
     lane = op.lane
@@ -119,17 +127,26 @@ def _record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, b
     for i, (other, elo, ehi, ekind) in enumerate(frontier):
         if other.state == DONE:
             return  # dropped: where it is still to run, planning would keep it
-        if elo < view_hi and ehi > view_lo:
-            if other.lane is not lane or other.state != ISSUED or other.host:
-                return
-            waits.append((i, HAZARD[kind][ekind] if conflicts(kind, ekind) else None))
+        if elo >= view_hi or ehi <= view_lo:
+            continue
+        if conflicts(kind, ekind):
+            reason: int | None = HAZARD[kind][ekind]
+        elif other.lane is lane and view_lo <= elo and ehi <= view_hi:
+            reason = None  # a read of its lane that it covers: dropped only once enqueued
+        else:
+            continue  # a read of another lane, or one it does not cover: kept in any state
+        if other.lane is not lane or other.state != ISSUED or other.host:
+            return
+        waits.append((i, reason))
     found = Plan()
     found.raws = ()
     found.pieces = None
     if lo < hi:
         old = valid.get(loc, _NO_PIECES)
-        if needs_old:
-            found.raws = tuple([j for j, (a, b, p) in enumerate(old) if a < hi and b > lo and p is not None])
+        if needs_old:  # the producers it reads from, but those the layout says were done
+            producers = dict(after.sig[1]).get(loc, ())
+            found.raws = tuple([j for j, (a, b, p) in enumerate(producers)
+                                if a < hi and b > lo and p is not True])
             if any(old[j][2].lane is not lane or old[j][2].state == DEFERRED or old[j][2].host
                    for j in found.raws):
                 return

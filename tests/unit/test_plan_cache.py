@@ -32,12 +32,12 @@ BOTH_R: Step = (0, [(0, 0, 64, False), (1, 0, 64, False)])  # reads both
 
 
 class World:
-    """Two memory objects and three lanes (two queues of context 1, one of context 2), the
+    """Three memory objects and three lanes (two queues of context 1, one of context 2), the
     ops of every command so far, and how many requirements replayed."""
 
     def __init__(self, cache: bool) -> None:
         self.cache = cache
-        self.memories = [memory_object(), memory_object()]
+        self.memories = [memory_object(), memory_object(), memory_object()]
         self.lanes = [FakeLane(1), FakeLane(1), FakeLane(2)]
         self.ops: list[Op] = []
         self.replayed: list[int] = []
@@ -127,6 +127,23 @@ def test_windows_written_in_turn_replay_their_pieces() -> None:
     world = _compare(_cycles([left, right], 5))
     assert world.replayed[6:] == [2] * 4
     assert [p[:2] for p in world.memories[0].valid[1]] == [(0, 32), (32, 64)]
+
+
+def test_two_queues_reading_one_memory_object_in_turn_replay() -> None:
+    """Reads of another lane are kept whatever their state, and a producer that is done is
+    waited for no more: two queues, each writing its own memory object and reading a shared
+    one, replay in turn once the first command (which copied the shared one in) is done."""
+    first: Step = (0, [(0, 0, 64, True), (1, 0, 64, False)])
+    second: Step = (1, [(2, 0, 64, True), (1, 0, 64, False)])
+    cached, full = World(True), World(False)
+    for k, step in enumerate(_cycles([first, second], 6)):
+        for world in (cached, full):
+            world.run(step)
+            if k == 1:
+                world.ops[0].state = DONE
+        assert cached.state() == full.state()
+    assert cached.replayed[6:] == [2] * 6
+    assert [e[0].lane for e in cached.memories[1].frontier] == [cached.lanes[0], cached.lanes[1]]
 
 
 def _host_read(memories: list[MemoryObject], cache: bool) -> None:

@@ -113,20 +113,21 @@ def _producer(p: Op | None) -> Any:
 
 def _record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, before: Snapshot) -> None:
     """Keep, among the plans that followed ``after``, the plan ``op`` just made for ``req``
-    (moving no bytes) that left ``layout``, if it decided by position alone: every entry it
-    found is still to run, those it waits for or drops (and the producers of the bytes it
-    reads) are device commands of its own lane, enqueued, and it changed no other copy
-    (rule S17)."""
+    (moving no bytes) that left ``layout``, if it decided by position alone: the entries it
+    waits for or drops (and the producers of the bytes it reads) are device commands of its
+    own lane, enqueued, and it changed no other copy (rule S17). Entries it dropped as done
+    are ``gone``: it replays only where those are done too."""
     valid, frontier, _ = before
     memory, lo, hi, writes, needs_old, view_lo, view_hi = req
     lane = op.lane
     kind = WRITE if writes else READ
     if len(frontier) + 1 >= FRONTIER_CAP:
         return
-    waits = []
+    waits, gone = [], []
     for i, (other, elo, ehi, ekind) in enumerate(frontier):
         if other.state == DONE:
-            return  # dropped: where it is still to run, planning would keep it
+            gone.append(i)  # dropped as done: a replay drops it only where it is done too
+            continue
         if elo >= view_hi or ehi <= view_lo:
             continue
         if conflicts(kind, ekind):
@@ -162,6 +163,7 @@ def _record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, b
     found.alone = found.pieces == ((lo, hi, -1),)
     found.lo, found.hi = lo, hi
     found.waits = tuple(waits)
+    found.gone = tuple(gone)
     found.blockers = tuple([i for i, _ in waits])
     found.after, found.layout, found.memory, found.req, found.lane = after, layout, memory, req, lane  # type: ignore[assignment]
     found.loc, found.view_lo, found.view_hi = loc, view_lo, view_hi
@@ -223,6 +225,12 @@ def blocked(plans: Iterable[Plan]) -> bool:
     return False
 
 
+def finished(found: Plan) -> bool:
+    """Whether the entries ``found`` dropped as done (``gone``) are done where it replays."""
+    frontier = found.memory.frontier
+    return all(frontier[i][0].state == DONE for i in found.gone)
+
+
 def replayable(req: Requirement, lane: Lane) -> Plan | None:
     """The cached plan of ``req`` for a device command of ``lane`` (an in-order OpenCL queue),
     if it holds (docs/scheduler.md rule S17): one followed the memory object's layout, and
@@ -230,7 +238,9 @@ def replayable(req: Requirement, lane: Lane) -> Plan | None:
     read drops an earlier read of its lane only once that one is enqueued). ``depend_on``
     then adds the edges full planning would add."""
     found = following(req, lane)
-    if found is None or req.writes:
+    if found is None or (found.gone and not finished(found)):
+        return None
+    if req.writes:
         return found
     frontier = req.memory.frontier
     for i in found.blockers:

@@ -54,7 +54,8 @@ class Plan:
     first ``prefix`` ones, where those are all) and adds ``(op, view_lo, view_hi, kind)``
     (``kind`` None: an empty view, no entry); ``waits`` are the positions of the entries
     its view overlaps (``blockers``), each with the reason of its edge (None: no edge, a read
-    it drops only while that one is enqueued), and ``raws``
+    it drops only while that one is enqueued), ``gone`` those it dropped as done (it replays
+    only while those are done), and ``raws``
     the positions of the pieces at ``loc`` whose producers a read waits for. A write's
     validity at ``loc`` (the copy it runs on) becomes ``pieces``: ``(lo, hi, i)``, made valid
     by the producer of the piece at position ``i`` there, or by the new op where ``i`` is -1
@@ -62,8 +63,8 @@ class Plan:
     whole-buffer write); no other copy changes.
     """
 
-    __slots__ = ("after", "alone", "blockers", "hi", "keep", "kind", "lane", "layout", "lo", "loc", "memory",
-                 "pieces", "prefix", "raws", "req", "view_hi", "view_lo", "waits")
+    __slots__ = ("after", "alone", "blockers", "gone", "hi", "keep", "kind", "lane", "layout", "lo", "loc",
+                 "memory", "pieces", "prefix", "raws", "req", "view_hi", "view_lo", "waits")
 
     after: Layout
     memory: MemoryObject
@@ -74,6 +75,7 @@ class Plan:
     prefix: int | None
     waits: tuple[tuple[int, int | None], ...]
     blockers: tuple[int, ...]
+    gone: tuple[int, ...]
     raws: tuple[int, ...]
     view_lo: int
     view_hi: int

@@ -18,7 +18,7 @@ import pyopencl as cl
 
 from ..exception import exception
 from .actions import KernelLaunch
-from .coherence import blocked, distinct, following
+from .coherence import blocked, distinct, finished, following
 from .memory_object import MISALIGNED
 from .requirement import Requirement
 from .runtime import RUNTIME
@@ -72,16 +72,17 @@ class Shape:
         plans = self.plans
         if plans is not None:
             for found in plans:
-                if found.memory.layout is not found.after:
-                    plans = self._found()
+                if found.memory.layout is not found.after or (found.gone and not finished(found)):
                     break
-        else:
-            plans = self._found()
+            else:
+                return not (RUNTIME.deferred and blocked(plans))
+        plans = self._found()
         return plans is not None and not (RUNTIME.deferred and blocked(plans))
 
     def _found(self) -> tuple[Plan, ...] | None:
         """The plans that followed the layouts the shape's memory objects are in (kept in
-        ``plans``), or None where one has none."""
+        ``plans``), or None where one has none, or one dropped as done an entry that is not
+        done here (``coherence.finished``)."""
         if not self.replays:
             return None
         plans = []
@@ -91,7 +92,7 @@ class Shape:
                 return None
             plans.append(found)
         self.plans = tuple(plans)
-        return self.plans
+        return None if any(found.gone and not finished(found) for found in plans) else self.plans
 
     def bind(self, args: Sequence[Any]) -> None:
         """Keep in ``mems`` the ``cl_mem`` of each requirement argument in the lane's context,

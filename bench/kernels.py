@@ -3,13 +3,16 @@
 ``chain`` runs 1,000 dependent kernels on one buffer (1M floats on a GPU) end to end: raw
 PyOpenCL on an in-order queue against sycl_ocl's eager submits (the dependencies come from the
 accessors) and against the same command groups recorded once into a command graph and
-replayed (native command buffer, and prepared kernels). ``chain_scalar`` and ``submit_wait``
-use a kernel with scalar arguments only, so that dpctl can join (in-order queues everywhere).
+replayed (native command buffer, and prepared kernels), and against ``python floor``, the
+least any Python SYCL runtime does per eager submit (``submit.floor_submit``).
+``chain_scalar`` and ``submit_wait`` use a kernel with scalar arguments only, so that dpctl can
+join (in-order queues everywhere).
 """
 
 from __future__ import annotations
 
 import ctypes
+import threading
 import time
 from collections.abc import Callable
 
@@ -22,6 +25,7 @@ from sycl_ocl.scheduler.graph import native_command_buffers
 from . import dpctl_side
 from .harness import Benchmark, Env, Unavailable, filled, per_op
 from .raw_command_buffer import RawCommandBuffer
+from .submit import FloorAccessor, FloorHandler, floor_submit
 
 BENCHMARKS: list[Benchmark] = []  # this module's, in running order
 
@@ -68,6 +72,24 @@ def _sycl_chain(env: Env) -> Callable[[], float]:
         for _ in range(count):
             queue.submit(cgf)
         queue.wait()
+    return _elapsed_ms(chain)
+
+
+def _floor_chain(env: Env) -> Callable[[], float]:
+    """The chain through ``submit.floor_submit``: the least any Python SYCL runtime does per
+    eager submit, on raw PyOpenCL's in-order queue."""
+    n, count = env.size(gpu=1 << 20, cpu=1 << 16, quick=1 << 12), _count(env)
+    queue, kernel = cl.CommandQueue(env.raw_context()), env.raw_kernel("bench_halve_add")
+    flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+    buf, lock = cl.Buffer(env.raw_context(), flags, hostbuf=filled(n)), threading.Lock()
+
+    def cgf(h: FloorHandler) -> None:
+        h.parallel_for(n, kernel, FloorAccessor(buf, h), 1.0)
+
+    def chain() -> None:
+        for _ in range(count):
+            floor_submit(queue, lock, cgf)
+        queue.finish()
     return _elapsed_ms(chain)
 
 
@@ -121,7 +143,7 @@ def _raw_command_buffer_chain(env: Env) -> Callable[[], float]:
 CHAIN = Benchmark(
     "chain", "1,000 dependent kernels on one buffer, end to end (1M floats on a GPU, 64K on a CPU)",
     "ms", "raw pyopencl", {"raw pyopencl": _raw_chain, "raw command buffer": _raw_command_buffer_chain,
-                           "sycl_ocl eager": _sycl_chain,
+                           "sycl_ocl eager": _sycl_chain, "python floor": _floor_chain,
                            "sycl_ocl graph replay": _graph_chain(native=True),
                            "sycl_ocl graph prepared": _graph_chain(native=False)},
     target="sycl_ocl eager <= 1.3 and graph replay <= 1.05 on the H100; "

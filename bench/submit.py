@@ -23,6 +23,7 @@ import gc
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyopencl as cl
@@ -63,45 +64,59 @@ class Raw:
         self.queue.finish()
 
 
+class FloorHandler:
+    """The least a Python handler records: the launch's size, kernel and arguments."""
+
+    __slots__ = ("accs", "args", "kernel", "size")
+
+    def __init__(self) -> None:
+        self.accs: list[FloorAccessor] = []
+
+    def parallel_for(self, size: int, kernel: cl.Kernel, *args: Any) -> None:
+        self.size, self.kernel, self.args = (size,), kernel, args
+
+
+class FloorAccessor:
+    """The least a Python accessor records: its memory and mode, on its handler."""
+
+    __slots__ = ("mem", "writes")
+
+    def __init__(self, mem: cl.Buffer, h: FloorHandler, writes: bool = True) -> None:
+        self.mem, self.writes = mem, writes
+        h.accs.append(self)
+
+
+class FloorEvent:
+    __slots__ = ("native",)
+
+    def __init__(self, native: cl.Event) -> None:
+        self.native = native
+
+
+def floor_submit(
+    queue: cl.CommandQueue, lock: threading.Lock, cgf: Callable[[FloorHandler], None],
+) -> FloorEvent:
+    """A lower bound for a Python SYCL ``q.submit``: the objects a command group needs, one
+    lock, the raw ``set_args`` + enqueue (no dependency tracking, data movement or checks)."""
+    h = FloorHandler()
+    cgf(h)
+    with lock:
+        h.kernel.set_args(*[arg.mem if type(arg) is FloorAccessor else arg for arg in h.args])
+        return FloorEvent(cl.enqueue_nd_range_kernel(queue, h.kernel, h.size, None))
+
+
 class Floor(Raw):
-    """A lower bound for a Python SYCL submit: the objects a command group needs, one lock, the
-    raw enqueue."""
-
-    class Handler:
-        __slots__ = ("accs", "args", "kernel", "size")
-
-        def __init__(self) -> None:
-            self.accs: list[Floor.Accessor] = []
-
-        def parallel_for(self, size: int, kernel: cl.Kernel, *args: Floor.Accessor) -> None:
-            self.size, self.kernel, self.args = (size,), kernel, args
-
-    class Accessor:
-        __slots__ = ("mem", "writes")
-
-        def __init__(self, mem: cl.Buffer, h: Floor.Handler, writes: bool = True) -> None:
-            self.mem, self.writes = mem, writes
-            h.accs.append(self)
-
-    class Event:
-        __slots__ = ("native",)
-
-        def __init__(self, native: cl.Event) -> None:
-            self.native = native
+    """``floor_submit`` of the two-accessor command group."""
 
     def __init__(self, env: Env) -> None:
         super().__init__(env)
         self.lock = threading.Lock()
 
-    def cgf(self, h: Floor.Handler) -> None:
-        h.parallel_for(N, self.kernel, Floor.Accessor(self.a, h), Floor.Accessor(self.b, h, False))
+    def cgf(self, h: FloorHandler) -> None:
+        h.parallel_for(N, self.kernel, FloorAccessor(self.a, h), FloorAccessor(self.b, h, False))
 
     def submit(self) -> None:
-        h = Floor.Handler()
-        self.cgf(h)
-        with self.lock:
-            h.kernel.set_args(*[acc.mem for acc in h.args])
-            Floor.Event(cl.enqueue_nd_range_kernel(self.queue, h.kernel, h.size, None))
+        floor_submit(self.queue, self.lock, self.cgf)
 
 
 class Sycl:
@@ -166,7 +181,9 @@ BENCHMARKS.append(Benchmark(
 
 BENCHMARKS.append(Benchmark(
     "free_submit", "eager submit of a repeated two-accessor command group, kernels running meanwhile",
-    "us per submit", "raw pyopencl", {"raw pyopencl": _system(Raw, False), "sycl_ocl": _system(Sycl, False)},
+    "us per submit", "raw pyopencl",
+    {"raw pyopencl": _system(Raw, False), "sycl_ocl": _system(Sycl, False),
+     "python floor": _system(Floor, False)},
     target="sycl_ocl <= 1.5 on the H100",
 ))
 

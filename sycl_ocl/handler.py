@@ -253,12 +253,15 @@ class handler:
         # call would cost a third of what it does.
         accessors = self._accessors
         if accessors and self._settings is None:
+            lane = self._origin._lane
             try:
-                shape: Shape | None = accessors[0]._win.shapes.get(kernel)
+                shapes = accessors[0]._win.shapes
+                shape: Shape | None = shapes.get(kernel)
+                if shape is not None and shape.lane is not lane:
+                    shape = shapes.get((kernel, lane))  # another queue's, kept beside the first's
             except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
                 shape = None
-            if shape is not None and shape.sizes == sizes and shape.lane is self._origin._lane \
-                    and len(args) == len(shape.signature):
+            if shape is not None and shape.sizes == sizes and len(args) == len(shape.signature):
                 signature = shape.signature
                 for index in shape.bindings:  # not zip or enumerate: either costs more than its body
                     arg = args[index]
@@ -306,8 +309,11 @@ class handler:
         plain = self._settings is None  # no set_arg(s), bundle or specialization constant
         signature = _signature(args) if plain and first is not None and first._win.shared else None
         if signature is not None and first is not None and self._lane is not None:
-            first._win.shapes[kernel] = Shape(self._lane, resolved, global_size, local_size, offset,
-                                              signature, list(self._requirements), sizes)
+            shapes = first._win.shapes
+            known = shapes.get(kernel)  # another queue's launch of the kernel stays, under (kernel, lane)
+            shapes[kernel if known is None or known.lane is self._lane else (kernel, self._lane)] = Shape(
+                self._lane, resolved, global_size, local_size, offset, signature, list(self._requirements),
+                sizes)
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 

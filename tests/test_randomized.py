@@ -43,9 +43,11 @@ The steps (each on any queue; a window is a whole view, or a ranged accessor int
   command buffers (``SYCL_OCL_GRAPH_NATIVE=1``: they are not its default), and prepared kernels
   in a test of its own (``SYCL_OCL_GRAPH_NATIVE=0``);
   Oclgrind has no command buffers;
-- a command group repeated 2-4 times (one shape: the plan cache replays its plan), with 0-2
-  steps after the first that change what it planned or not: host accessors, submissions on
-  any queue or context, ``set_final_data``;
+- a round of 1-3 command groups (on one queue, on the device, half of the time) repeated 2-5
+  times (one command group repeated, a ping-pong or a cycle of three: the plan cache replays
+  their plans from the third round), with 0-2
+  steps after the first round that change what it planned or not: host accessors,
+  submissions on any queue or context, ``set_final_data``;
 - ``set_final_data`` to a new array (checked after destruction if the buffer was written) or
   to nothing.
 
@@ -342,11 +344,12 @@ class GraphSection:
 
 @dataclass(frozen=True)
 class Repeat:
-    """Submit ``step`` ``times`` times (one shape: the plan cache replays its plan), with the
-    steps of ``between`` after the first: they invalidate the cached plans (host accessors,
+    """Submit the round ``steps`` ``times`` times (a command group repeated, or command groups
+    alternating or in a cycle: the plan cache replays their plans), with the steps of
+    ``between`` after the first round: they invalidate the cached plans (host accessors,
     other queues and contexts, ``set_final_data``) or not."""
 
-    step: Submission
+    steps: tuple[Submission, ...]
     times: int
     between: tuple[Any, ...]
 
@@ -541,7 +544,10 @@ def _steps(lengths: Sequence[int], n_queues: int, n_roots: int, usm: Sequence[Us
     wait = st.builds(Wait, st.sampled_from(["queue", "event", "events"]), st.integers(0, 63))
     final_data = st.builds(FinalData, st.integers(0, n_roots - 1), st.booleans())
     between = st.lists(host_access | subs | final_data, max_size=2).map(tuple)
-    repeat = st.builds(Repeat, subs | usm_subs, st.integers(2, 4), between)
+    on_one_queue = q.flatmap(lambda k: st.lists(_submissions(lengths, st.just(k), dep, host=False),
+                                                min_size=1, max_size=3))  # the rounds that replay most
+    rounds = (on_one_queue | st.lists(subs | usm_subs, min_size=1, max_size=3)).map(tuple)
+    repeat = st.builds(Repeat, rounds, st.integers(2, 5), between)
     graph = _graph_section(lengths, n_queues, usm, subs | usm_subs)
     # mostly submissions
     return st.one_of(subs, subs, subs, subs, usm_subs, host_access, wait, repeat, graph, replay, final_data)
@@ -883,7 +889,8 @@ class Run:
 
     def repeat(self, i: int, step: Repeat) -> None:
         for k in range(step.times):
-            self.run_submission(f"{i}.{k}", step.step)()
+            for s, sub in enumerate(step.steps):
+                self.run_submission(f"{i}.{k}.{s}", sub)()
             if k == 0:
                 for j, between in enumerate(step.between):
                     self.run_step(f"{i}.b{j}", between)  # type: ignore[arg-type]

@@ -408,6 +408,63 @@ def test_two_kernels_alternating_on_the_same_accessors(queue: sycl.queue, gate: 
     assert list(a) == list(np.arange(8) + 2 * 5)
 
 
+@pytest.mark.parametrize("cycle", [((0, 1), (1, 0)), ((0, 1), (1, 2), (2, 0))], ids=["ping_pong", "three"])
+def test_command_groups_in_a_cycle_replay_their_plans(queue: sycl.queue, cycle: tuple[tuple[int, int], ...],
+                                                      ) -> None:
+    """``a -= b`` then ``b -= a`` (a ping-pong, as in Jacobi), or a cycle of three command
+    groups over three buffers, held behind a user event: from the third round on, every
+    launch takes a known shape's fast path (rule S20: no action of its own), replaying the
+    plans that followed the layouts the others left (rule S17); the results are numpy's."""
+    arrays = [np.arange(16, dtype=np.int32) * (k + 1) for k in range(3)]
+    model = [a.copy() for a in arrays]
+    ctx = queue.get_context()
+    gate = cl.UserEvent(sycl.get_native(ctx))
+    with sycl.buffer(arrays[0]) as b0, sycl.buffer(arrays[1]) as b1, sycl.buffer(arrays[2]) as b2:
+        bufs = [b0, b1, b2]
+        queue.submit(lambda h: h.depends_on(sycl.make_event(gate, ctx)))
+        fast = []
+        for _ in range(6):
+            for x, y in cycle:
+                ev = queue.submit(lambda h, x=bufs[x], y=bufs[y]: h.parallel_for(
+                    16, "ts_sub", sycl.accessor(x, h), sycl.accessor(y, h, sycl.read_only)))
+                fast.append(ev._cmd.work is None)  # type: ignore[attr-defined]
+                model[x] -= model[y]
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    rounds = len(cycle)
+    assert not any(fast[:2 * rounds]) and all(fast[2 * rounds:])
+    for got, want in zip(arrays, model, strict=True):
+        assert list(got) == list(want)
+
+
+def test_two_queues_launching_one_kernel_over_one_buffer_each_keep_their_shape(queue: sycl.queue) -> None:
+    """Two queues of one context add a shared buffer (its read-only accessor made first: the
+    shapes are kept on its window) into buffers of their own, in turn: each queue keeps its
+    own shape of the kernel, and once the shared buffer's copy in is done, each launch from
+    the third round on takes the fast path (reads of another queue are waited for by no one)."""
+    ctx = queue.get_context()
+    other = sycl.queue(ctx, queue.get_device())
+    shared, own = np.arange(16, dtype=np.int32), [np.zeros(16, np.int32), np.full(16, 5, np.int32)]
+    gate = cl.UserEvent(sycl.get_native(ctx))
+
+    def add(q: sycl.queue, dst: sycl.buffer, src: sycl.buffer) -> sycl.event:
+        def cgf(h: sycl.handler) -> None:
+            y = sycl.accessor(src, h, sycl.read_only)
+            h.parallel_for(16, "ts_add", sycl.accessor(dst, h), y)
+        return q.submit(cgf)
+
+    with sycl.buffer(shared) as bs, sycl.buffer(own[0]) as b0, sycl.buffer(own[1]) as b1:
+        add(queue, b0, bs).wait()
+        for q in (queue, other):
+            q.submit(lambda h: h.depends_on(sycl.make_event(gate, ctx)))
+        fast = []
+        for _ in range(5):
+            for q, b in ((queue, b0), (other, b1)):
+                fast.append(add(q, b, bs)._cmd.work is None)  # type: ignore[attr-defined]
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    assert all(fast[4:])
+    assert list(own[0]) == list(shared * 6) and list(own[1]) == list(shared * 5 + 5)
+
+
 def test_a_known_shape_launches_with_the_scalars_of_each_command_group(queue: sycl.queue) -> None:
     """A known shape's launch runs on a ``cl_kernel`` of its own whose arguments stay set, but
     only while its scalars are the ones set there (rule S20); other launches of the kernel do

@@ -17,14 +17,14 @@ import pyopencl as cl
 from .._native import translate
 from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
-from .coherence import distinct, plan, replay, replayable, restore
+from .coherence import depend_on, distinct, plan, replay, replayable, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
 from .op import DEFERRED, ISSUED, NONE, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
 from .runtime import RUNTIME, acquire, release
-from .trace import DEPENDS_ON, IN_ORDER, WAW
+from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
@@ -132,7 +132,6 @@ def launch(
         if len(ops) >= lane.trim_at:
             lane.trim()
         replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
-        shape.last = op
         return op
     finally:
         release()
@@ -165,8 +164,7 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
             if found is None:
                 missed.append(req)
                 continue
-            if req.writes:
-                depend(op, found.op, WAW, req.memory)  # as full planning: a write waits for the last write
+            depend_on(found, op)
             if replays is None:
                 replays = [found]
             else:

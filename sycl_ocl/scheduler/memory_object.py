@@ -18,6 +18,7 @@ from .context_record import ContextRecord
 from .intervals import Piece
 
 if TYPE_CHECKING:
+    from .lane import Lane
     from .op import Op
     from .requirement import Requirement
 
@@ -30,35 +31,60 @@ MISALIGNED = object()  # ``Allocation.bound`` of a window that cannot be a sub-b
 Snapshot = tuple[dict[int, list[Piece]], list[Access], bool]
 
 
-class Plan:
-    """The plan cache of one memory object (docs/scheduler.md rule S17): how the last device
-    command that planned ``req`` on it in full left its frontier and validity, so that the next
-    command of the same lane with the same requirement can replay it without planning.
+class Layout:
+    """Where a memory object stands (docs/scheduler.md rule S17): ``sig``, its frontier and
+    validity by position (each frontier entry's window, kind and lane; each copy's byte
+    intervals and their producers' lanes), whatever ops fill them. ``plans`` are the plans
+    that followed it: planning a requirement from a layout decides by position alone (which
+    entries it waits for, keeps, supersedes; which bytes it moves), so a plan made once
+    replays whenever the memory object is in that layout again."""
 
-    ``base`` is the frontier without that command's own entry ``(op, view_lo, view_hi, kind)``
-    (``kind`` None: an empty view, no entry); a write's validity at ``loc`` is ``[*pre, (lo,
-    hi, op), *post]`` (``loc`` None: a read, or no bytes). ``op`` is the command that applied
-    the plan last, ``epoch`` the memory object's epoch just after. The plan holds while the
-    memory object's epoch is still ``epoch``: anything else planned on it, a host accessor,
-    another queue or context, ``set_final_data`` moves the epoch on.
+    __slots__ = ("plans", "sig")
+
+    def __init__(self, sig: tuple[Any, ...]) -> None:
+        self.sig = sig
+        self.plans: list[Plan] = []
+
+
+class Plan:
+    """The plan of ``req`` by a device command of ``lane`` right after the memory object was
+    in layout ``after`` (docs/scheduler.md rule S17): it moves no bytes and leaves ``layout``.
+
+    Replaying it for a new op: the frontier keeps the entries at the positions ``keep`` (the
+    first ``prefix`` ones, where those are all) and adds ``(op, view_lo, view_hi, kind)``
+    (``kind`` None: an empty view, no entry); ``waits`` are the positions of the entries
+    its view overlaps (``blockers``), each with the reason of its edge (None: no edge, a read
+    it drops only while that one is enqueued), ``gone`` those it dropped as done (it replays
+    only while those are done), and ``raws``
+    the positions of the pieces at ``loc`` whose producers a read waits for. A write's
+    validity at ``loc`` (the copy it runs on) becomes ``pieces``: ``(lo, hi, i)``, made valid
+    by the producer of the piece at position ``i`` there, or by the new op where ``i`` is -1
+    (None: a read, or no bytes: no validity changes; ``alone``: ``[(lo, hi, op)]``, a
+    whole-buffer write); no other copy changes.
     """
 
-    __slots__ = ("base", "epoch", "hi", "kind", "lo", "loc", "memory", "op", "post", "pre", "req", "view_hi",
-                 "view_lo")
+    __slots__ = ("after", "alone", "blockers", "gone", "hi", "keep", "kind", "lane", "layout", "lo", "loc",
+                 "memory", "pieces", "prefix", "raws", "req", "view_hi", "view_lo", "waits")
 
-    req: Requirement
+    after: Layout
     memory: MemoryObject
-    base: list[Access] | None  # None until the first replay (``coherence._prepare``)
-    op: Op
-    epoch: int
+    req: Requirement
+    lane: Lane
+    layout: Layout
+    keep: tuple[int, ...]
+    prefix: int | None
+    waits: tuple[tuple[int, int | None], ...]
+    blockers: tuple[int, ...]
+    gone: tuple[int, ...]
+    raws: tuple[int, ...]
     view_lo: int
     view_hi: int
     kind: int | None
-    loc: int | None
+    loc: int
+    pieces: tuple[tuple[int, int, int], ...] | None
+    alone: bool
     lo: int
     hi: int
-    pre: list[Piece]
-    post: list[Piece]
 
 
 @dataclass
@@ -120,9 +146,9 @@ class MemoryObject:
     """The coherence record of one buffer and all its sub-buffers and reinterpretations."""
 
     __slots__ = (
-        "__weakref__", "allocs", "blocking", "bound_to", "counters", "dtype", "epoch", "frontier", "handles",
-        "holds", "host", "mutex", "plan", "size", "target", "use_host_ptr", "user", "valid", "write_back",
-        "written",
+        "__weakref__", "allocs", "blocking", "bound_to", "counters", "dtype", "frontier", "handles",
+        "holds", "host", "layout", "layouts", "mutex", "size", "target", "use_host_ptr", "user", "valid",
+        "write_back", "written",
     )
 
     def __init__(self, size: int, host: np.ndarray | None, user: Any, use_host_ptr: bool) -> None:
@@ -143,8 +169,9 @@ class MemoryObject:
         self.mutex: Any = None
         self.blocking = host is not None  # the destructor waits (host memory attached)
         self.dtype = np.dtype(np.uint8)
-        self.epoch = 0  # moves on with every change of the frontier or validity (see Plan)
-        self.plan: Plan | None = None
+        # The layout it is in, while that is known (rule S17): planning anything else forgets it.
+        self.layout: Layout | None = None
+        self.layouts: list[Layout] = []  # those seen, a few
 
     def host_copy(self) -> np.ndarray:
         """The host copy, made on first use."""
@@ -176,16 +203,16 @@ class MemoryObject:
         assert ctx.handle not in self.allocs
         self.allocs[ctx.handle] = Allocation(buf, ctx, False)
         self.valid[ctx.handle] = [(0, self.size, None)]
-        self.epoch += 1
+        self.layout = None
 
     def restore(self, saved: Snapshot) -> None:
         """Undo the planning of a command that could not be enqueued: ``saved`` is
         ``(dict(valid), frontier, written)`` from before it (the lists are never changed in
         place, so copying the dict is enough)."""
         self.valid, self.frontier, self.written = saved
-        self.epoch += 1
+        self.layout = None
 
     def invalidate(self) -> None:
-        """Forget the cached plan (``set_final_data``, ``set_write_back``: the plan cache is
-        rebuilt from the next full planning)."""
-        self.epoch += 1
+        """Forget the layout (``set_final_data``, ``set_write_back``: no plan replays until
+        the next full planning)."""
+        self.layout = None

@@ -5,8 +5,8 @@ whole-buffer accessor, whose requirement is made once per buffer and mode) or ty
 scalar), and the command group's requirements. The handler checks the first launch of a
 shape in full (arguments, kernel, sizes) and keeps the shape on the window of its first
 accessor (``accessor._Window``); a later command group of the same lane with the same shape skips those
-checks, and ``command_group.launch`` skips planning too while the plans its last launch left
-(rule S17) hold: none of its memory objects changed since (their epochs).
+checks, and ``command_group.launch`` skips planning too while cached plans of its requirements
+(rule S17) hold: each followed the layout its memory object is in.
 """
 
 from __future__ import annotations
@@ -18,16 +18,15 @@ import pyopencl as cl
 
 from ..exception import exception
 from .actions import KernelLaunch
-from .coherence import distinct
+from .coherence import blocked, distinct, finished, following
 from .memory_object import MISALIGNED
-from .op import DEFERRED
 from .requirement import Requirement
+from .runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .actions import Kernel
     from .lane import Lane
     from .memory_object import Plan
-    from .op import Op
 
 
 class Shape:
@@ -38,11 +37,9 @@ class Shape:
     requirement argument in the lane's context, once bound (``bind``), with ``native``, its
     ``cl_kernel`` of its own.
 
-    ``plans`` are its requirements' cached plans (rule S17), None until ``holds`` finds them
-    (again after they stopped holding); ``last`` is the command that replayed them last, whose
-    own plans need no more checks than their epochs."""
+    ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last."""
 
-    __slots__ = ("bindings", "call", "global_size", "kernel", "lane", "last", "local_size", "mems", "native",
+    __slots__ = ("bindings", "call", "global_size", "kernel", "lane", "local_size", "mems", "native",
                  "offset", "plans", "replays", "requirements", "scalars", "set", "signature", "sizes")
 
     def __init__(
@@ -68,45 +65,38 @@ class Shape:
         # Once bound: the arguments of ``cl.enqueue_nd_range_kernel`` that launch it on ``native``.
         self.call: tuple[Any, ...] = ()
         self.set: Sequence[Any] = ()
-        self.last: Op | None = None
         self.plans: tuple[Plan, ...] | None = None
 
     def holds(self) -> bool:
-        """Whether a launch replays the plans its last launch made or replayed (rule S17) with
-        nothing to wait for: none of their memory objects changed since, and the command that
-        applied each plan last (that launch, or another command of the lane with the same
-        requirement: another kernel over the same accessors) is enqueued or done."""
-        last = self.last
-        if last is not None and last.state == DEFERRED:
-            return False
-        plans = self.plans if self.plans is not None else self._adopted()
-        if plans is None:
-            return False
-        for found in plans:
-            if found.epoch != found.memory.epoch:
-                break  # something else planned on the memory object
-            prev = found.op
-            if prev is not last and (prev.lane is not self.lane or prev.state == DEFERRED
-                                     or found.req not in self.requirements):
-                break  # another command applied it last, not one this launch may follow as it is
-        else:
-            return True
-        self.plans = None  # the memory objects may hold other plans by the next launch
-        return False
+        """Whether a launch replays cached plans of its requirements (rule S17) with nothing to
+        wait for: those it replayed last (in a cycle of command groups, each shape finds its
+        own again) or else those that followed the layouts its memory objects are in, while
+        each memory object is in the layout its plan followed and, where a command waits in
+        the DAG, none of those the plans wait for does (``coherence.blocked``)."""
+        plans = self.plans
+        if plans is not None:
+            for found in plans:
+                if found.memory.layout is not found.after or (found.gone and not finished(found)):
+                    break
+            else:
+                return not (RUNTIME.deferred and blocked(plans))
+        plans = self._found()
+        return plans is not None and not (RUNTIME.deferred and blocked(plans))
 
-    def _adopted(self) -> tuple[Plan, ...] | None:
-        """The memory objects' cached plans of the shape's requirements (kept in ``plans``), or
-        None where one has none or one for another requirement."""
+    def _found(self) -> tuple[Plan, ...] | None:
+        """The plans that followed the layouts the shape's memory objects are in (kept in
+        ``plans``), or None where one has none, or one dropped as done an entry that is not
+        done here (``coherence.finished``)."""
         if not self.replays:
             return None
         plans = []
         for req in self.requirements:
-            found = req.memory.plan
-            if found is None or found.req != req:
+            found = following(req, self.lane)
+            if found is None:
                 return None
             plans.append(found)
         self.plans = tuple(plans)
-        return self.plans
+        return None if any(found.gone and not finished(found) for found in plans) else self.plans
 
     def bind(self, args: Sequence[Any]) -> None:
         """Keep in ``mems`` the ``cl_mem`` of each requirement argument in the lane's context,

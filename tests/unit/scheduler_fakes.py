@@ -34,6 +34,7 @@ class FakeLane:
 
     def __init__(self, ctx: int, ordered: bool = True, on_flush: Callable[[], None] | None = None) -> None:
         self.ctx = ctx
+        self.context = FakeContext(ctx)
         self.ordered = ordered
         self.profiling = False
         self.cl_queue = None

@@ -1,138 +1,224 @@
-"""The plan cache (scheduler/coherence.py ``replayable``/``replay``; docs/scheduler.md rule S17):
-a repeated device command replays the plan of its requirement while the memory object's epoch
-holds, and leaves the state that planning in full would leave."""
+"""The plan cache (scheduler/coherence.py; docs/scheduler.md rule S17): a device command whose
+requirement follows the layout its memory object is in replays the plan made there before,
+in a repeated command group as in command groups that alternate or cycle, and leaves what
+planning in full would leave: the same frontier, validity and edges.
+
+Each test runs one program twice, on fresh memory objects: through ``_plan_device`` and
+``replay`` as ``submit`` does (the cache on), and with every command planned in full (the
+cache off); after each command both states must be equal, each op named by its command's
+position."""
 
 from __future__ import annotations
 
-from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from sycl_ocl.scheduler.coherence import access, plan, replay, replayable
-from sycl_ocl.scheduler.memory_object import HOST
+from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object
+
+from sycl_ocl.scheduler.coherence import access, plan, replay, restore
+from sycl_ocl.scheduler.command_group import _plan_device
+from sycl_ocl.scheduler.memory_object import MemoryObject
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
-from sycl_ocl.scheduler.requirement import READ, WRITE
+from sycl_ocl.scheduler.requirement import READ, WRITE, Requirement
+
+# A command: (its lane's index in LANES, [(memory object index, lo, hi, writes)]), or a
+# callable doing something else to the memory objects (a host accessor, set_final_data, ...).
+Access = tuple[int, int, int, bool]
+Step = tuple[int, list[Access]] | Callable[[list[MemoryObject], bool], None]
+
+A_W_B_R: Step = (0, [(0, 0, 64, True), (1, 0, 64, False)])  # a = f(a, b)
+B_W_A_R: Step = (0, [(1, 0, 64, True), (0, 0, 64, False)])  # b = f(b, a)
+BOTH_R: Step = (0, [(0, 0, 64, False), (1, 0, 64, False)])  # reads both
 
 
-def _planned(op: Op, requirement: object) -> None:
-    """Plan ``op`` in full on its lane's context, recording its plans (as ``submit`` does)."""
-    plan(op, [requirement], FakeContext(op.ctx), False, [], cache=True)  # type: ignore[list-item, arg-type]
+class World:
+    """Three memory objects and three lanes (two queues of context 1, one of context 2), the
+    ops of every command so far, and how many requirements replayed."""
+
+    def __init__(self, cache: bool) -> None:
+        self.cache = cache
+        self.memories = [memory_object(), memory_object(), memory_object()]
+        self.lanes = [FakeLane(1), FakeLane(1), FakeLane(2)]
+        self.ops: list[Op] = []
+        self.replayed: list[int] = []
+        self.requirements: dict[Access, Requirement] = {}  # made once, as accessors do
+
+    def req(self, spec: Access) -> Requirement:
+        found = self.requirements.get(spec)
+        if found is None:
+            index, lo, hi, writes = spec
+            memory = self.memories[index]
+            found = self.requirements[spec] = Requirement(memory, lo, hi, writes, True, lo, hi)
+        return found
+
+    def run(self, step: Step, issue: bool = True) -> Op | None:
+        if callable(step):
+            step(self.memories, self.cache)
+            return None
+        lane = self.lanes[step[0]]
+        op = device_op(lane)
+        requirements = [self.req(spec) for spec in step[1]]
+        if self.cache:
+            replays, _ = _plan_device(op, lane, requirements)  # type: ignore[arg-type]
+            if replays is not None:
+                replay(replays, op)
+            self.replayed.append(len(replays or ()))
+        else:
+            plan(op, requirements, FakeContext(lane.ctx), False, [])  # type: ignore[arg-type]
+        if issue:
+            _issue(op)
+        self.ops.append(op)
+        return op
+
+    def state(self) -> list[Any]:
+        """The frontier, validity and edges, each op named by its position among the commands."""
+        def name(op: Op | None) -> object:
+            return None if op is None else next((i for i, o in enumerate(self.ops) if o is op), "other")
+        return [
+            [[(name(e[0]), *e[1:]) for e in m.frontier if e[0].state != DONE] for m in self.memories],
+            [{k: [(a, b, name(p)) for a, b, p in v] for k, v in m.valid.items()} for m in self.memories],
+            [sorted(map(str, (name(d) for d in op.deps))) for op in self.ops],  # type: ignore[arg-type]
+        ]
 
 
-def _issued(op: Op) -> Op:
+def _issue(op: Op) -> Op:
     op.state = ISSUED
     op.event = object()  # type: ignore[assignment]
     return op
 
 
-def test_a_repeated_write_replays_and_leaves_what_full_planning_leaves() -> None:
-    lane = FakeLane(1)
-    cached, full = memory_object(), memory_object()
-    first_c, first_f = _issued(device_op(lane)), _issued(device_op(lane))
-    _planned(first_c, req(cached, 0, 64, writes=True))
-    _planned(first_f, req(full, 0, 64, writes=True))
-    second_c, second_f = device_op(lane), device_op(lane)
-    found = replayable(req(cached, 0, 64, writes=True), lane)  # an equal requirement, made again
-    assert found is not None and found.op is first_c
-    replay([found], second_c)
-    _planned(second_f, req(full, 0, 64, writes=True))
-    assert [e[1:] for e in cached.frontier] == [e[1:] for e in full.frontier]
-    assert [e[0] for e in cached.frontier] == [second_c]
-    assert {k: [p[:2] for p in v] for k, v in cached.valid.items()} == \
-        {k: [p[:2] for p in v] for k, v in full.valid.items()}
-    assert cached.valid[1] == [(0, 64, second_c)] and cached.valid[HOST] == []
-    assert second_c.deps == second_f.deps == []  # the first is enqueued on the same in-order queue
-    assert replayable(req(cached, 0, 64, writes=True), lane) is found  # and again
+def _compare(program: Sequence[Step]) -> World:
+    """Run ``program`` with the cache on and off; the states must be equal after each step."""
+    cached, full = World(True), World(False)
+    for step in program:
+        cached.run(step)
+        full.run(step)
+        assert cached.state() == full.state()
+    return cached
 
 
-def test_the_epoch_moves_on_with_anything_else_on_the_memory_object() -> None:
-    lane, other = FakeLane(1), FakeLane(1)
-    memory = memory_object()
-    r = req(memory, 0, 64)
-    _planned(_issued(device_op(lane)), r)
-    assert replayable(r, lane) is not None
-    assert replayable(r, other) is None  # another queue's lane
-    assert replayable(req(memory, 0, 32), lane) is None  # another window
-    access(req(memory, 0, 64), READ, None, host_op(), [])  # a host accessor
-    assert replayable(r, lane) is None
-    _planned(_issued(device_op(lane)), r)
-    assert replayable(r, lane) is not None
-    _planned(_issued(device_op(FakeLane(2))), req(memory, 0, 64, writes=True))  # another context
-    assert replayable(r, lane) is None
-    _planned(_issued(device_op(lane)), r)
-    memory.invalidate()  # set_final_data
-    assert replayable(r, lane) is None
+def _cycles(steps: list[Step], times: int) -> list[Step]:
+    return steps * times
 
 
-def test_a_read_after_a_deferred_read_is_planned_in_full() -> None:
-    """The deferred read waits for something (a host task writing the buffer): a replayed read
-    would not, so the plan is not replayed until the earlier read is enqueued."""
-    lane = FakeLane(1)
-    memory = memory_object()
-    writer = host_op()
-    access(req(memory, 0, 64, writes=True), WRITE, None, writer, [])
-    first = device_op(lane)
-    _planned(first, req(memory, 0, 64))
-    assert writer in first.deps
-    assert replayable(req(memory, 0, 64), lane) is None  # first is deferred
-    second = device_op(lane)
-    _planned(second, req(memory, 0, 64))
-    assert writer in second.deps  # planned in full: it waits for the writer itself
-    _issued(second)
-    assert replayable(req(memory, 0, 64), lane) is not None
+def test_a_repeated_command_group_replays_from_its_third_submit() -> None:
+    world = _compare(_cycles([A_W_B_R], 6))
+    assert world.replayed == [0, 0, 2, 2, 2, 2]  # the layout it leaves is known from the second
 
 
-def test_a_write_after_a_deferred_command_waits_for_it() -> None:
-    lane = FakeLane(1)
-    memory = memory_object()
-    first = device_op(lane)
-    _planned(first, req(memory, 0, 64, writes=True))
-    found = replayable(req(memory, 0, 64, writes=True), lane)
-    assert found is not None and found.op is first  # a write replays: it waits for the last access
-    first.state = DONE
-    assert replayable(req(memory, 0, 64, writes=True), lane) is found
+def test_ping_pong_replays_and_leaves_what_full_planning_leaves() -> None:
+    """Jacobi: a = f(b), then b = f(a): each memory object alternates between two layouts."""
+    world = _compare(_cycles([A_W_B_R, B_W_A_R], 5))
+    assert world.replayed[:3] == [0, 0, 0] and world.replayed[4:] == [2] * 6
+    a = world.memories[0]
+    assert [e[3] for e in a.frontier] == [WRITE, READ]  # the last write of a, then its read
 
 
-def test_several_windows_of_one_memory_object_are_not_cached() -> None:
-    lane = FakeLane(1)
-    memory = memory_object()
-    op = _issued(device_op(lane))
-    plan(op, [req(memory, 0, 16, writes=True), req(memory, 32, 48)], FakeContext(1), False, [],  # type: ignore[arg-type]
-         cache=True)
-    assert memory.plan is None
+def test_a_cycle_of_three_command_groups_replays() -> None:
+    world = _compare(_cycles([A_W_B_R, B_W_A_R, BOTH_R], 5))
+    assert world.replayed[6:] == [2] * 9
 
 
-def test_a_repeated_write_of_a_window_replays_what_full_planning_leaves() -> None:
-    """The validity around the window (pieces before and after it) and a sub-buffer's view."""
-    lane = FakeLane(1)
-    cached, full = memory_object(), memory_object()
-    for memory in (cached, full):
-        _planned(_issued(device_op(lane)), req(memory, 0, 64, writes=True))
-        _planned(_issued(device_op(FakeLane(1))), req(memory, 48, 64, writes=True))  # another lane
-    window = (16, 32)
-    first_c, first_f = _issued(device_op(lane)), _issued(device_op(lane))
-    _planned(first_c, req(cached, 16, 32, writes=True, view=window))
-    _planned(first_f, req(full, 16, 32, writes=True, view=window))
-    second_c, second_f = device_op(lane), device_op(lane)
-    found = replayable(req(cached, 16, 32, writes=True, view=window), lane)
-    assert found is not None
-    replay([found], second_c)
-    _planned(second_f, req(full, 16, 32, writes=True, view=window))
-    assert [e[1:] for e in cached.frontier] == [e[1:] for e in full.frontier]
-    pieces = [(0, 16), (16, 32), (32, 48), (48, 64)]
-    assert [p[:2] for p in cached.valid[1]] == [p[:2] for p in full.valid[1]] == pieces
-    assert [p[2] for p in cached.valid[1]][1:2] == [second_c]
+def test_windows_written_in_turn_replay_their_pieces() -> None:
+    """Two halves of one memory object written in turn (its validity in pieces), and one
+    command group writing one half of the other reading a window across both."""
+    left: Step = (0, [(0, 0, 32, True), (1, 16, 48, False)])
+    right: Step = (0, [(0, 32, 64, True), (1, 0, 64, True)])
+    world = _compare(_cycles([left, right], 5))
+    assert world.replayed[6:] == [2] * 4
+    assert [p[:2] for p in world.memories[0].valid[1]] == [(0, 32), (32, 64)]
 
 
-def test_a_repeated_read_replays_its_frontier_entry() -> None:
-    lane = FakeLane(1)
-    memory = memory_object()
-    writer = _issued(device_op(lane))
-    _planned(writer, req(memory, 0, 64, writes=True))
-    first = _issued(device_op(lane))
-    _planned(first, req(memory, 0, 64))
-    valid = memory.valid
-    second = device_op(lane)
-    found = replayable(req(memory, 0, 64), lane)
-    assert found is not None
-    replay([found], second)
-    assert [e[0] for e in memory.frontier] == [writer, second]
-    assert memory.valid is valid and memory.valid[1] == [(0, 64, writer)]  # a read changes no validity
+def test_two_queues_reading_one_memory_object_in_turn_replay() -> None:
+    """Reads of another lane are kept whatever their state, and a producer that is done is
+    waited for no more: two queues, each writing its own memory object and reading a shared
+    one, replay in turn once the first command (which copied the shared one in) is done."""
+    first: Step = (0, [(0, 0, 64, True), (1, 0, 64, False)])
+    second: Step = (1, [(2, 0, 64, True), (1, 0, 64, False)])
+    cached, full = World(True), World(False)
+    for k, step in enumerate(_cycles([first, second], 6)):
+        for world in (cached, full):
+            world.run(step)
+            if k == 1:
+                world.ops[0].state = DONE
+        assert cached.state() == full.state()
+    assert cached.replayed[6:] == [2] * 6
+    assert [e[0].lane for e in cached.memories[1].frontier] == [cached.lanes[0], cached.lanes[1]]
+
+
+def _host_read(memories: list[MemoryObject], cache: bool) -> None:
+    access(Requirement(memories[0], 0, 64, False, True, 0, 64), READ, None, _issue(host_op()), [])
+
+
+def _host_write(memories: list[MemoryObject], cache: bool) -> None:
+    access(Requirement(memories[1], 0, 16, True, True, 0, 16), WRITE, None, _issue(host_op()), [])
+
+
+def _set_final_data(memories: list[MemoryObject], cache: bool) -> None:
+    memories[0].invalidate()
+
+
+def _refused(memories: list[MemoryObject], cache: bool) -> None:
+    """A command planned and rolled back (refused, or failing to enqueue)."""
+    op = device_op(FakeLane(1))
+    saved = plan(op, [Requirement(memories[0], 0, 64, True, True, 0, 64)], FakeContext(1), False, [],  # type: ignore[arg-type]
+                 cache=cache)
+    restore(saved)
+
+
+OTHER_QUEUE: Step = (1, [(0, 0, 64, False)])
+OTHER_CONTEXT: Step = (2, [(1, 0, 64, True)])
+
+
+def test_every_invalidation_breaks_the_cycle_and_it_recovers() -> None:
+    """A host accessor (reading, writing), another queue, another context, set_final_data
+    or a rollback in the middle of a ping-pong: the next command on that memory object is
+    planned in full, and the cycle replays again once its layouts are known again."""
+    for interruption in (_host_read, _host_write, OTHER_QUEUE, OTHER_CONTEXT, _set_final_data, _refused):
+        program = [*_cycles([A_W_B_R, B_W_A_R], 3), interruption, *_cycles([A_W_B_R, B_W_A_R], 4)]
+        world = _compare(program)
+        after = world.replayed[6:] if callable(interruption) else world.replayed[7:]
+        assert after[0] < 2, interruption  # the next command is planned in full on that one
+        assert after[-4:] == [2] * 4, (interruption, world.replayed)
+
+
+def test_a_read_is_not_replayed_while_a_command_it_follows_waits_in_the_dag() -> None:
+    """A read drops an earlier read of its lane from the frontier only once that one is
+    enqueued; a write replays and waits, as full planning makes it, for what it supersedes."""
+    cached, full = World(True), World(False)
+    for world in (cached, full):
+        for step in _cycles([A_W_B_R, B_W_A_R], 3):
+            world.run(step)
+        world.run(A_W_B_R, issue=False)  # waits in the DAG
+    assert cached.state() == full.state()
+    for world in (cached, full):
+        world.run(BOTH_R)  # reads a after the deferred write: an edge; b after a deferred read
+    assert cached.state() == full.state() and cached.replayed[-2:] == [2, 0]
+    deferred = cached.ops[-2]
+    assert deferred in cached.ops[-1].deps
+    for world in (cached, full):
+        world.run(B_W_A_R)
+    assert cached.state() == full.state()
+
+
+def test_a_completed_command_stays_in_the_replayed_frontier_only() -> None:
+    """Full planning drops completed commands from the frontier; a replay keeps them where the
+    plan kept their place (they are waited for no more: rule S6)."""
+    world = World(True)
+    for step in _cycles([A_W_B_R, B_W_A_R], 3):
+        world.run(step)
+    for op in world.ops:
+        op.state = DONE
+    world.run(A_W_B_R)
+    assert world.replayed[-1] == 2 and world.ops[-1].deps == []
+    assert world.ops[-2] in [e[0] for e in world.memories[1].frontier]  # its write of b, done
+
+
+def test_plans_and_layouts_stay_few() -> None:
+    world = World(True)
+    for lo in range(0, 64, 4):  # windows of another size each time: no layout repeats
+        for _ in range(3):
+            world.run((0, [(0, lo, lo + 4, True)]))
+    memory = world.memories[0]
+    assert len(memory.layouts) <= 8
+    assert all(len(layout.plans) <= 4 for layout in memory.layouts)

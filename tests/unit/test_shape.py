@@ -4,6 +4,8 @@ its last launch made or replayed while none of its memory objects changed (``hol
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
@@ -11,7 +13,8 @@ from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_ob
 from sycl_ocl.scheduler.coherence import access, plan, replay
 from sycl_ocl.scheduler.memory_object import Allocation
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
-from sycl_ocl.scheduler.requirement import READ
+from sycl_ocl.scheduler.requirement import READ, WRITE
+from sycl_ocl.scheduler.runtime import RUNTIME
 from sycl_ocl.scheduler.shape import Shape
 
 
@@ -83,24 +86,36 @@ def test_a_shape_replays_only_distinct_memory_objects_on_an_in_order_queue() -> 
     assert _shape((r1,), [r1]).replays
 
 
+@contextmanager
+def _waiting(op: Op) -> Iterator[None]:
+    """``op`` (not enqueued) waits in the DAG, as ``submit`` keeps it (``RUNTIME.deferred``)."""
+    RUNTIME.deferred.append(op)
+    try:
+        yield
+    finally:
+        RUNTIME.deferred.remove(op)
+
+
 def _planned_shape(lane: FakeLane) -> tuple[Shape, list[Any], Op]:
-    """A shape writing one memory object and reading another, planned in full by an issued op."""
+    """A shape writing one memory object and reading another, planned in full twice by issued
+    ops (the second makes the plans that follow the layout the first left)."""
     a, b = memory_object(), memory_object()
     requirements = [req(a, 0, 64, writes=True), req(b, 0, 64)]
     shape = _shape(tuple(requirements), requirements, lane)
-    op = device_op(lane, issued=True)
-    plan(op, requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
+    for _ in range(2):
+        op = device_op(lane, issued=True)
+        plan(op, requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
     return shape, requirements, op
 
 
 def test_a_shape_replays_the_plans_of_its_last_launch_as_full_planning_would() -> None:
     lane = FakeLane(1)
-    shape, requirements, first = _planned_shape(lane)
+    shape, requirements, _ = _planned_shape(lane)
     _, twin_requirements, _ = _planned_shape(lane)
-    assert shape.holds() and [found.op for found in shape.plans or ()] == [first, first]
+    assert shape.holds() and shape.plans is not None
+    assert [found.after for found in shape.plans] == [r.memory.layout for r in requirements]
     second, twin_second = device_op(lane), device_op(lane)
     replay(shape.plans, second)
-    shape.last = second
     plan(twin_second, twin_requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
     for r, t in zip(requirements, twin_requirements, strict=True):
         assert [e[1:] for e in r.memory.frontier] == [e[1:] for e in t.memory.frontier]
@@ -109,7 +124,8 @@ def test_a_shape_replays_the_plans_of_its_last_launch_as_full_planning_would() -
             {k: [p[:2] for p in v] for k, v in t.memory.valid.items()}
     assert requirements[0].memory.valid[1] == [(0, 64, second)]
     assert second.deps == twin_second.deps == []
-    assert not shape.holds()  # its last launch is not enqueued: a read would not wait for what it waits for
+    with _waiting(second):
+        assert not shape.holds()  # its last launch is not enqueued: a read would not wait for its waits
     second.state = ISSUED
     assert shape.holds()
     second.state = DONE
@@ -127,7 +143,7 @@ def test_a_shape_stops_replaying_when_anything_else_plans_on_its_memory() -> Non
     shape, requirements, _ = _planned_shape(lane)
     a = requirements[0].memory
     plan(device_op(lane, issued=True), [req(a, 0, 32, writes=True)], FakeContext(1), False, [],  # type: ignore[arg-type]
-         cache=True)  # another requirement on it, planned in full: its plan is that one's now
+         cache=True)  # another requirement on it, planned in full: no plan follows its layout yet
     assert not shape.holds()
     shape, requirements, _ = _planned_shape(lane)
     elsewhere = device_op(FakeLane(1), issued=True)  # another queue, the same requirement
@@ -144,12 +160,32 @@ def test_a_shape_replays_plans_another_kernel_over_the_same_accessors_replayed()
     assert other.holds()
     second = device_op(lane)
     replay(other.plans, second)  # type: ignore[arg-type]
-    other.last = second
-    assert not shape.holds()  # second waits in the DAG: a read after it would not wait for its waits
+    with _waiting(second):
+        assert not shape.holds()  # second waits in the DAG: a read after it would not wait for its waits
     second.state = ISSUED
     assert shape.holds() and other.holds()
     replay(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
     assert other.holds()
+
+
+def test_alternating_shapes_each_find_their_plans_again() -> None:
+    """a = f(b) and b = f(a) in turn: each memory object goes between two layouts, and each
+    shape's plans follow the layouts the other one leaves."""
+    lane = FakeLane(1)
+    a, b = memory_object(), memory_object()
+    wa, rb, wb, ra = req(a, 0, 64, writes=True), req(b, 0, 64), req(b, 0, 64, writes=True), req(a, 0, 64)
+    forth, back = _shape((wa, rb), [wa, rb], lane), _shape((wb, ra), [wb, ra], lane)
+    for _ in range(2):
+        for requirements in ([wa, rb], [wb, ra]):
+            plan(device_op(lane, issued=True), requirements, FakeContext(1), False, [],  # type: ignore[arg-type]
+                 cache=True)
+    for _ in range(3):
+        for shape in (forth, back):
+            plans = shape.plans
+            assert shape.holds()
+            assert plans is None or shape.plans is plans  # found once, kept
+            replay(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
+    assert [e[3] for e in a.frontier] == [WRITE, READ] and [e[3] for e in b.frontier] == [WRITE]
 
 
 def test_a_shape_takes_the_plans_of_equal_requirements_and_not_merged_ones() -> None:
@@ -159,11 +195,14 @@ def test_a_shape_takes_the_plans_of_equal_requirements_and_not_merged_ones() -> 
     shape = _shape((ra,), [ra], lane)
     op = device_op(lane, issued=True)
     plan(op, [req(a, 0, 64, writes=True)], FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
-    assert shape.holds() and shape.plans == (a.plan,)
+    assert not shape.holds()  # one planning: no plan follows the layout it left yet
+    plan(device_op(lane, issued=True), [req(a, 0, 64, writes=True)], FakeContext(1), False, [],  # type: ignore[arg-type]
+         cache=True)
+    assert shape.holds() and shape.plans is not None and shape.plans[0] in a.layout.plans  # type: ignore[union-attr]
     merged = device_op(lane, issued=True)
     plan(merged, [req(a, 0, 16, writes=True), req(a, 32, 48)], FakeContext(1), False, [],  # type: ignore[arg-type]
          cache=True)
-    assert not shape.holds() and shape.plans is None  # found again at the next launch
+    assert not shape.holds()  # the layout it left is another
     assert not shape.holds()
     unordered = _shape((ra,), [ra], FakeLane(1, ordered=False))
     assert not unordered.holds()

@@ -80,8 +80,10 @@ class Op:
         status: int
         try:
             status = ev.get_info(CL_STATUS)  # type: ignore[assignment]  # not the property: one call less
-        except cl.Error:
-            status = -1
+        except cl.Error as error:  # NVIDIA after a kernel fault: every event of the context
+            self.fail(exception(
+                errc.runtime, f"a command failed on the device; its status query failed: {error}"))
+            return True
         if status == CL_COMPLETE:
             self.finish()
             return True

@@ -7,6 +7,7 @@ import gc
 import logging
 import threading
 
+import pyopencl as cl
 import pytest
 from scheduler_fakes import FakeContext, FakeEvent, FakeLane, device_op, host_op
 
@@ -281,4 +282,25 @@ def test_waiting_for_a_lane_finishes_every_op_and_reports_the_failed_one() -> No
     assert [op.state for op in ops] == [DONE] * 4 and [op.failed for op in ops] == [False, True, False, False]
     assert not lane.ops and all(op.keep is None for op in ops)
     with pytest.raises(sycl.exception, match="OpenCL status -5"):
+        errors.deliver()
+
+
+class _RefusingEvent(FakeEvent):
+    """An event whose status query fails, as NVIDIA's do after a kernel fault."""
+
+    def get_info(self, param: int) -> int:
+        raise cl.RuntimeError("clGetEventInfo failed: <unknown error -9999>")
+
+
+def test_a_failed_status_query_is_reported_with_its_error() -> None:
+    """After a kernel fault NVIDIA's driver fails every status query of the context: the op
+    fails once, with the driver's error in the message (docs/devices/README.md)."""
+    errors = AsyncErrors(None)
+    lane = Lane(_Queue(), FakeContext(1), errors, True, False)  # type: ignore[arg-type]
+    op = device_op(lane)
+    op.async_errors = errors
+    op.issued(_RefusingEvent(), None)  # type: ignore[arg-type]
+    assert op.poll() and op.state == DONE and op.failed
+    with pytest.raises(sycl.exception, match=r"status query failed: "
+                       r"clGetEventInfo failed: <unknown error -9999>"):
         errors.deliver()

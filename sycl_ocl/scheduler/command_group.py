@@ -18,10 +18,11 @@ from .._native import translate
 from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import depend_on, distinct, plan, replay, replayable, restore
+from .direct import enqueued
 from .hostops import start
 from .issue import issue
 from .lane import Lane
-from .op import DEFERRED, ISSUED, NONE, Op, add_edge, depend, new_op
+from .op import DEFERRED, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
 from .runtime import RUNTIME, acquire, release
 from .trace import DEPENDS_ON, IN_ORDER
@@ -109,28 +110,7 @@ def launch(
             ev = _enqueue(*shape.call) if native is not None else shape.enqueue(lane.cl_queue, args)
         except cl.Error as error:
             raise translate(error, "enqueueing a command") from error
-        # direct.enqueued(lane, ev, None), in place: the call costs as much as the stores
-        # (tests/test_scheduler.py checks that both make the same op).
-        op = Op()
-        op.lane = lane
-        op.ctx = lane.ctx
-        op.host = False
-        op.async_errors = lane.async_errors
-        op.state = ISSUED
-        op.event = ev
-        op.deps = NONE
-        op.work = None
-        op.moves = NONE
-        op.keep = None
-        op.flag = None
-        op.failed = False
-        op.times = None
-        lane.unflushed = True
-        ops = lane.ops
-        ops.append(op)
-        lane.last = op
-        if len(ops) >= lane.trim_at:
-            lane.trim()
+        op = enqueued(lane, ev, None)
         replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
         return op
     finally:

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
-from . import trace
-from .op import CL_COMPLETE, CL_STATUS, DONE, NONE
+from .op import CL_COMPLETE, CL_STATUS, DONE
 from .runtime import RUNTIME
 
 if TYPE_CHECKING:
@@ -50,8 +49,8 @@ class Lane:
         self.serial: Any = context.serial
 
     def add(self, op: Op) -> None:
-        """Record a newly submitted op (under the scheduler lock); ``direct.enqueued`` and
-        ``command_group.launch`` do the same in place."""
+        """Record a newly submitted op (under the scheduler lock); ``direct.enqueued`` does the
+        same in place."""
         ops = self.ops
         ops.append(op)
         self.last = op
@@ -93,15 +92,8 @@ class Lane:
                 done = ev is not None and ev.get_info(CL_STATUS) == CL_COMPLETE
             except cl.Error:
                 done = False
-            if done:  # op.finish(), in place: the call costs as much (tests/unit/test_runtime.py)
-                op.state = DONE
-                op.keep = None
-                op.work = None
-                op.moves = NONE
-                if op.flag is not None:
-                    op.flag.set()
-                if trace.RECORDER is not None:
-                    trace.RECORDER.finished(op)
+            if done:
+                op.finish()
             elif not op.poll():
                 op.wait()
         with RUNTIME:

@@ -36,6 +36,7 @@ _DEVICE = target.device
 _NO_PROPERTIES = property_list()
 _MODE_TYPES = (access_mode, mode_tag_t)
 _BOUND = (_DEVICE, False)  # the kind of a device accessor made with a handler
+_KEPT_WINDOWS = 16  # ranged or no_init windows a buffer keeps (``window``)
 
 
 class _Window(PropertyHolder):
@@ -71,6 +72,11 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
            owner: str) -> _Window:
     """The window of an accessor of ``buf`` (``owner``: the accessor's class, for errors).
 
+    The buffer keeps its windows by mode, range, offset and ``no_init`` (``_window_key``), so
+    that accessors of one kind share a window and its requirement: the submit path knows a
+    command group it launched before by those (``scheduler.Shape``, rule S17 of
+    docs/scheduler.md), ranged and ``no_init`` accessors as well as whole-buffer ones.
+
     Raises:
         sycl.exception: ``errc.invalid`` for a destroyed buffer, an unknown mode, a range
             outside the buffer or ``no_init`` with a read mode.
@@ -78,34 +84,61 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
     if not isinstance(buf, buffer):
         raise exception(errc.invalid, f"an accessor is made over a sycl.buffer, got {buf!r}")
     buf._check_alive()
-    shared = (access_range is None and access_offset is None and prop_list is None
-              and type(mode) in _MODE_TYPES)
-    if shared:
+    whole = access_range is None and access_offset is None and prop_list is None
+    if whole and type(mode) in _MODE_TYPES:
         found = buf._windows.get(mode)
         if found is not None:
             return found
     props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
+    shape = buf._shape
+    rng = buf._range if access_range is None else as_range(access_range)
+    off = _ZERO[len(shape)] if access_offset is None else as_id(access_offset, len(shape))
+    key = _window_key(buf, mode, rng, off, props)
+    if key is not None:
+        found = buf._windows.get(key)
+        if found is not None:
+            return found
     win = _Window()
-    win.shared = shared
+    win.shared = key is not None
     win.shapes = {}
     win.mode, win.no_init = resolve_no_init(as_mode(mode), props.has_property(no_init))
     win._props = props
     win.writes = win.mode.writes
     win.base = buf._base
     win.sub_base = buf._base if buf._sub else 0
-    win.shape = shape = buf._shape
+    win.shape = shape
     win.dtype = buf._dtype
-    rng = buf._range if access_range is None else as_range(access_range)
-    off = _ZERO[len(shape)] if access_offset is None else as_id(access_offset, len(shape))
     lo, hi = _span(buf, rng, off)
     win.range, win.offset = rng, off
     win.contiguous = contiguous(rng.to_tuple(), shape)
     # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
     needs_old = win.mode.reads or not (win.no_init and win.contiguous)
     win.req = Requirement(buf._root, lo, hi, win.writes, needs_old, buf._base, buf._base + buf._nbytes)
-    if shared:
-        buf._windows[mode] = win
+    if key is not None:
+        _keep(buf._windows, key, win)
     return win
+
+
+def _window_key(buf: buffer, mode: Any, rng: range, off: id, props: property_list) -> Any:
+    """The key ``buf`` keeps the window under: the mode alone for the whole buffer without
+    properties (the key the submit path looks up), else (mode, range, offset, no_init);
+    None for a window not kept (a property besides ``no_init``, a mode given as no mode)."""
+    init = props.has_property(no_init)
+    if type(mode) not in _MODE_TYPES or len(props) != (1 if init else 0):
+        return None
+    start = off.to_tuple()
+    if not init and rng == buf._range and not any(start):
+        return mode
+    return (mode, rng.to_tuple(), start, init)
+
+
+def _keep(windows: dict[Any, _Window], key: Any, win: _Window) -> None:
+    """Keep ``win`` under ``key``; past ``_KEPT_WINDOWS`` ranged windows, the oldest goes (a
+    loop over many tiles of one buffer must not grow it without bound)."""
+    windows[key] = win
+    ranged = [k for k in windows if type(k) is tuple]
+    if len(ranged) > _KEPT_WINDOWS:
+        del windows[ranged[0]]
 
 
 def _span(buf: buffer, rng: range, off: id) -> tuple[int, int]:

@@ -3,6 +3,8 @@ host accessors and local accessors, with real kernels on every device under test
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -128,6 +130,27 @@ def test_accessor_properties() -> None:
         plain.get_property(sycl.property.no_init)
     assert info.value.code() == sycl.errc.invalid
     plain.release()
+
+
+def test_accessors_of_one_kind_share_their_window() -> None:
+    """A buffer keeps the window of each kind of accessor (mode, range, offset, ``no_init``),
+    by which the submit path knows a command group it launched before; a loop over many
+    tiles of one buffer keeps only the last 16 ranged windows."""
+    b = sycl.buffer(sycl.range(64), np.int32)
+
+    def win(**kw: Any) -> Any:
+        return sycl.accessor(b, **kw)._win
+
+    assert win(mode=sycl.write_only, prop_list=[sycl.property.no_init()]) is win(
+        mode=sycl.write_only, prop_list=sycl.property_list(sycl.property.no_init()))
+    assert win(access_range=sycl.range(8), access_offset=sycl.id(8)) is win(access_range=8, access_offset=8)
+    assert win(access_range=sycl.range(64)) is win()  # the whole buffer, given explicitly
+    assert win(access_range=8, access_offset=8) is not win(access_range=8, access_offset=16)
+    assert win(mode=sycl.write_only) is not win(mode=sycl.write_only, prop_list=[sycl.property.no_init()])
+    tiles = [win(access_range=1, access_offset=k) for k in range(40)]
+    assert tiles[-1] is win(access_range=1, access_offset=39)
+    assert tiles[0] is not win(access_range=1, access_offset=0)
+    assert sum(type(key) is tuple for key in b._windows) == 16
 
 
 def test_no_init_keeps_the_rest_of_the_buffer(queue: sycl.queue) -> None:

@@ -31,6 +31,8 @@ sycl.register_kernel_source(
         a[get_global_id(0)] -= b[get_global_id(0)];
     }
     __kernel void ts_set(__global int* a, int v) { a[get_global_id(0)] = v; }
+    __kernel void ts_sum(__global int* c, __global const int* a, __global const int* b, int s) {
+        size_t i = get_global_id(0); c[i] = a[i] + s * b[i]; }
     __kernel void ts_add_value(__global int* a, int v) { a[get_global_id(0)] += v; }
     """
 )
@@ -434,6 +436,35 @@ def test_command_groups_in_a_cycle_replay_their_plans(queue: sycl.queue, cycle: 
     assert not any(fast[:2 * rounds]) and all(fast[2 * rounds:])
     for got, want in zip(arrays, model, strict=True):
         assert list(got) == list(want)
+
+
+@pytest.mark.parametrize("output", ["whole", "no_init", "window"])
+def test_a_command_group_of_three_accessors_replays_its_plans(queue: sycl.queue, output: str) -> None:
+    """``c = a + s * b`` (the STREAM triad) over three buffers, repeated behind a user event,
+    its output accessor over the whole buffer, with ``no_init``, or over a window (the inputs'
+    windows alike; at 1 KiB, aligned for a sub-buffer on any device): the buffer keeps each
+    kind of accessor's window, so from the third round every launch takes the known shape's
+    fast path and replays the three plans (rules S17, S20); the results are numpy's."""
+    a, b = np.arange(512, dtype=np.int32), np.arange(512, dtype=np.int32) * 3
+    c = np.full(512, -1, np.int32)
+    window = {"range": 256, "offset": 256} if output == "window" else {}
+    props = {"prop_list": [sycl.property.no_init()]} if output == "no_init" else {}
+    ctx = queue.get_context()
+    gate = cl.UserEvent(sycl.get_native(ctx))
+    with sycl.buffer(a) as ba, sycl.buffer(b) as bb, sycl.buffer(c) as bc:
+        def triad(h: sycl.handler) -> None:
+            h.parallel_for(256 if window else 512, "ts_sum", sycl.accessor(
+                bc, h, sycl.write_only, window.get("range"), window.get("offset"), **props),
+                sycl.accessor(ba, h, sycl.read_only, window.get("range"), window.get("offset")),
+                sycl.accessor(bb, h, sycl.read_only, window.get("range"), window.get("offset")), 2)
+        queue.submit(lambda h: h.depends_on(sycl.make_event(gate, ctx)))
+        fast = [queue.submit(triad)._cmd.work is None for _ in range(6)]  # type: ignore[attr-defined]
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    assert fast == [False, False, True, True, True, True]
+    want = np.full(512, -1, np.int32)
+    part = slice(256, None) if window else slice(None)
+    want[part] = (a + 2 * b)[part]
+    assert list(c) == list(want)
 
 
 def test_two_queues_launching_one_kernel_over_one_buffer_each_keep_their_shape(queue: sycl.queue) -> None:

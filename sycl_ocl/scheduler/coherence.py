@@ -83,9 +83,11 @@ def restore(saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:
 
 def distinct(requirements: Sequence[Requirement]) -> bool:
     """Whether the requirements are on distinct memory objects, so that none needs merging
-    and each can have its plan cached (told for one or two; more are merged in any case)."""
+    and each can have its plan cached."""
     n = len(requirements)
-    return n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)
+    if n < 3:  # the common cases, without a set
+        return n == 1 or (n == 2 and requirements[0].memory is not requirements[1].memory)
+    return len({id(req.memory) for req in requirements}) == n
 
 
 def _layout(memory: MemoryObject) -> Layout:

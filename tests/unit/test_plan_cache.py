@@ -146,6 +146,24 @@ def test_two_queues_reading_one_memory_object_in_turn_replay() -> None:
     assert [e[0].lane for e in cached.memories[1].frontier] == [cached.lanes[0], cached.lanes[1]]
 
 
+TRIAD: Step = (0, [(0, 0, 64, True), (1, 0, 64, False), (2, 0, 64, False)])  # a = f(b, c)
+
+
+def test_a_command_group_of_three_memory_objects_replays() -> None:
+    """Three requirements on distinct memory objects replay each its plan, alone as in a
+    cycle with the other three-way command groups."""
+    assert _compare(_cycles([TRIAD], 5)).replayed == [0, 0, 3, 3, 3]
+    cycle: list[Step] = [TRIAD, (0, [(1, 0, 64, True), (2, 0, 64, False), (0, 0, 64, False)]),
+                         (0, [(2, 0, 64, True), (0, 0, 64, False), (1, 0, 64, False)])]
+    assert _compare(_cycles(cycle, 4)).replayed[6:] == [3] * 6
+
+
+def test_requirements_sharing_a_memory_object_are_planned_in_full() -> None:
+    """Two windows of one memory object in a command group are merged, not replayed."""
+    shared: Step = (0, [(0, 0, 32, True), (0, 32, 64, False), (1, 0, 64, False)])
+    assert _compare(_cycles([shared], 4)).replayed == [0, 0, 0, 0]
+
+
 def _host_read(memories: list[MemoryObject], cache: bool) -> None:
     access(Requirement(memories[0], 0, 64, False, True, 0, 64), READ, None, _issue(host_op()), [])
 

@@ -13,10 +13,13 @@ Scenarios (``raw_*`` are the PyOpenCL baselines of the same loop):
 - ``raw_buffers``: ``set_args(a, b)`` + ``enqueue_nd_range_kernel`` on two ``cl.Buffer``;
 - ``held_submit``: ``q.submit`` of the same two-accessor ``parallel_for``, repeated (after the
   first, the plan cache replays its plan);
-- ``alternating_submit``: two command groups in turn, ``a += b`` and ``b += a``: each changes
-  what the other planned, so every submit is planned in full;
+- ``alternating_submit``: two command groups in turn, ``a += b`` and ``b += a`` (a ping-pong):
+  each memory object alternates between two layouts, whose plans replay from the third round;
 - ``raw_svm``: ``set_args`` of two SVM pointers + enqueue;
 - ``usm_shortcut``: ``q.parallel_for(n, kernel, p, q)`` with two USM pointers;
+- ``raw_triad``: ``set_args(a, b, c, s)`` + enqueue of the STREAM triad;
+- ``triad_submit``: ``q.submit`` of the triad over three buffers, its output accessor
+  ``no_init`` (the buffer keeps that kind's window, so the plans replay as for two);
 - ``raw_chain``: the chain's kernel, ``set_args(buf, s)`` + enqueue;
 - ``eager_chain``: the chain's command group submitted eagerly (one accessor and a scalar);
 - ``graph_replay`` / ``graph_replay_fallback``: a recorded chain replayed, as a native command
@@ -49,6 +52,8 @@ __kernel void bench_add(__global float* a, __global const float* b)
 { size_t i = get_global_id(0); a[i] += b[i]; }
 __kernel void bench_halve_add(__global float* a, float s)
 { size_t i = get_global_id(0); a[i] = a[i] * 0.5f + s; }
+__kernel void bench_triad(__global float* a, __global const float* b, __global const float* c, float s)
+{ size_t i = get_global_id(0); a[i] = b[i] + s * c[i]; }
 """
 
 
@@ -145,6 +150,35 @@ def _held_sycl(count: int, groups: int) -> None:
     _held(cl, _gate(sycl, cl, q), count, lambda: q.submit(cgfs[next(submitted) % groups]), q.wait)
 
 
+def _raw_triad(count: int) -> None:
+    import numpy as np
+
+    _, cl, dev = _pocl()
+    ctx, queue, kernel, gate = _raw_queue(cl, dev, "bench_triad", [None, None, None, np.float32])
+    a, b, c = (cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4) for _ in range(3))
+    scale = np.float32(3)
+
+    def body() -> None:
+        kernel.set_args(a, b, c, scale)
+        cl.enqueue_nd_range_kernel(queue, kernel, (N,), None)
+    _held(cl, gate, count, body, queue.finish)
+
+
+def _triad_submit(count: int) -> None:
+    import numpy as np
+
+    sycl, cl, dev = _pocl()
+    q = sycl.queue(dev)
+    a, b, c = (sycl.buffer(np.ones(N, np.float32)) for _ in range(3))
+    no_init = [sycl.property.no_init()]
+
+    def cgf(h: Any) -> None:
+        h.parallel_for(N, "bench_triad", sycl.accessor(a, h, sycl.write_only, prop_list=no_init),
+                       sycl.accessor(b, h, sycl.read_only), sycl.accessor(c, h, sycl.read_only), 3.0)
+    q.submit(cgf).wait()
+    _held(cl, _gate(sycl, cl, q), count, lambda: q.submit(cgf), q.wait)
+
+
 def _usm_shortcut(count: int) -> None:
     import numpy as np
 
@@ -197,6 +231,8 @@ SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "alternating_submit": (lambda n: _held_sycl(n, groups=2), (SMALL, LARGE), 1),
     "raw_svm": (lambda n: _held_raw(n, svm=True), (SMALL, LARGE), 1),
     "usm_shortcut": (_usm_shortcut, (SMALL, LARGE), 1),
+    "raw_triad": (_raw_triad, (SMALL, LARGE), 1),
+    "triad_submit": (_triad_submit, (SMALL, LARGE), 1),
     "raw_chain": (_raw_chain, (SMALL, LARGE), 1),
     "eager_chain": (_eager_chain, (SMALL, LARGE), 1),
     "graph_replay": (lambda n: _graph_replay(n, native=True), REPLAYS, CHAIN),

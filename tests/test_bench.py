@@ -16,10 +16,10 @@ from conftest import pocl_devices
 from kernel_support import ROOT
 
 
-def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+def _bench(*args: str, module: str = "bench") -> subprocess.CompletedProcess[str]:
     path = os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH"))))
     env = dict(os.environ, PYTHONPATH=path)
-    return subprocess.run([sys.executable, "-m", "bench", *args], capture_output=True, text=True, env=env,
+    return subprocess.run([sys.executable, "-m", module, *args], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=600)
 
 
@@ -38,3 +38,11 @@ def test_quick_suite_runs_on_pocl(tmp_path: Path) -> None:
         assert all(stats["samples"] for stats in record["systems"].values()), name
         assert set(record["skipped_systems"]) <= {"dpctl"}, (name, record["skipped_systems"])
         assert any("sycl_ocl" in system for system in record["systems"]), name
+
+
+def test_the_profiling_loop_runs_on_pocl() -> None:
+    """``python -m bench.profile_chain`` (the loop docs/performance.md profiles) runs one chain."""
+    if not pocl_devices():
+        pytest.skip("needs PoCL, the device the loop runs on here")
+    done = _bench("--device", "Portable", "--seconds", "0", module="bench.profile_chain")
+    assert done.returncode == 0 and done.stdout.startswith("1 chains,"), done.stdout + done.stderr

@@ -148,7 +148,11 @@ class Op:
             except cl.Error as error:
                 self.fail(exception(errc.runtime, f"a command failed on the device: {error}"))
                 return
-            self.poll()
+            # clWaitForEvents succeeds only for a command complete without error (OpenCL 3.0
+            # §5.11: a negative status is CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), so no
+            # status query is needed.
+            if self.state != DONE:
+                self.finish()
 
     def status(self) -> event_command_status:
         if self.state == DONE:

@@ -4,6 +4,7 @@ of ``buffer.transfer_counters()`` after typical programs, on every device under 
 from __future__ import annotations
 
 import numpy as np
+import pyopencl as cl
 
 import sycl_ocl as sycl
 
@@ -117,3 +118,42 @@ def test_device_copy_and_fill_stay_on_the_device(queue: sycl.queue) -> None:
         ca, cb = a.transfer_counters(), b.transfer_counters()
         assert ca.h2d_bytes == cb.h2d_bytes == ca.d2h_bytes == 0
         assert cb.d2h_bytes == NBYTES and cb.d2d_bytes == NBYTES
+
+
+def _record(q: sycl.queue) -> object:
+    return q._lane.context  # type: ignore[attr-defined]  # the context's scheduler record
+
+
+def test_reads_back_behind_the_writer_on_its_queue(device: sycl.device) -> None:
+    """A write-back, or a host accessor, right after a kernel reads on the kernel's in-order
+    OpenCL queue, behind it (one blocking call, docs/scheduler.md rule S16): the context's
+    transfer queue is never made."""
+    q = sycl.queue(sycl.context(device), device)
+    x = np.zeros(N, dtype=np.int32)
+    with sycl.buffer(x) as b:
+        q.submit(lambda h: h.parallel_for(N, "tt_inc", sycl.accessor(b, h)))
+        with sycl.host_accessor(b, sycl.read_only) as view:
+            assert (np.asarray(view) == 1).all()
+        q.submit(lambda h: h.parallel_for(N, "tt_inc", sycl.accessor(b, h)))
+    assert (x == 2).all() and b.transfer_counters().d2h_copies == 2
+    assert _record(q).queue is None  # type: ignore[attr-defined]
+
+
+def test_a_write_back_behind_a_failed_kernel_keeps_the_data_and_reports_once(device: sycl.device) -> None:
+    """The kernel fails (an event it waits for failed), so reading behind it may fail too: the
+    write-back then waits and reads on the transfer queue, as anywhere else. The host data
+    keeps what the device holds, the failure is reported once, and nothing hangs."""
+    errors: list[sycl.exception] = []
+    ctx = sycl.context(device)
+    q = sycl.queue(ctx, device, async_handler=errors.extend)
+    user = cl.UserEvent(sycl.get_native(ctx))
+    x = np.arange(N, dtype=np.int32)
+    with sycl.buffer(x) as b:
+        def inc(h: sycl.handler) -> None:
+            h.depends_on(sycl.make_event(user, ctx))
+            h.parallel_for(N, "tt_inc", sycl.accessor(b, h))
+        q.submit(inc)
+        user.set_status(-5)
+    q.throw_asynchronous()
+    assert list(x) == list(range(N))
+    assert len(errors) == 1 and errors[0].code() is sycl.errc.runtime

@@ -404,9 +404,10 @@ def _to_host(memory: MemoryObject, lo: int, hi: int, op: Op) -> None:
         left: list[tuple[int, int]] = []
         for a, b in todo:
             for x, y, producer in overlapping(pieces, a, b):
-                add_move(op, (memory, alloc, x, y))
-                if producer is not None:
-                    depend(op, producer, RAW, memory)
+                if producer is None or not producer.failed:  # a failed command's bytes stay there (S10)
+                    add_move(op, (memory, alloc, x, y, producer))
+                    if producer is not None:
+                        depend(op, producer, RAW, memory)
                 valid[HOST] = insert(valid.get(HOST, []), x, y, op)
             left += gaps(pieces, a, b)
         todo = left
@@ -423,7 +424,7 @@ def _to_device(
         _stage(memory, missing, op, stagers)
         host_pieces = valid.get(HOST, [])
     for x, y, producer in overlapping(host_pieces, lo, hi):
-        add_move(op, (memory, alloc, x, y))
+        add_move(op, (memory, alloc, x, y, None))
         if producer is not None:
             depend(op, producer, RAW, memory)
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)

@@ -29,6 +29,10 @@ from .op import END, START, Op, new_op
 from .progress import drain, spawn
 from .runtime import RUNTIME
 
+# Host bytes a read behind its producers saves first (``prepare``): beyond, a wait costs less
+# than the copy.
+SAVED_BYTES_MAX = 1 << 20
+
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .memory_object import MemoryObject
@@ -139,26 +143,83 @@ def wait_for_dependencies(op: Op) -> None:
 
 
 def prepare(op: Op) -> None:
-    """Wait for the dependencies, then read the needed bytes back into the host copies."""
-    wait_for_dependencies(op)
+    """Wait for the dependencies, then read the needed bytes back into the host copies
+    (docs/scheduler.md rule S11), but for the bytes of a command that failed (rule S10).
+
+    Where every dependency is a device command of one in-order OpenCL queue, in the context
+    the bytes come from, and the host bytes they replace are few (``SAVED_BYTES_MAX``), the
+    blocking reads go on that queue, behind them: one round trip to the driver instead of a
+    wait and then a read on the transfer queue. The replaced host bytes are saved first and
+    put back where the command that produced the bytes read turns out to have failed. If a
+    read fails there (a failed command fails what follows it on some drivers), the op waits
+    and reads as anywhere else.
+    """
     staging = op.work.staging
-    for memory, alloc, lo, hi in op.moves:
-        read_back(memory, alloc, lo, hi, staging)
+    moves = op.moves
+    done = 0
+    queue = _behind(op)
+    if queue is not None:
+        saved = [None if producer is None else memory.host_copy()[lo:hi].copy()
+                 for memory, _, lo, hi, producer in moves]
+        try:
+            for memory, alloc, lo, hi, _ in moves:
+                read_back(memory, alloc, lo, hi, staging, queue)
+                done += 1
+        except exception:
+            queue = None
+        for (memory, _, lo, hi, producer), old in zip(moves[:done], saved, strict=False):
+            # Complete by now (the queue is in order): polled, a failure shows.
+            if producer is not None and producer.poll() and producer.failed:
+                memory.host_copy()[lo:hi] = old
+    if queue is None:
+        wait_for_dependencies(op)
+        for memory, alloc, lo, hi, producer in moves[done:]:
+            if producer is None or not producer.failed:
+                read_back(memory, alloc, lo, hi, staging)
+    elif trace.RECORDER is not None:
+        trace.RECORDER.started(op)
     recorder = trace.RECORDER
     if recorder is not None:
         recorder.moved(op)
 
 
-def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool = False) -> None:
-    """Blocking copy of bytes ``[lo, hi)`` from ``alloc`` into the memory object's host copy."""
+def _behind(op: Op) -> cl.CommandQueue | None:
+    """The in-order OpenCL queue that every dependency of ``op`` is enqueued on, if ``op``
+    reads bytes back from its context only and replaces at most ``SAVED_BYTES_MAX`` host
+    bytes that a pending command produces; None otherwise."""
+    if not op.deps or not op.moves:
+        return None
+    lane = None
+    for dep in op.deps:
+        if type(dep) is not Op or dep.host or dep.event is None:
+            return None
+        if lane is not None and dep.lane is not lane:
+            return None
+        lane = dep.lane
+    if lane is None or not lane.ordered:
+        return None
+    saved = 0
+    for _, alloc, lo, hi, producer in op.moves:
+        if alloc.ctx is not lane.context:
+            return None
+        if producer is not None:
+            saved += hi - lo
+    return lane.cl_queue if saved <= SAVED_BYTES_MAX else None
+
+
+def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool = False,
+              queue: cl.CommandQueue | None = None) -> None:
+    """Blocking copy of bytes ``[lo, hi)`` from ``alloc`` into the memory object's host copy,
+    on ``queue`` (default: the context's transfer queue)."""
     host = memory.host_copy()
     serial = alloc.ctx.serial
+    target = alloc.ctx.transfer_queue() if queue is None else queue
     try:
         if serial is not None:
             with serial:
-                _copy_back(alloc, host, lo, hi)
+                _copy_back(alloc, host, lo, hi, target)
         else:
-            _copy_back(alloc, host, lo, hi)
+            _copy_back(alloc, host, lo, hi, target)
     except cl.Error as error:
         raise translate(error, f"reading {hi - lo} bytes back to the host") from error
     counters = memory.counters
@@ -168,5 +229,5 @@ def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool 
         counters.staged_bytes += hi - lo
 
 
-def _copy_back(alloc: Any, host: Any, lo: int, hi: int) -> None:
-    cl.enqueue_copy(alloc.ctx.transfer_queue(), host[lo:hi], alloc.buf, src_offset=lo, is_blocking=True)
+def _copy_back(alloc: Any, host: Any, lo: int, hi: int, queue: cl.CommandQueue) -> None:
+    cl.enqueue_copy(queue, host[lo:hi], alloc.buf, src_offset=lo, is_blocking=True)

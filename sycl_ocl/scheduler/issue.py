@@ -35,7 +35,7 @@ def enqueue_moves(
 ) -> list[cl.Event] | None:
     """Enqueue ``op``'s host-to-device transfers after ``wait_for``; returns the wait list of
     what follows them. Their events and host memory go to ``keep``."""
-    for memory, alloc, lo, hi in op.moves:
+    for memory, alloc, lo, hi, _ in op.moves:
         assert alloc.buf is not None  # a move has bytes, so the allocation exists
         # Keep the NannyEvent until the op is known complete (its destructor would block).
         copied = cl.enqueue_copy(

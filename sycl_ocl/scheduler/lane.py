@@ -93,7 +93,7 @@ class Lane:
             except cl.Error:
                 done = False
             if done:
-                op.finish()
+                op.complete()
             elif not op.poll():
                 op.wait()
         with RUNTIME:

@@ -94,11 +94,16 @@ def _destroy(memory: MemoryObject) -> None:
         holds.release(memory, hold)
     if not memory.blocking:
         return
-    for op in _frontier_ops(memory):
-        op.wait()
+    accesses = _frontier_ops(memory)
     target = _write_back_target(memory)
-    if target is None:
-        return
+    if target is not None:
+        _write_back(memory, target)  # waits for the writers the bytes come from
+    for op in accesses:
+        op.wait()
+
+
+def _write_back(memory: MemoryObject, target: Any) -> None:
+    """Read the memory object's bytes back and copy them to ``target``."""
     stagers: list[Op] = []
     with RUNTIME:
         op = transfer_op(what="write-back")

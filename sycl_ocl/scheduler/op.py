@@ -32,9 +32,10 @@ _TIME_FIELDS = {"queued": SUBMIT, "start": START, "end": END}  # named as in pyo
 CL_COMPLETE = cl.command_execution_status.COMPLETE
 CL_STATUS = cl.event_info.COMMAND_EXECUTION_STATUS
 
-# A transfer: (memory object, allocation, lo, hi); its direction follows from the op (device
-# op: host to the allocation; host op: the allocation to the host).
-Move = tuple["MemoryObject", "Allocation", int, int]
+# A transfer: (memory object, allocation, lo, hi, producer); its direction follows from the op
+# (device op: host to the allocation; host op: the allocation to the host). A read back names
+# the command that produced its bytes (None: no pending one), whose failure cancels it.
+Move = tuple["MemoryObject", "Allocation", int, int, "Op | None"]
 
 # The deps and moves of an op that has none: one list shared by all such ops, never appended to
 # (``add_edge`` and ``add_move`` give an op a list of its own), so that an op that waits for
@@ -85,7 +86,7 @@ class Op:
                 errc.runtime, f"a command failed on the device; its status query failed: {error}"))
             return True
         if status == CL_COMPLETE:
-            self.finish()
+            self.complete()
             return True
         if status < 0:
             self.fail(exception(errc.runtime, f"a command failed on the device (OpenCL status {status})"))
@@ -104,6 +105,19 @@ class Op:
         self.state = ISSUED
         if self.flag is not None:
             self.flag.set()
+
+    def complete(self) -> None:
+        """Finish an op whose event completed without error, or fail it where a transfer it
+        enqueued before its work failed: some drivers (Oclgrind) run a command after a failed
+        one of its in-order queue and report it complete."""
+        if self.moves is not NONE:
+            for kept in self.keep or ():
+                if isinstance(kept, cl.Event) and (status := kept.get_info(CL_STATUS)) < 0:  # type: ignore[operator]
+                    self.fail(exception(errc.runtime, "a transfer to the device before a command failed "
+                                                      f"(OpenCL status {status}); the command ran on "
+                                                      "what its memory held before"))
+                    return
+        self.finish()
 
     def finish(self) -> None:
         """Mark complete and drop the keep-alive references."""
@@ -152,7 +166,7 @@ class Op:
             # §5.11: a negative status is CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), so no
             # status query is needed.
             if self.state != DONE:
-                self.finish()
+                self.complete()
 
     def status(self) -> event_command_status:
         if self.state == DONE:

@@ -239,7 +239,7 @@ class Recorder:
         """What the op does and what it moves, read while its action and moves are there."""
         if record.what:
             return
-        record.transfers = [(self._memory(memory), hi - lo) for memory, _, lo, hi in op.moves]
+        record.transfers = [(self._memory(memory), hi - lo) for memory, _, lo, hi, _ in op.moves]
         record.what, record.name, record.nbytes = describe(op.work, op.lane is not None)
 
 

@@ -54,7 +54,7 @@ def test_a_device_read_copies_in_once_per_context() -> None:
     first, second = device_op(lane), device_op(lane)
     _plan_one(first, req(memory, 0, 32), READ, 1)
     _plan_one(second, req(memory, 0, 32), READ, 1)
-    assert [(lo, hi) for _, _, lo, hi in first.moves] == [(0, 32)]
+    assert [(lo, hi) for _, _, lo, hi, _ in first.moves] == [(0, 32)]
     assert second.moves == [] and second.deps == [first]  # it needs the bytes first brings
 
 
@@ -71,8 +71,20 @@ def test_a_host_read_after_a_device_write_reads_back_from_the_writer() -> None:
     writer, reader = device_op(FakeLane(1)), host_op()
     _plan_one(writer, req(memory, 16, 32, writes=True), WRITE, 1)
     _plan_one(reader, req(memory, 0, 64), READ, None)
-    assert [(alloc.loc, lo, hi) for _, alloc, lo, hi in reader.moves] == [(1, 16, 32)]
+    assert [(alloc.loc, lo, hi) for _, alloc, lo, hi, _ in reader.moves] == [(1, 16, 32)]
     assert writer in reader.deps
+    assert memory.valid[HOST] == [(0, 16, None), (16, 32, reader), (32, 64, None)]
+
+
+def test_a_host_read_keeps_the_host_bytes_of_a_failed_writer() -> None:
+    """Bytes a failed command produced are never read back (rule S10): the host copy keeps
+    what it held, and later accesses find it valid there."""
+    memory = memory_object()
+    writer, reader = device_op(FakeLane(1)), host_op()
+    _plan_one(writer, req(memory, 16, 32, writes=True), WRITE, 1)
+    writer.failed, writer.state = True, DONE
+    _plan_one(reader, req(memory, 0, 64), READ, None)
+    assert reader.moves == [] and writer not in reader.deps
     assert memory.valid[HOST] == [(0, 16, None), (16, 32, reader), (32, 64, None)]
 
 
@@ -83,8 +95,8 @@ def test_another_context_reads_through_a_staging_host_op() -> None:
     stagers = _plan_one(reader, req(memory, 0, 64), READ, 2)
     assert len(stagers) == 1 and stagers[0].host and stagers[0].work.staging
     assert stagers[0] in reader.deps and writer in stagers[0].deps
-    assert [(alloc.loc, lo, hi) for _, alloc, lo, hi in stagers[0].moves] == [(1, 0, 64)]
-    assert [(alloc.loc, lo, hi) for _, alloc, lo, hi in reader.moves] == [(2, 0, 64)]
+    assert [(alloc.loc, lo, hi) for _, alloc, lo, hi, _ in stagers[0].moves] == [(1, 0, 64)]
+    assert [(alloc.loc, lo, hi) for _, alloc, lo, hi, _ in reader.moves] == [(2, 0, 64)]
 
 
 def test_a_linked_allocation_reads_the_host_copy_itself() -> None:
@@ -229,7 +241,7 @@ def test_a_host_command_of_a_queue_plans_on_the_host() -> None:
     plan(writer, [req(memory, 0, 64, writes=True)], FakeContext(1), False, [])  # type: ignore[arg-type]
     task = new_op(FakeLane(1), HOST, True, None)  # type: ignore[arg-type]
     plan(task, [req(memory, 0, 64)], FakeContext(1), True, [])  # type: ignore[arg-type]
-    assert [alloc.loc for _, alloc, _, _ in task.moves] == [1] and writer in task.deps
+    assert [alloc.loc for _, alloc, _, _, _ in task.moves] == [1] and writer in task.deps
 
 
 def test_a_plan_merges_a_commands_requirements_on_one_memory_object() -> None:
@@ -241,6 +253,6 @@ def test_a_plan_merges_a_commands_requirements_on_one_memory_object() -> None:
         memory.valid, other.valid = {HOST: [(0, 64, None)]}, {HOST: [(0, 64, None)]}
         op = device_op(FakeLane(1))
         plan(op, requirements, FakeContext(1), False, [])  # type: ignore[arg-type]
-        moved = sorted((m is memory, lo, hi) for m, _, lo, hi in op.moves)
+        moved = sorted((m is memory, lo, hi) for m, _, lo, hi, _ in op.moves)
         assert moved == ([(True, 0, 24)] if len(requirements) == 2 else [(False, 0, 8), (True, 0, 24)])
         assert memory.valid[1] == [(0, 24, op)] and memory.valid[HOST] == [(24, 64, None)]

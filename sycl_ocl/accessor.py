@@ -89,6 +89,11 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
         found = buf._windows.get(mode)
         if found is not None:
             return found
+        # The whole buffer (a sub-buffer too: contiguous in its parent) needs no span checks.
+        win = _new_window(buf, mode, buf._range, _ZERO[len(buf._shape)], _NO_PROPERTIES,
+                          (buf._base, buf._base + buf._nbytes), True, True)
+        buf._windows[mode] = win
+        return win
     props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, owner)
     shape = buf._shape
     rng = buf._range if access_range is None else as_range(access_range)
@@ -98,24 +103,31 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
         found = buf._windows.get(key)
         if found is not None:
             return found
+    win = _new_window(buf, mode, rng, off, props, _span(buf, rng, off), contiguous(rng.to_tuple(), shape),
+                      key is not None)
+    if key is not None:
+        _keep(buf._windows, key, win)
+    return win
+
+
+def _new_window(buf: buffer, mode: Any, rng: range, off: id, props: property_list, span: tuple[int, int],
+                is_contiguous: bool, shared: bool) -> _Window:
+    """A window of ``buf`` over the byte ``span`` (checked inside the buffer)."""
     win = _Window()
-    win.shared = key is not None
+    win.shared = shared
     win.shapes = {}
     win.mode, win.no_init = resolve_no_init(as_mode(mode), props.has_property(no_init))
     win._props = props
     win.writes = win.mode.writes
     win.base = buf._base
     win.sub_base = buf._base if buf._sub else 0
-    win.shape = shape
+    win.shape = buf._shape
     win.dtype = buf._dtype
-    lo, hi = _span(buf, rng, off)
     win.range, win.offset = rng, off
-    win.contiguous = contiguous(rng.to_tuple(), shape)
+    win.contiguous = is_contiguous
     # A discard of a non-contiguous window cannot skip the copy-in: its span has gaps.
-    needs_old = win.mode.reads or not (win.no_init and win.contiguous)
-    win.req = Requirement(buf._root, lo, hi, win.writes, needs_old, buf._base, buf._base + buf._nbytes)
-    if key is not None:
-        _keep(buf._windows, key, win)
+    needs_old = win.mode.reads or not (win.no_init and is_contiguous)
+    win.req = Requirement(buf._root, *span, win.writes, needs_old, buf._base, buf._base + buf._nbytes)
     return win
 
 
@@ -136,9 +148,9 @@ def _keep(windows: dict[Any, _Window], key: Any, win: _Window) -> None:
     """Keep ``win`` under ``key``; past ``_KEPT_WINDOWS`` ranged windows, the oldest goes (a
     loop over many tiles of one buffer must not grow it without bound)."""
     windows[key] = win
-    ranged = [k for k in windows if type(k) is tuple]
+    ranged = [k for k in list(windows) if type(k) is tuple]  # list(): one step, safe from other threads
     if len(ranged) > _KEPT_WINDOWS:
-        del windows[ranged[0]]
+        windows.pop(ranged[0], None)  # another thread may have dropped it already
 
 
 def _span(buf: buffer, rng: range, off: id) -> tuple[int, int]:

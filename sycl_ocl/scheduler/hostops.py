@@ -155,32 +155,36 @@ def prepare(op: Op) -> None:
     and reads as anywhere else.
     """
     staging = op.work.staging
-    moves = op.moves
-    done = 0
     queue = _behind(op)
-    if queue is not None:
-        saved = [None if producer is None else memory.host_copy()[lo:hi].copy()
-                 for memory, _, lo, hi, producer in moves]
-        try:
-            for memory, alloc, lo, hi, _ in moves:
-                read_back(memory, alloc, lo, hi, staging, queue)
-                done += 1
-        except exception:
-            queue = None
-        for (memory, _, lo, hi, producer), old in zip(moves[:done], saved, strict=False):
-            # Complete by now (the queue is in order): polled, a failure shows.
-            if producer is not None and producer.poll() and producer.failed:
-                memory.host_copy()[lo:hi] = old
-    if queue is None:
+    done = 0 if queue is None else _read_behind(op, queue)
+    if queue is None or done < len(op.moves):
         wait_for_dependencies(op)
-        for memory, alloc, lo, hi, producer in moves[done:]:
+        for memory, alloc, lo, hi, producer in op.moves[done:]:
             if producer is None or not producer.failed:
                 read_back(memory, alloc, lo, hi, staging)
     elif trace.RECORDER is not None:
         trace.RECORDER.started(op)
-    recorder = trace.RECORDER
-    if recorder is not None:
-        recorder.moved(op)
+    if trace.RECORDER is not None:
+        trace.RECORDER.moved(op)
+
+
+def _read_behind(op: Op, queue: cl.CommandQueue) -> int:
+    """Read ``op``'s moves back on ``queue``, behind its dependencies, the host bytes they
+    replace saved and put back where their producer failed; returns how many were read (all,
+    unless a read failed)."""
+    moves = op.moves
+    saved = [None if producer is None else memory.host_copy()[lo:hi].copy()
+             for memory, _, lo, hi, producer in moves]
+    done = 0
+    with suppress(exception):
+        for memory, alloc, lo, hi, _ in moves:
+            read_back(memory, alloc, lo, hi, op.work.staging, queue)
+            done += 1
+    for (memory, _, lo, hi, producer), old in zip(moves[:done], saved, strict=False):
+        # Complete by now (the queue is in order): polled, a failure shows.
+        if producer is not None and producer.poll() and producer.failed:
+            memory.host_copy()[lo:hi] = old
+    return done
 
 
 def _behind(op: Op) -> cl.CommandQueue | None:

@@ -112,10 +112,17 @@ class Op:
         one of its in-order queue and report it complete."""
         if self.moves is not NONE:
             for kept in self.keep or ():
-                if isinstance(kept, cl.Event) and (status := kept.get_info(CL_STATUS)) < 0:  # type: ignore[operator]
-                    self.fail(exception(errc.runtime, "a transfer to the device before a command failed "
-                                                      f"(OpenCL status {status}); the command ran on "
-                                                      "what its memory held before"))
+                if not isinstance(kept, cl.Event):
+                    continue
+                try:
+                    status: Any = kept.get_info(CL_STATUS)
+                except cl.Error as error:  # NVIDIA after a kernel fault: every event of the context
+                    status = error
+                if not isinstance(status, int) or status < 0:
+                    detail = f"OpenCL status {status}" if isinstance(status, int) else str(status)
+                    self.fail(exception(errc.runtime, f"a transfer to the device before a command failed "
+                                                      f"({detail}); the command ran on what its memory "
+                                                      "held before"))
                     return
         self.finish()
 

@@ -156,7 +156,7 @@ def prepare(op: Op) -> None:
     """
     staging = op.work.staging
     queue = _behind(op)
-    done = 0 if queue is None else _read_behind(op, queue)
+    done = 0 if queue is None else _read_behind(op, queue, staging)
     if queue is None or done < len(op.moves):
         wait_for_dependencies(op)
         for memory, alloc, lo, hi, producer in op.moves[done:]:
@@ -168,7 +168,7 @@ def prepare(op: Op) -> None:
         trace.RECORDER.moved(op)
 
 
-def _read_behind(op: Op, queue: cl.CommandQueue) -> int:
+def _read_behind(op: Op, queue: cl.CommandQueue, staging: bool) -> int:
     """Read ``op``'s moves back on ``queue``, behind its dependencies, the host bytes they
     replace saved and put back where their producer failed; returns how many were read (all,
     unless a read failed)."""
@@ -178,7 +178,7 @@ def _read_behind(op: Op, queue: cl.CommandQueue) -> int:
     done = 0
     with suppress(exception):
         for memory, alloc, lo, hi, _ in moves:
-            read_back(memory, alloc, lo, hi, op.work.staging, queue)
+            read_back(memory, alloc, lo, hi, staging, queue)
             done += 1
     for (memory, _, lo, hi, producer), old in zip(moves[:done], saved, strict=False):
         # Complete by now (the queue is in order): polled, a failure shows.

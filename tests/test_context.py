@@ -37,10 +37,10 @@ def test_context_of_one_device(device: sycl.device) -> None:
     assert sycl.get_native(ctx).devices == [sycl.get_native(device)]
 
 
-def test_context_of_several_devices(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair)
-    assert set(ctx.get_devices()) == set(pocl_pair)
-    assert sycl.context(pocl_pair + pocl_pair).get_devices() == pocl_pair  # duplicates collapse
+def test_context_of_several_devices(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair)
+    assert set(ctx.get_devices()) == set(device_pair)
+    assert sycl.context(device_pair + device_pair).get_devices() == device_pair  # duplicates collapse
 
 
 def test_devices_of_two_platforms_are_rejected() -> None:
@@ -129,8 +129,8 @@ def test_queue_handler_wins_over_the_context_handler(device: sycl.device) -> Non
     assert (len(on_queue), len(on_context)) == (1, 0)
 
 
-def test_backend_info_takes_opencl_context_names(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair)
+def test_backend_info_takes_opencl_context_names(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair)
     assert ctx.get_backend_info("NUM_DEVICES") == 2
     with pytest.raises(sycl.exception) as info:
         ctx.get_backend_info(C.devices)

@@ -221,9 +221,9 @@ def test_device_outside_the_context_is_invalid() -> None:
             sycl.has_kernel_bundle(state, ctx, [foreign], [ADD_MUL[0]])
 
 
-def test_sub_device_of_a_context_device_is_accepted(pocl_pair: list[sycl.device]) -> None:
+def test_sub_device_of_a_context_device_is_accepted(device_pair: list[sycl.device]) -> None:
     """a sub-device descends from a context device."""
-    root = pocl_pair[0]
+    root = device_pair[0]
     sub = root.create_sub_devices(sycl.info.partition_property.partition_equally, 1)[0]
     ctx = sycl.context(root)
     kb = sycl.get_kernel_bundle(I, ctx, [sub], [ADD_MUL[0]])
@@ -406,9 +406,9 @@ def test_device_has_decides_compatibility_for_every_aspect(
         assert bundle.has_kernel(kid) is has and bundle.has_kernel(kid, dev) is has, asp
 
 
-def test_every_device_and_kernel_of_a_bundle_is_usable(pocl_pair: list[sycl.device]) -> None:
+def test_every_device_and_kernel_of_a_bundle_is_usable(device_pair: list[sycl.device]) -> None:
     """each device has a compatible image; each kernel runs on some device."""
-    kb = sycl.get_kernel_bundle(E, sycl.context(pocl_pair))
+    kb = sycl.get_kernel_bundle(E, sycl.context(device_pair))
     for dev in kb.get_devices():
         assert any(img.has_kernel(k, dev) for img in kb for k in kb.get_kernel_ids())
     for kid in kb.get_kernel_ids():
@@ -479,12 +479,12 @@ def test_join_merges_images_without_duplicates(queue: sycl.queue) -> None:
     assert _run_add(queue, "kb_add", joined).tolist() == [i + 5 for i in range(8)]
 
 
-def test_join_rejects_mixed_contexts_devices_and_states(pocl_pair: list[sycl.device]) -> None:
+def test_join_rejects_mixed_contexts_devices_and_states(device_pair: list[sycl.device]) -> None:
     """join needs one context, one device list and one state (§4.11.10)."""
-    ctx = sycl.context(pocl_pair)
-    other_ctx = sycl.context(pocl_pair)
+    ctx = sycl.context(device_pair)
+    other_ctx = sycl.context(device_pair)
     on_both = sycl.get_kernel_bundle(E, ctx, kernel_ids=[EXT[0]])
-    on_first = sycl.get_kernel_bundle(E, ctx, [pocl_pair[0]], [EXT[0]])
+    on_first = sycl.get_kernel_bundle(E, ctx, [device_pair[0]], [EXT[0]])
     foreign = sycl.get_kernel_bundle(E, other_ctx, kernel_ids=[EXT[0]])
     inputs = sycl.get_kernel_bundle(I, ctx, kernel_ids=[EXT[0]])
     for bad in ([on_both, foreign], [on_both, on_first], [on_both, inputs]):

@@ -93,10 +93,10 @@ def test_compile_gives_an_object_bundle(queue: sycl.queue, props: object) -> Non
         assert all(img.has_kernel(PAIR[0], dev) for img in obj)
 
 
-def test_compile_drops_kernels_no_device_supports(pocl_pair: list[sycl.device]) -> None:
+def test_compile_drops_kernels_no_device_supports(device_pair: list[sycl.device]) -> None:
     """injected fault: the second device reports no fp64."""
-    d0, d1 = pocl_pair
-    ctx = sycl.context(pocl_pair)
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
     inp = sycl.get_kernel_bundle(I, ctx, kernel_ids=[PAIR[0], NEEDS_FP64[0]])
     saved = d1._aspects
     d1._aspects = frozenset(a for a in sycl.aspect if d1.has(a)) - {sycl.aspect.fp64}
@@ -110,12 +110,12 @@ def test_compile_drops_kernels_no_device_supports(pocl_pair: list[sycl.device]) 
         d1._aspects = saved
 
 
-def test_compile_rejects_devices_outside_the_bundle(pocl_pair: list[sycl.device]) -> None:
+def test_compile_rejects_devices_outside_the_bundle(device_pair: list[sycl.device]) -> None:
     """compile and build refuse devices outside the bundle, and an empty list (§4.11.11)."""
-    ctx = sycl.context(pocl_pair)
-    inp = sycl.get_kernel_bundle(I, ctx, [pocl_pair[0]], [PAIR[0]])
+    ctx = sycl.context(device_pair)
+    inp = sycl.get_kernel_bundle(I, ctx, [device_pair[0]], [PAIR[0]])
     for op in (sycl.compile, sycl.build):
-        for devs in ([pocl_pair[1]], []):
+        for devs in ([device_pair[1]], []):
             with pytest.raises(sycl.exception) as info:
                 op(inp, devs)
             assert info.value.code() is sycl.errc.invalid
@@ -303,14 +303,14 @@ def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> N
     assert result and all(r == ["build", True] for r in result), result
 
 
-def test_link_rejects_mixed_contexts_and_foreign_devices(pocl_pair: list[sycl.device]) -> None:
+def test_link_rejects_mixed_contexts_and_foreign_devices(device_pair: list[sycl.device]) -> None:
     """link needs one context and devices of the bundles (§4.11.11)."""
-    ctx, other = sycl.context(pocl_pair), sycl.context(pocl_pair)
-    o_ctx = sycl.get_kernel_bundle(O, ctx, [pocl_pair[0]], [PAIR[0]])
-    o_other = sycl.get_kernel_bundle(O, other, [pocl_pair[0]], [OTHER[0]])
+    ctx, other = sycl.context(device_pair), sycl.context(device_pair)
+    o_ctx = sycl.get_kernel_bundle(O, ctx, [device_pair[0]], [PAIR[0]])
+    o_other = sycl.get_kernel_bundle(O, other, [device_pair[0]], [OTHER[0]])
     for call in (
         lambda: sycl.link([o_ctx, o_other]),
-        lambda: sycl.link(o_ctx, [pocl_pair[1]]),
+        lambda: sycl.link(o_ctx, [device_pair[1]]),
         lambda: sycl.link(o_ctx, []),
         lambda: sycl.link([]),
     ):
@@ -319,10 +319,10 @@ def test_link_rejects_mixed_contexts_and_foreign_devices(pocl_pair: list[sycl.de
         assert info.value.code() is sycl.errc.invalid
 
 
-def test_link_without_devices_uses_the_intersection(pocl_pair: list[sycl.device]) -> None:
+def test_link_without_devices_uses_the_intersection(device_pair: list[sycl.device]) -> None:
     """bundles on [d0, d1] and [d1] link for [d1]."""
-    d0, d1 = pocl_pair
-    ctx = sycl.context(pocl_pair)
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
     both = sycl.get_kernel_bundle(O, ctx, [d0, d1], [PAIR[0]])
     second = sycl.get_kernel_bundle(O, ctx, [d1], [OTHER[0]])
     linked = sycl.link([both, second])

@@ -90,8 +90,8 @@ def test_write_back_skips_a_valid_host_copy(queue: sycl.queue) -> None:
     assert (a == 1).all()
 
 
-def test_host_unified_use_host_ptr_moves_nothing(pocl_pair: list[sycl.device]) -> None:
-    q = sycl.queue(pocl_pair[0])
+def test_host_unified_use_host_ptr_moves_nothing(device_pair: list[sycl.device]) -> None:
+    q = sycl.queue(device_pair[0])
     assert q.get_device().get_info(sycl.info.device.host_unified_memory)
     a = np.zeros(N, dtype=np.int32)
     x = np.ones(N, dtype=np.int32)

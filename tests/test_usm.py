@@ -190,8 +190,8 @@ def test_zero_bytes_and_failed_allocations_are_none(device: sycl.device) -> None
     still_works(q)
 
 
-def test_allocation_arguments_are_checked(pocl_pair: list[sycl.device]) -> None:
-    d0, d1 = pocl_pair
+def test_allocation_arguments_are_checked(device_pair: list[sycl.device]) -> None:
+    d0, d1 = device_pair
     ctx = sycl.context(d0)
     raises(sycl.errc.invalid, lambda: sycl.malloc_device(64, d1, ctx), "not one of the devices")
     raises(sycl.errc.invalid, lambda: sycl.malloc_shared(64, ctx), "device")
@@ -201,20 +201,20 @@ def test_allocation_arguments_are_checked(pocl_pair: list[sycl.device]) -> None:
     raises(sycl.errc.invalid, lambda: sycl.malloc_device(count=4, q=sycl.queue(d0)), "dtype")
 
 
-def test_host_allocation_device_is_the_first_of_the_context(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair)
+def test_host_allocation_device_is_the_first_of_the_context(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair)
     h = sycl.malloc_host(64, ctx)
-    s = sycl.malloc_shared(64, pocl_pair[1], ctx)
-    assert sycl.get_pointer_device(h, ctx) == pocl_pair[0]
-    assert sycl.get_pointer_device(s + 10, ctx) == pocl_pair[1]
+    s = sycl.malloc_shared(64, device_pair[1], ctx)
+    assert sycl.get_pointer_device(h, ctx) == device_pair[0]
+    assert sycl.get_pointer_device(s + 10, ctx) == device_pair[1]
     sycl.free(h, ctx)
     sycl.free(s, ctx)
 
 
-def test_device_memory_of_one_device_serves_the_other_in_its_context(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair)
-    q0, q1 = sycl.queue(ctx, pocl_pair[0]), sycl.queue(ctx, pocl_pair[1])
-    p = sycl.malloc_device(count=8, dtype=np.int32, dev=pocl_pair[1], ctx=ctx)
+def test_device_memory_of_one_device_serves_the_other_in_its_context(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair)
+    q0, q1 = sycl.queue(ctx, device_pair[0]), sycl.queue(ctx, device_pair[1])
+    p = sycl.malloc_device(count=8, dtype=np.int32, dev=device_pair[1], ctx=ctx)
     assert p is not None
     write(q1, p, np.arange(8, dtype=np.int32))
     q0.parallel_for(8, "usm_add", p, p, 100).wait()

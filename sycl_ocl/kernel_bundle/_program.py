@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from ..context import context
     from ..device import device
 
+BUILD_SUCCESS, BUILD_NONE = 0, -1  # CL_BUILD_SUCCESS, CL_BUILD_NONE (PyOpenCL names none)
+
 # Always on: lets clGetKernelArgInfo name parameters in messages and info queries.
 ARG_INFO = "-cl-kernel-arg-info"
 
@@ -118,7 +120,24 @@ def build_logs(prg: cl.Program, devices: Sequence[device]) -> str:
     return "\n".join(parts)
 
 
-def binaries(prg: cl.Program) -> list[bytes]:
-    """``CL_PROGRAM_BINARIES``, one per device of the program."""
+def built_devices(prg: cl.Program) -> list[cl.Device]:
+    """The program's devices it was built for (build status success), in the program's order.
+
+    Per-device queries of a program or kernel are made only for these: NVIDIA's driver crashes
+    in ``clGetKernelWorkGroupInfo`` for a device of the program's context the program was not
+    built for (docs/devices/repro/two_gpu_query.py).
+    """
+    devices: list[cl.Device] = prg.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
+    return [d for d in devices if prg.get_build_info(d, cl.program_build_info.STATUS) == BUILD_SUCCESS]
+
+
+def binaries(prg: cl.Program, devices: Sequence[device]) -> list[bytes]:
+    """``CL_PROGRAM_BINARIES`` of ``devices``, devices the program was built for (a program made
+    from source holds an empty binary for each other device of its context); empty when the
+    driver's list cannot be matched to the program's devices (PoCL 3.1 lists only the built ones)."""
     found: list[Any] = prg.get_info(cl.program_info.BINARIES)  # type: ignore[assignment]
-    return [bytes(b) for b in found]
+    natives: list[cl.Device] = prg.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
+    if len(found) != len(natives):
+        return []
+    by_device = {d.int_ptr: bytes(b) for d, b in zip(natives, found, strict=True)}
+    return [by_device[d._handle] for d in devices]

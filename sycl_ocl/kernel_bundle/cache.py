@@ -206,7 +206,7 @@ def load_or_make(
         return prg
     disk_counters["misses"] += 1
     prg = make()
-    _store(path, key_text, prg)
+    _store(path, key_text, prg, devices)
     return prg
 
 
@@ -254,13 +254,13 @@ def _decode(data: bytes, key_text: str) -> list[bytes] | None:
         return None
 
 
-def _store(path: Path, key_text: str, prg: cl.Program) -> None:
+def _store(path: Path, key_text: str, prg: cl.Program, devices: Sequence[device]) -> None:
     """Write the entry atomically; a cache that cannot be written is silently skipped."""
     try:
-        binaries = _program.binaries(prg)
+        binaries = _program.binaries(prg, devices)
     except cl.Error:
         return
-    if not all(binaries):
+    if not binaries or not all(binaries):
         return
     key = key_text.encode()
     parts = [struct.pack("<Q", len(key)), key, struct.pack("<Q", len(binaries))]

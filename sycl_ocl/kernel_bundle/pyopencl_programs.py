@@ -115,10 +115,21 @@ def _state_of(program: cl.Program, dev: device) -> int:
 
 def _image(program: cl.Program, devices: tuple[device, ...], state: bundle_state) -> device_image:
     source = str(program.get_info(cl.program_info.SOURCE) or "")
-    if state is bundle_state.executable:
-        names = [n for n in str(program.get_info(cl.program_info.KERNEL_NAMES)).split(";") if n]
-        ids = tuple(kernel_id._make(n, None) for n in names)
-        return device_image._make(state, devices, program, (), ids, {}, ("interop", program.int_ptr))
     src = read_unit(source, (), frozenset(), "<pyopencl.Program>")
+    if state is bundle_state.executable:
+        ids = tuple(kernel_id._make(n, None) for n in _kernel_names(program, list(src.kernels)))
+        return device_image._make(state, devices, program, (), ids, {}, ("interop", program.int_ptr))
     src.ids = tuple(kernel_id._make(name, src) for name in src.kernels)
     return device_image._make(state, devices, program, (src,), src.ids, {}, ("interop", program.int_ptr))
+
+
+def _kernel_names(program: cl.Program, declared: list[str]) -> list[str]:
+    """The program's kernel names; those its source declares where the driver gives none
+    (NVIDIA refuses ``CL_PROGRAM_KERNEL_NAMES`` unless the program is built for every device of
+    its context)."""
+    try:
+        return [n for n in str(program.get_info(cl.program_info.KERNEL_NAMES)).split(";") if n]
+    except cl.Error:
+        if not declared:
+            raise
+        return declared

@@ -133,11 +133,11 @@ def built_devices(prg: cl.Program) -> list[cl.Device]:
 
 def binaries(prg: cl.Program, devices: Sequence[device]) -> list[bytes]:
     """``CL_PROGRAM_BINARIES`` of ``devices``, devices the program was built for (a program made
-    from source holds an empty binary for each other device of its context); empty when the
-    driver's list cannot be matched to the program's devices (PoCL 3.1 lists only the built ones)."""
+    from source holds an empty binary for each other device of its context). PoCL 3.1 lists only
+    the binaries of the devices built for, in order; any other count cannot be matched: empty."""
     found: list[Any] = prg.get_info(cl.program_info.BINARIES)  # type: ignore[assignment]
     natives: list[cl.Device] = prg.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
     if len(found) != len(natives):
-        return []
+        return [bytes(b) for b in found] if len(found) == len(devices) else []
     by_device = {d.int_ptr: bytes(b) for d, b in zip(natives, found, strict=True)}
     return [by_device[d._handle] for d in devices]

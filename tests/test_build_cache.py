@@ -164,7 +164,7 @@ dev = next(d for d in sycl.device.get_devices()
 ids = sycl.register_kernel_source({source!r}, options={options!r})
 out = np.zeros(1, np.int32)
 with sycl.buffer(out) as buf:
-    sycl.queue(dev).submit(lambda h: h.single_task(ids[0], sycl.accessor(buf, h)))
+    sycl.queue(sycl.context(dev), dev).submit(lambda h: h.single_task(ids[0], sycl.accessor(buf, h)))
 print(json.dumps({{"value": int(out[0]), **build_cache_stats()}}))
 """
 
@@ -204,7 +204,10 @@ def test_a_changed_header_rebuilds(device: sycl.device, tmp_path: Path) -> None:
 def test_an_include_named_by_a_macro_is_not_cached_on_disk(device: sycl.device, tmp_path: Path) -> None:
     """The key cannot follow a computed include: such a unit is always built from source."""
     (tmp_path / "val.h").write_text("#define BC_VAL 4\n")
-    source = '#define BC_FILE "val.h"\n#include BC_FILE\n__kernel void bc_macro(__global int *a) { a[0] = BC_VAL; }'
+    source = (
+        '#define BC_FILE "val.h"\n#include BC_FILE\n'
+        "__kernel void bc_macro(__global int *a) { a[0] = BC_VAL; }"
+    )
     for _ in range(2):
         found = _run_unit(device, source, [f"-I{tmp_path}"], tmp_path / "cache")
         assert (found["value"], found["disk_hits"], found["disk_stores"]) == (4, 0, 0)

@@ -20,6 +20,7 @@ registry of its own (``sycl_ocl.library``), so it takes no names from the applic
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import threading
@@ -148,9 +149,13 @@ class Registry:
         try:
             return self._ids[name]
         except KeyError:
+            with self._lock:
+                names = list(self._ids)
+            close = difflib.get_close_matches(name, names, n=1)
+            guess = f"did you mean {close[0]!r}? " if close else ""
             raise exception(
                 errc.invalid,
-                f"no kernel of the {self.what} is named {name!r}; {self._hint}",
+                f"no kernel of the {self.what} is named {name!r}; {guess}{self._hint}",
             ) from None
 
     def kernel_units(self) -> list[ImageSource]:

@@ -332,6 +332,18 @@ def test_link_without_devices_uses_the_intersection(device_pair: list[sycl.devic
     assert _run(q, linked.get_kernel(OTHER[0]), [3]) == [6]
 
 
+def test_link_of_one_unit_compiled_for_different_device_sets(device_pair: list[sycl.device]) -> None:
+    """§4.11.11: the unit's two object images are duplicates on their common device; the
+    link is made once, for the intersection."""
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
+    first = sycl.get_kernel_bundle(O, ctx, [d0], [PAIR[0]])
+    both = sycl.compile(sycl.get_kernel_bundle(I, ctx, [d0, d1], [PAIR[0]]))
+    for linked in (sycl.link([first, both]), sycl.link([both, first], [d0])):
+        assert linked.get_devices() == [d0] and len(linked) == 1
+        assert _run(sycl.queue(ctx, d0), linked.get_kernel(PAIR[0]), [1, 2]) == [2, 3]
+
+
 # --- library units -------------------------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
+import pyopencl as cl
 import pytest
 from kernel_support import ROOT, child_json, run_child
 
@@ -176,7 +177,7 @@ def _platform(dev: sycl.device) -> str:
 def _run_unit(dev: sycl.device, source: str, options: list[str], cache: Path) -> dict[str, int]:
     """Run ``source``'s kernel (it stores one int) in a child with the disk cache at ``cache``."""
     code = RUN_UNIT.format(platform=_platform(dev), source=source, options=options)
-    return child_json(code, {"SYCL_OCL_CACHE_DIR": str(cache)})  # type: ignore[no-any-return]
+    return child_json(code, {"SYCL_OCL_CACHE_DIR": str(cache)})
 
 
 def test_a_changed_header_rebuilds(device: sycl.device, tmp_path: Path) -> None:
@@ -369,3 +370,28 @@ def test_concurrent_writers_all_get_a_correct_program(device: sycl.device, tmp_p
     assert len(list(tmp_path.glob("*.clbin"))) == 1 and not list(tmp_path.glob(".tmp-*"))
     again = _run_unit(device, source, [], tmp_path)
     assert (again["value"], again["disk_hits"]) == (44, 1)
+
+
+def test_a_header_changed_during_the_build_is_not_stored(queue: sycl.queue, cache: Path) -> None:
+    """The build may have read either version: its program is used, not stored."""
+    from sycl_ocl.kernel_bundle import _program
+    from sycl_ocl.kernel_bundle.cache import load_or_make
+    from sycl_ocl.kernel_bundle.registry import read_unit
+
+    (cache / "inc").mkdir()
+    header = cache / "inc" / "during.h"
+    header.write_text("#define BC_VAL 1\n")
+    options = (f"-I{cache / 'inc'}",)
+    unit = read_unit('#include "during.h"\n__kernel void bc_during(__global int *a) { a[0] = BC_VAL; }',
+                     options, frozenset(), "bc_during.cl")
+    ctx, devices = sycl.context(queue.get_device()), [queue.get_device()]
+
+    def edit_then_build() -> cl.Program:
+        header.write_text("#define BC_VAL 2\n")
+        return _program.build(_program.from_source(ctx, unit.source), ctx, devices, options, unit.origin)
+
+    before = build_cache_stats()["disk_stores"]
+    load_or_make(ctx, devices, [unit], options, edit_then_build)
+    assert build_cache_stats()["disk_stores"] == before and not list(cache.glob("*.clbin"))
+    load_or_make(ctx, devices, [unit], options, edit_then_build)
+    assert build_cache_stats()["disk_stores"] == before + 1

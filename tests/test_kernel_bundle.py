@@ -266,7 +266,12 @@ def test_kernel_ids_overload_rejects_incompatible_kernels(queue: sycl.queue) -> 
 def test_input_images_a_selector_keeps_are_the_bundles_images(queue: sycl.queue) -> None:
     """§4.11.7: in the input state the selector is given the images the bundle holds."""
     kept: list[sycl.device_image] = []
-    kb = sycl.get_kernel_bundle(I, queue.get_context(), selector=lambda img: kept.append(img) or True)
+
+    def keep(img: sycl.device_image) -> bool:
+        kept.append(img)
+        return True
+
+    kb = sycl.get_kernel_bundle(I, queue.get_context(), selector=keep)
     assert kept and list(kb) == kept
 
 

@@ -299,10 +299,15 @@ def included_files(source: str, search: Sequence[str]) -> dict[str, str | None] 
     Returns:
         The absolute path of each candidate -> the SHA-256 of its content, or None where no
         file is (one created there later changes the result); None when an include names
-        its file through a macro, which this reader cannot follow.
+        its file through a macro, which this reader cannot follow (or the working directory
+        is gone).
     """
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working directory was deleted: where the driver looks is unknown
+        return None
     found: dict[str, str | None] = {}
-    pending = [(source, os.getcwd())]
+    pending = [(source, cwd)]
     while pending:
         text, here = pending.pop()
         for match in _INCLUDE.finditer(strip_comments(text)):

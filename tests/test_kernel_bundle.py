@@ -92,7 +92,17 @@ def test_get_kernel_id_of_unknown_name_is_invalid() -> None:
     with pytest.raises(sycl.exception) as info:
         sycl.get_kernel_id("kb_no_such_kernel")
     assert info.value.code() is sycl.errc.invalid
-    assert "register" in str(info.value)
+    assert "register" in str(info.value) and "did you mean" not in str(info.value)
+
+
+def test_a_misspelt_kernel_name_suggests_the_registered_one(queue: sycl.queue) -> None:
+    """By id lookup and by launch: the message names the closest registered kernel."""
+    sycl.register_kernel_source("__kernel void kb_u6_scale(__global int *a) { a[0] *= 2; }")
+    with pytest.raises(sycl.exception, match="did you mean 'kb_u6_scale'") as info:
+        sycl.get_kernel_id("kb_u6_scael")
+    assert info.value.code() is sycl.errc.invalid
+    with pytest.raises(sycl.exception, match="did you mean 'kb_u6_scale'"):
+        queue.single_task("kb_u6_scal").wait()
 
 
 def test_get_kernel_ids_are_application_kernels_only(device: sycl.device) -> None:
@@ -251,6 +261,18 @@ def test_kernel_ids_overload_rejects_incompatible_kernels(queue: sycl.queue) -> 
         with pytest.raises(sycl.exception) as info:
             sycl.get_kernel_bundle(state, queue.get_context(), kernel_ids=[NEVER[0]])
         assert info.value.code() is sycl.errc.invalid and "kb_never" in str(info.value)
+
+
+def test_input_images_a_selector_keeps_are_the_bundles_images(queue: sycl.queue) -> None:
+    """§4.11.7: in the input state the selector is given the images the bundle holds."""
+    kept: list[sycl.device_image] = []
+
+    def keep(img: sycl.device_image) -> bool:
+        kept.append(img)
+        return True
+
+    kb = sycl.get_kernel_bundle(I, queue.get_context(), selector=keep)
+    assert kept and list(kb) == kept
 
 
 def test_selector_is_called_once_per_compatible_image(queue: sycl.queue) -> None:

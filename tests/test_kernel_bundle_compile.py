@@ -282,7 +282,8 @@ def test_link_of_registered_units_across_images_in_a_child() -> None:
 
 
 def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> None:
-    """errc.build with the log, for the context and for the kernel ids forms."""
+    """errc.build with the log, for the context and for the kernel ids forms; the message names
+    the unit (by its kernel, when registered without an origin) and the failed call once."""
     result = child_json(
         f"""
         import json
@@ -296,11 +297,17 @@ def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> N
                 try:
                     call(); out.append(None)
                 except sycl.exception as e:
-                    out.append([e.code().name, "kc_undeclared_name" in str(e)])
+                    out.append([e.code().name, "kc_undeclared_name" in str(e), str(e)])
         print(json.dumps(out))
-        """
+        """,
+        {"SYCL_OCL_DISABLE_CACHE": "1"},
     )
-    assert result and all(r == ["build", True] for r in result), result
+    assert result and all(r[:2] == ["build", True] for r in result), result
+    for executable, obj in zip(result[::2], result[1::2], strict=True):
+        assert executable[2].startswith("[build] building the unit of kernel 'kc_broken' failed"), executable
+        assert obj[2].startswith("[build] compiling the unit of kernel 'kc_broken' failed"), obj
+        assert executable[2].count("clBuildProgram failed") == 1 and "clCompileProgram" not in executable[2]
+        assert obj[2].count("clCompileProgram failed") == 1, obj
 
 
 def test_link_rejects_mixed_contexts_and_foreign_devices(device_pair: list[sycl.device]) -> None:
@@ -330,6 +337,18 @@ def test_link_without_devices_uses_the_intersection(device_pair: list[sycl.devic
     assert linked.has_kernel(PAIR[0], d1) and linked.has_kernel(OTHER[0], d1)
     q = sycl.queue(ctx, d1)
     assert _run(q, linked.get_kernel(OTHER[0]), [3]) == [6]
+
+
+def test_link_of_one_unit_compiled_for_different_device_sets(device_pair: list[sycl.device]) -> None:
+    """§4.11.11: the unit's two object images are duplicates on their common device; the
+    link is made once, for the intersection."""
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
+    first = sycl.get_kernel_bundle(O, ctx, [d0], [PAIR[0]])
+    both = sycl.compile(sycl.get_kernel_bundle(I, ctx, [d0, d1], [PAIR[0]]))
+    for linked in (sycl.link([first, both]), sycl.link([both, first], [d0])):
+        assert linked.get_devices() == [d0] and len(linked) == 1
+        assert _run(sycl.queue(ctx, d0), linked.get_kernel(PAIR[0]), [1, 2]) == [2, 3]
 
 
 # --- library units -------------------------------------------------------------------------

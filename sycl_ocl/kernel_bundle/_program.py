@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 from pyopencl import _cl
 
-from .._native import compiler_warnings_off, translate
+from .._native import compiler_warnings_off, status_exception, translate
 from ..exception import errc, exception
 from . import _progress
 
@@ -94,10 +94,13 @@ def link(
 def _failure(
     error: cl.Error, action: str, prg: cl.Program | None, ctx: context, devices: Sequence[device]
 ) -> exception:
+    # PyOpenCL's message repeats "clBuildProgram failed: BUILD_PROGRAM_FAILURE" once per layer of
+    # its own, then logs by PyOpenCL device and the options: say it once, log by sycl device.
+    summary, _, pyopencl_detail = str(error).strip().partition("\n")
     logs = build_logs(prg, devices) if prg is not None else ""
-    if logs and all(line in str(error) for line in logs.splitlines()[1:] if line.strip()):
-        logs = ""  # PyOpenCL's message already carries the log
-    result = translate(error, action, ctx, detail=logs)
+    options = pyopencl_detail.strip().rpartition("\n")[2] if "(options: " in pyopencl_detail else ""
+    detail = "\n".join(filter(None, (logs, options))) if logs else pyopencl_detail.strip()
+    result = status_exception(error.code, action, ctx, summary.split(" - ")[0], detail)
     if result.code() is not errc.build and error.code in (
         cl.status_code.BUILD_PROGRAM_FAILURE,
         cl.status_code.COMPILE_PROGRAM_FAILURE,

@@ -93,3 +93,16 @@ def test_the_readme_names_only_paths_that_exist() -> None:
     readme = (ROOT / "README.md").read_text()
     paths = set(re.findall(r"`((?:docs|conformance|examples|tools)/[\w./-]+)`", readme))
     assert paths and not [p for p in paths if not (ROOT / p).exists()]
+
+
+def test_sycl_ocl_uses_no_private_pyopencl_program_internals() -> None:
+    """Programs are created through PyOpenCL's public API (``kernel_bundle/_program.py``), so a
+    PyOpenCL release that reorganises its internals cannot break them."""
+    private = re.compile(r"\b_cl\._\w+|\._prg\b|\._get_prg\b")
+    uses = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in (ROOT / "sycl_ocl").rglob("*.py")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if private.search(line)
+    ]
+    assert not uses

@@ -22,7 +22,19 @@ grep -q "Portable Computing Language" ls.txt || { echo "pip-only: the pip-instal
 # README.md's first Python block, as a reader would paste it.
 "$python" -c 'import sys; print(open(sys.argv[1]).read().split("```python\n", 1)[1].split("```", 1)[0])' \
     "$readme" > readme_example.py
-"$work/venv/bin/python" readme_example.py
+if ! "$work/venv/bin/python" readme_example.py > example.txt 2>&1; then
+    cat example.txt
+    # A documented limit of the pip PoCL (README.md, "Install"), not a sycl_ocl failure: its
+    # LLVM 14 does not know this CPU and every kernel build fails.
+    if grep -q "unknown target CPU" example.txt; then
+        echo "pip-only: skipped: the pip-installed PoCL cannot compile kernels on this CPU" \
+             "($(grep -m1 -o "unknown target CPU[^\"]*" example.txt)); use a system PoCL here"
+        exit 0
+    fi
+    echo "pip-only: README.md's first example failed" >&2
+    exit 1
+fi
+cat example.txt
 "$work/venv/bin/sycl-ocl-conformance" --category platform --report-dir reports
 # Not run from a git checkout: the report names the installed version instead of a commit.
 grep -q '"sycl_ocl_commit": "not run from a git checkout' reports/*.json \

@@ -77,7 +77,7 @@ def test_metadata_license_extras_and_scripts(wheel: zipfile.ZipFile) -> None:
     (entry_points,) = (n for n in wheel.namelist() if n.endswith(".dist-info/entry_points.txt"))
     scripts = wheel.read(entry_points).decode()
     assert "sycl-ocl-ls = sycl_ocl.__main__:main" in scripts
-    assert "sycl-ocl-conformance = conformance.cli:main" in scripts
+    assert "sycl-ocl-conformance = conformance:console_main" in scripts
 
 
 def test_the_description_has_no_links_that_break_on_an_index_page(wheel: zipfile.ZipFile) -> None:

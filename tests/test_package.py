@@ -1,16 +1,15 @@
 """The wheel: what it holds (sycl_ocl with its kernels, the conformance suite; no tests), its
 metadata (license, extras, console scripts) and a description that reads on an index page.
 
-``make package`` passes the wheel it built in ``SYCL_OCL_WHEEL``; run alone, the test builds one
-(``python -m build``, a few seconds).
+The wheel checks need the wheel that ``make package`` builds and passes in ``SYCL_OCL_WHEEL``
+(building one needs the network, which the GPU machine lacks); the checks of the checkout
+itself always run.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 import zipfile
 from email.message import Message
 from email.parser import Parser
@@ -20,17 +19,11 @@ from kernel_support import ROOT
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
+def wheel() -> zipfile.ZipFile:
     given = os.environ.get("SYCL_OCL_WHEEL")
-    if given:
-        return zipfile.ZipFile(given)
-    out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(out), str(ROOT)],
-        check=True, capture_output=True, timeout=300,
-    )
-    (path,) = out.glob("*.whl")
-    return zipfile.ZipFile(path)
+    if not given:
+        pytest.skip("no wheel: `make package` builds one and runs these checks with SYCL_OCL_WHEEL set")
+    return zipfile.ZipFile(given)
 
 
 def _names(wheel: zipfile.ZipFile) -> set[str]:

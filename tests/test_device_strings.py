@@ -141,6 +141,15 @@ def test_a_list_of_indices_lets_the_default_selector_choose() -> None:
     assert sycl.device("*") == sycl.device(sycl.default_selector_v)
 
 
+@pytest.mark.skipif(len(ROOTS) < 2, reason="needs two root devices (PoCL starts with two, conftest.py)")
+def test_a_string_may_hold_several_terms_and_exclusions() -> None:
+    last = len(ROOTS) - 1
+    assert sycl.device(f"opencl:0;opencl:{last}") in (ROOTS[0], ROOTS[last])
+    assert sycl.device(f"!opencl:{last}") != ROOTS[last]
+    assert sycl.device(f"!opencl:0;opencl:0,{last}") == ROOTS[last]
+    assert _code(lambda: sycl.device("opencl:0;!opencl:0")) is sycl.errc.runtime
+
+
 @pytest.mark.parametrize("make", [sycl.device, sycl.queue, sycl.platform])
 def test_no_matching_device_is_a_runtime_error_listing_the_devices(make: object) -> None:
     kinds = {dev.get_info(sycl.info.device.device_type).name for dev in ROOTS}

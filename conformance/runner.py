@@ -169,7 +169,8 @@ def _run_child(
     with tempfile.TemporaryDirectory(prefix="sycl_ocl_conformance_") as tmp:
         stream, output = Path(tmp, "stream.jsonl"), Path(tmp, "output.txt")
         env = {
-            **os.environ,
+            # The child's device is the label's; the user's filter terms would only hide it.
+            **{k: v for k, v in os.environ.items() if k != "SYCL_OCL_DEVICE_SELECTOR"},
             STREAM_ENV: str(stream),
             DEVICE_FILTER_ENV: f"^{re.escape(label)}$",
             "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),

@@ -43,7 +43,8 @@ class queue(NativeWrapper, PropertyHolder):
 
     Args:
         first: a ``context``, a ``device``, a device selector (a callable ``device -> int``,
-            such as ``sycl.gpu_selector_v``) or None for the default device.
+            such as ``sycl.gpu_selector_v``, or a filter string such as ``"opencl:cpu"``,
+            docs/device-selection.md) or None for the default device.
         second: with a context first: the device, or a selector over the context's devices.
         async_handler: a callable receiving a ``sycl.exception_list`` of this queue's
             asynchronous errors (``wait_and_throw``, ``throw_asynchronous``); without one
@@ -67,8 +68,8 @@ class queue(NativeWrapper, PropertyHolder):
 
     def __init__(
         self,
-        first: context | device | Callable[[device], Any] | None = None,
-        second: device | Callable[[device], Any] | None = None,
+        first: context | device | Callable[[device], Any] | str | None = None,
+        second: device | Callable[[device], Any] | str | None = None,
         async_handler: AsyncHandler | None = None,
         prop_list: property_list | Iterable[Any] | None = None,
     ) -> None:

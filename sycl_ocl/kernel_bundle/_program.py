@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
-from pyopencl import _cl
 
 from .._native import compiler_warnings_off, status_exception, translate
 from ..exception import errc, exception
@@ -29,12 +28,7 @@ ARG_INFO = "-cl-kernel-arg-info"
 
 def from_source(ctx: context, source: str) -> cl.Program:
     """A program created from source, not yet compiled (the input state)."""
-    try:
-        # The raw constructor creates the cl_program now (pyopencl.Program would defer it
-        # and warn on the first native access).
-        return cl.Program(_cl._Program(ctx._native, source))
-    except cl.Error as error:
-        raise translate(error, "creating a program from OpenCL C source", ctx) from error
+    return _created(cl.Program(ctx._native, source), ctx)
 
 
 def materialize(prg: cl.Program) -> cl.Program:
@@ -44,8 +38,17 @@ def materialize(prg: cl.Program) -> cl.Program:
     first warns that this defeats PyOpenCL's build cache. sycl_ocl compiles such a program itself
     (with its own cache), so it creates the ``cl_program`` now, as ``from_source`` does.
     """
-    if getattr(prg, "_prg", True) is None:  # PyOpenCL's not-yet-created program
-        prg._prg = _cl._Program(prg._context, prg._source)
+    return _created(prg, None)
+
+
+def _created(prg: cl.Program, ctx: context | None) -> cl.Program:
+    """``prg`` after its first native access, which creates a from-source program's cl_program
+    (public PyOpenCL API only; ``compiler_warnings_off`` silences the caching warning)."""
+    try:
+        with compiler_warnings_off:
+            _ = prg.int_ptr
+    except cl.Error as error:
+        raise translate(error, "creating a program from OpenCL C source", ctx) from error
     return prg
 
 

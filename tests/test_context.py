@@ -7,6 +7,7 @@ import weakref
 
 import numpy as np
 import pytest
+from kernel_support import child_json
 
 import sycl_ocl as sycl
 from sycl_ocl import library
@@ -157,3 +158,33 @@ def test_a_dropped_context_frees_its_opencl_context(device: sycl.device) -> None
     gc.collect()
     assert alive() is None
     assert native.reference_count == 1  # ours: no queue, buffer or program retains it
+
+
+RANK_CONTEXT = """
+import json
+import sycl_ocl as sycl
+from sycl_ocl import _discovery
+pair = [d for d in sycl.device.get_devices() if "Portable" in repr(d)][:2]
+chosen = sycl.device()
+hidden = pair[0] if chosen == pair[1] else pair[1]
+print(json.dumps({
+    "chosen": _discovery.filter_name(chosen),
+    "default": [_discovery.filter_name(d) for d in sycl.queue().get_context().get_devices()],
+    "hidden": [_discovery.filter_name(d) for d in sycl.queue(hidden).get_context().get_devices()],
+}))
+"""
+
+
+def test_a_process_restricted_to_one_device_has_a_default_context_of_that_device(
+    device_pair: list[sycl.device],
+) -> None:
+    """Default queues share one context per platform, of the devices the environment's filters
+    let selectors see: an MPI rank given one GPU (SYCL_OCL_DEVICE_SELECTOR) has a context of that
+    GPU alone; a device the filters hide gets a context of its own."""
+    from sycl_ocl import _discovery
+    if "Portable" not in device_pair[0].get_platform().get_info(sycl.info.platform.name):
+        pytest.skip("the child process looks for PoCL's two devices")
+    second = _discovery.filter_name(device_pair[1])
+    found = child_json(RANK_CONTEXT, {"SYCL_OCL_DEVICE_SELECTOR": second, "POCL_DEVICES": "pthread pthread"})
+    assert found["chosen"] == second and found["default"] == [second]
+    assert found["hidden"] == [_discovery.filter_name(device_pair[0])]

@@ -20,6 +20,7 @@ SRC = """__kernel void compute(__global float *x, uint iterations)
 { size_t i = get_global_id(0); float v = x[i];
   for (uint k = 0; k < iterations; ++k) v = fma(v, 0.999f, 0.001f); x[i] = v; }"""
 MF = cl.mem_flags
+PROFILE = cl.command_queue_properties.PROFILING_ENABLE
 
 
 def kernel_for(ctx: cl.Context) -> cl.Kernel:
@@ -29,20 +30,22 @@ def kernel_for(ctx: cl.Context) -> cl.Kernel:
 
 
 def run(jobs, host: np.ndarray, iterations: int, migrate: bool = False) -> float:
-    """jobs: (queue, kernel, cl_mem, offset, count) per half; returns ms."""
+    """jobs: (queue, kernel, cl_mem, offset, count) per half; returns the ms end to end, the ms
+    to enqueue every GPU's copy-in and kernel, and each kernel's (start, end) in ns."""
     start = time.perf_counter()
-    events = []
-    for q, knl, mem, offset, count in jobs:
-        view = host[offset:offset + count]
-        write = cl.enqueue_copy(q, mem, view, is_blocking=False)
+    runs = []
+    for q, knl, mem, offset, count in jobs:  # every GPU's work first: a read-back may block
+        write = cl.enqueue_copy(q, mem, host[offset:offset + count], is_blocking=False)
         if migrate:
             write = cl.enqueue_migrate_mem_objects(q, [mem], wait_for=[write])
-        run_ = knl(q, (count,), None, mem, np.uint32(iterations), wait_for=[write])
-        events.append(cl.enqueue_copy(q, view, mem, is_blocking=False, wait_for=[run_]))
+        runs.append(knl(q, (count,), None, mem, np.uint32(iterations), wait_for=[write]))
         q.flush()
-    for e in events:
-        e.wait()
-    return (time.perf_counter() - start) * 1e3
+    kernels = time.perf_counter()
+    for (q, _, mem, offset, count), run_ in zip(jobs, runs):
+        cl.enqueue_copy(q, host[offset:offset + count], mem, wait_for=[run_])
+    done = time.perf_counter()
+    spans = [(e.profile.start, e.profile.end) for e in runs]
+    return (done - start) * 1e3, (kernels - start) * 1e3, spans
 
 
 def main() -> None:
@@ -55,14 +58,14 @@ def main() -> None:
     k1 = kernel_for(one)
     shared = cl.Context(devs)
     ks = kernel_for(shared)
-    qs = [cl.CommandQueue(shared, d) for d in devs]
+    qs = [cl.CommandQueue(shared, d, properties=PROFILE) for d in devs]
     parent = cl.Buffer(shared, MF.READ_WRITE, 4 * n)
     subs = [parent.get_sub_region(4 * k * half, 4 * half) for k in range(2)]
     separate = [cl.Buffer(shared, MF.READ_WRITE, 4 * half) for _ in range(2)]
     contexts = [cl.Context([d]) for d in devs]
-    per = [(cl.CommandQueue(c), kernel_for(c), cl.Buffer(c, MF.READ_WRITE, 4 * half)) for c in contexts]
+    per = [(cl.CommandQueue(c, properties=PROFILE), kernel_for(c), cl.Buffer(c, MF.READ_WRITE, 4 * half)) for c in contexts]
     ways = {
-        "one device": ([(cl.CommandQueue(one), k1, cl.Buffer(one, MF.READ_WRITE, 4 * n), 0, n)], False),
+        "one device": ([(cl.CommandQueue(one, properties=PROFILE), k1, cl.Buffer(one, MF.READ_WRITE, 4 * n), 0, n)], False),
         "one context, sub-buffers": ([(qs[k], ks, subs[k], k * half, half) for k in range(2)], False),
         "one context, sub-buffers + migrate": ([(qs[k], ks, subs[k], k * half, half) for k in range(2)], True),
         "one context, a cl_mem per GPU": ([(qs[k], ks, separate[k], k * half, half) for k in range(2)], False),
@@ -70,11 +73,12 @@ def main() -> None:
     }
     print(f"{devs[0].platform.name}, driver {devs[0].driver_version}: {n} floats, {iterations} iterations")
     for label, (jobs, migrate) in ways.items():
-        # kernels of one context on two devices: separate kernel objects per queue are not needed
-        # for distinct launches enqueued in turn (arguments are captured at enqueue)
         run(jobs, host, iterations, migrate)  # warm-up
-        times = sorted(run(jobs, host, iterations, migrate) for _ in range(5))
-        print(f"{label:<38} median {times[2]:8.1f} ms  min {times[0]:8.1f}")
+        results = sorted((run(jobs, host, iterations, migrate) for _ in range(5)), key=lambda r: r[0])
+        total, enqueue, spans = results[2]
+        first = min(begin for begin, _ in spans)
+        kernels = ", ".join(f"{(begin - first) / 1e6:.1f}-{(end - first) / 1e6:.1f}" for begin, end in spans)
+        print(f"{label:<36} median {total:7.1f} ms (enqueue {enqueue:6.1f}); kernels ran {kernels} ms")
 
 
 if __name__ == "__main__":

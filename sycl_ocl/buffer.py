@@ -38,7 +38,9 @@ class buffer(PropertyHolder):
     The forms of the constructor:
 
     - ``buffer(host_array, prop_list=None)``: dimensions and dtype from the array; a
-      writeable array is written back at destruction, a read-only one is not.
+      writeable array is written back at destruction, a read-only one is not. Any host
+      object with the buffer protocol or DLPack (a torch CPU tensor) is taken as the
+      numpy view of its memory, without a copy.
     - ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
     - ``buffer(range, dtype)``: no host memory.
     - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
@@ -437,6 +439,8 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
         if data.dtype.hasobject:
             raise exception(errc.invalid, "buffer elements must be plain data, not Python objects")
         return data, bool(data.flags.writeable)
+    if hasattr(data, "__dlpack__"):  # before the buffer protocol, which would flatten it
+        return _host_array(_from_dlpack(data), dtype)
     if _is_buffer_like(data):
         view = memoryview(data)
         arr = np.frombuffer(data, dtype=dtype if dtype is not None else np.dtype(view.format))
@@ -446,6 +450,22 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
             raise exception(errc.invalid, "buffer(iterable) needs dtype= to know the element type")
         return np.array(list(data), dtype=_as_dtype(dtype)), False
     raise exception(errc.invalid, f"a buffer is made from an array, a range or an iterable, not {data!r}")
+
+
+def _from_dlpack(data: Any) -> np.ndarray:
+    """The numpy view of a DLPack host object (a torch CPU tensor, a host accessor): no copy.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for memory the host cannot address (a GPU tensor).
+    """
+    try:
+        return np.from_dlpack(data)
+    except (BufferError, RuntimeError, TypeError, ValueError) as error:
+        raise exception(
+            errc.invalid,
+            f"a buffer is made over host memory, and {type(data).__name__} did not export any through "
+            f"DLPack ({error}); copy it to the host first (e.g. tensor.cpu())",
+        ) from error
 
 
 # A buffer makes accessors of itself (§4.7.2.1, §4.7.6), and accessor.py imports this module:

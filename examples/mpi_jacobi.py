@@ -59,8 +59,8 @@ def rank_device(local_rank: int) -> sycl.device:
     """The device of the node-local rank: round robin over the devices of the default
     device's platform and type (the GPUs of a node; PoCL's CPU devices on a CPU node)."""
     first = sycl.device()  # the default selector, which SYCL_OCL_DEVICE restricts
-    kind = first.get_info(sycl.info.device.device_type)
-    peers = [d for d in first.get_platform().get_devices() if d.get_info(sycl.info.device.device_type) == kind]
+    kind = sycl.info.device.device_type
+    peers = [d for d in first.get_platform().get_devices() if d.get_info(kind) == first.get_info(kind)]
     return peers[local_rank % len(peers)]
 
 
@@ -136,7 +136,7 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=64, help="rows per rank (at least 3; default 64)")
     parser.add_argument("--cols", type=int, default=256,
-                        help="columns; a row's bytes must meet the device's sub-buffer alignment (default 256)")
+                        help="columns; a row must meet the device's sub-buffer alignment (default 256)")
     parser.add_argument("--iterations", type=int, default=20, help="timed iterations (default 20)")
     parser.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
                         help="compare with numpy on rank 0 (default: yes)")

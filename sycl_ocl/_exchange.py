@@ -34,12 +34,12 @@ class HostExport:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """``(1, 0)``: CPU memory (DLPack's ``kDLCPU``), once the host view exists."""
-        return self.__array__().__dlpack_device__()  # type: ignore[no-any-return]
+        return self.__array__().__dlpack_device__()
 
     def __buffer__(self, flags: int) -> memoryview:
         """The buffer protocol (PEP 688): ``memoryview(x)`` on Python 3.12 and later. A
         request for a writable buffer of a read-only view raises ``BufferError``."""
-        return memoryview(self.__array__())
+        return self.__array__().data
 
     @property
     def __array_interface__(self) -> dict[str, Any]:

@@ -32,7 +32,8 @@ class Interface:
 
 
 def add(q: sycl.queue, buf: sycl.buffer, k: int) -> None:
-    q.submit(lambda h: h.parallel_for(buf.get_range().size(), "exchange_add", sycl.accessor(buf, h), k)).wait()
+    n = buf.get_range().size()
+    q.submit(lambda h: h.parallel_for(n, "exchange_add", sycl.accessor(buf, h), k)).wait()
 
 
 def test_host_accessor_exports_are_views_of_the_buffer(queue: sycl.queue) -> None:
@@ -68,7 +69,8 @@ def test_read_only_access_exports_read_only(queue: sycl.queue) -> None:
 
 def test_a_ranged_accessor_exports_exactly_its_window(queue: sycl.queue) -> None:
     data = np.arange(48, dtype=np.float64).reshape(6, 8)
-    with sycl.buffer(data) as buf, sycl.host_accessor(buf, sycl.read_write, sycl.range(3, 4), sycl.id(2, 3)) as acc:
+    window = sycl.range(3, 4), sycl.id(2, 3)
+    with sycl.buffer(data) as buf, sycl.host_accessor(buf, sycl.read_write, *window) as acc:
         expected = data[2:5, 3:7]  # not contiguous: strides of the whole rows
         for view in (np.from_dlpack(acc), np.asarray(Interface(acc)), np.asarray(acc.__buffer__(0))):
             assert view.shape == (3, 4)
@@ -79,8 +81,8 @@ def test_a_ranged_accessor_exports_exactly_its_window(queue: sycl.queue) -> None
     assert (data == -5).sum() == 1
 
 
-@pytest.mark.skipif(sys.version_info < (3, 12), reason="memoryview() of a Python class needs PEP 688 "
-                    "(Python 3.12+); before, memoryview(numpy.asarray(x)), and acc.__buffer__ is tested above")
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="memoryview() of a Python class needs PEP 688 (Python "
+                    "3.12+); before, memoryview(numpy.asarray(x)), and acc.__buffer__ is tested above")
 def test_memoryview_of_an_accessor(queue: sycl.queue) -> None:
     data = np.arange(4, dtype=np.int32)
     with sycl.buffer(data) as buf:
@@ -97,12 +99,14 @@ def test_memoryview_of_an_accessor(queue: sycl.queue) -> None:
 def test_an_export_keeps_the_memory_alive(queue: sycl.queue) -> None:
     """The runtime's host copy of a buffer without host data goes with the buffer, but not
     while an export views it."""
-    with sycl.buffer(sycl.range(1024), np.int32) as buf:
-        queue.submit(lambda h: h.fill(sycl.accessor(buf, h, sycl.write_only), np.int32(3))).wait()
-        with sycl.host_accessor(buf, sycl.read_only) as acc:
-            capsule_view, interface_view = np.from_dlpack(acc), np.asarray(Interface(acc))
-    del buf, acc
-    gc.collect()
+    def exports() -> tuple[np.ndarray, np.ndarray]:
+        with sycl.buffer(sycl.range(1024), np.int32) as buf:
+            queue.submit(lambda h: h.fill(sycl.accessor(buf, h, sycl.write_only), np.int32(3))).wait()
+            with sycl.host_accessor(buf, sycl.read_only) as acc:
+                return np.from_dlpack(acc), np.asarray(Interface(acc))
+
+    capsule_view, interface_view = exports()
+    gc.collect()  # the buffer and the accessor are gone
     np.ones(1 << 20, dtype=np.int32)  # reuse of freed memory would show
     assert (capsule_view == 3).all()
     assert (interface_view == 3).all()

@@ -20,7 +20,7 @@ import pytest
 from conftest import pocl_devices
 from kernel_support import ROOT, run_child
 
-pytest.importorskip("mpi4py", reason="mpi4py is not installed: pip install 'sycl_ocl[mpi]' (make install does)")
+pytest.importorskip("mpi4py", reason="no mpi4py: pip install 'sycl_ocl[mpi]' (make install does)")
 
 MPIEXEC = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
 LIMIT_S = 180
@@ -42,19 +42,19 @@ def mpiexec() -> str:
     return MPIEXEC
 
 
-def run_ranks(mpiexec: str, ranks: int, args: list[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+def run_ranks(mpiexec: str, ranks: int, args: list[str]) -> subprocess.CompletedProcess[str]:
     """``mpiexec -n ranks python ARGS``; past ``LIMIT_S`` the launcher and its ranks are killed."""
     env = dict(os.environ, **RANK_ENV)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     command = [mpiexec, "-n", str(ranks), sys.executable, *args]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=cwd,
-                          start_new_session=True) as launcher:
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                          cwd=ROOT, start_new_session=True) as launcher:
         try:
             out, err = launcher.communicate(timeout=LIMIT_S)
         except subprocess.TimeoutExpired:
             os.killpg(launcher.pid, signal.SIGKILL)
             out, err = launcher.communicate()
-            pytest.fail(f"{' '.join(command)} ran past {LIMIT_S} s (a rank waiting for another?):\n{out}\n{err}")
+            pytest.fail(f"{command} ran past {LIMIT_S} s (a rank waiting for another?)\n{out}\n{err}")
     return subprocess.CompletedProcess(command, launcher.returncode, out, err)
 
 
@@ -63,7 +63,8 @@ def json_lines(text: str) -> list[dict[str, object]]:
 
 
 def test_the_jacobi_example_on_two_ranks(mpiexec: str) -> None:
-    done = run_ranks(mpiexec, 2, ["examples/mpi_jacobi.py", "--rows", "16", "--cols", "64", "--iterations", "5"])
+    args = ["--rows", "16", "--cols", "64", "--iterations", "5"]
+    done = run_ranks(mpiexec, 2, ["examples/mpi_jacobi.py", *args])
     assert done.returncode == 0, f"mpi_jacobi.py failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     reports = json_lines(done.stdout)
     assert [r["ranks"] for r in reports] != [1, 1], (

@@ -55,13 +55,14 @@ def initial(first_row: int, rows: int, cols: int) -> np.ndarray:
     return np.sin(0.1 * i) * np.cos(0.07 * j) + (i == 0)
 
 
-def rank_device(local_rank: int) -> sycl.device:
-    """The device of the node-local rank: round robin over the devices of the default
-    device's platform and type (the GPUs of a node; PoCL's CPU devices on a CPU node)."""
+def rank_device(local_rank: int) -> tuple[sycl.device, int]:
+    """The device of the node-local rank and its index: round robin over the devices of the
+    default device's platform and type (a node's GPUs; PoCL's CPU devices on a CPU node)."""
     first = sycl.device()  # the default selector, which SYCL_OCL_DEVICE restricts
     kind = sycl.info.device.device_type
     peers = [d for d in first.get_platform().get_devices() if d.get_info(kind) == first.get_info(kind)]
-    return peers[local_rank % len(peers)]
+    index = local_rank % len(peers)
+    return peers[index], index
 
 
 class Slab:
@@ -152,7 +153,7 @@ def main() -> None:
     args = parse_args()
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
-    dev = rank_device(comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank())
+    dev, dev_index = rank_device(comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank())
     align = dev.get_info(sycl.info.device.mem_base_addr_align) // 8
     if args.cols * 8 % align:
         raise SystemExit(f"--cols {args.cols}: a row of {args.cols * 8} bytes is not a multiple of the "
@@ -180,6 +181,7 @@ def main() -> None:
         mine = np.array(np.asarray(acc)[1:-1])
     result = comm.gather(mine, root=0)
     seconds = comm.reduce(seconds, op=MPI.MAX, root=0)
+    devices = comm.gather(f"{MPI.Get_processor_name()}:{dev_index}", root=0)
     if rank:
         return
     checked = "skipped"
@@ -193,7 +195,7 @@ def main() -> None:
         "ranks": size, "grid_per_rank": [rows, cols], "grid": [size * rows, cols],
         "iterations": args.iterations, "seconds": seconds, "per_iteration_s": seconds / args.iterations,
         "halo_bytes_per_iteration": 2 * (size - 1) * cols * 8, "overlap": args.overlap,
-        "check": checked, "device": name,
+        "check": checked, "device": name, "rank_devices": devices,
     }))
 
 

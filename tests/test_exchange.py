@@ -141,7 +141,7 @@ def test_usm_pointer_exports(queue: sycl.queue, kind: alloc) -> None:
     dev = queue.get_device()
     aspect = sycl.aspect.usm_host_allocations if kind is alloc.host else sycl.aspect.usm_shared_allocations
     if not dev.has(aspect):
-        pytest.skip(f"{dev!r} has no aspect.{aspect.name} (Oclgrind has no SVM)")
+        pytest.skip(f"{dev!r} has no aspect.{aspect.name} (Oclgrind: no SVM; NVIDIA: device USM only)")
     malloc = sycl.malloc_host if kind is alloc.host else sycl.malloc_shared
     p = malloc(8, queue, dtype=np.int32)
     np.asarray(p)[:] = np.arange(8)
@@ -161,7 +161,7 @@ def test_usm_pointer_exports(queue: sycl.queue, kind: alloc) -> None:
 
 def test_device_usm_is_not_exported(queue: sycl.queue) -> None:
     if not queue.get_device().has(sycl.aspect.usm_device_allocations):
-        pytest.skip("no aspect.usm_device_allocations (Oclgrind has no SVM)")
+        pytest.skip(f"{queue.get_device()!r} has no aspect.usm_device_allocations (Oclgrind has no SVM)")
     p = sycl.malloc_device(4, queue, dtype=np.int32)
     for export in (np.from_dlpack, lambda x: x.__dlpack_device__(), lambda x: x.__buffer__(0),
                    lambda x: x.__array_interface__):

@@ -439,12 +439,12 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
         if data.dtype.hasobject:
             raise exception(errc.invalid, "buffer elements must be plain data, not Python objects")
         return data, bool(data.flags.writeable)
-    if hasattr(data, "__dlpack__"):  # before the buffer protocol, which would flatten it
-        return _host_array(_from_dlpack(data), dtype)
     if _is_buffer_like(data):
         view = memoryview(data)
         arr = np.frombuffer(data, dtype=dtype if dtype is not None else np.dtype(view.format))
         return arr, not view.readonly
+    if hasattr(data, "__dlpack__"):
+        return _host_array(_from_dlpack(data), dtype)
     if isinstance(data, Iterable):
         if dtype is None:
             raise exception(errc.invalid, "buffer(iterable) needs dtype= to know the element type")
@@ -453,7 +453,7 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
 
 
 def _from_dlpack(data: Any) -> np.ndarray:
-    """The numpy view of a DLPack host object (a torch CPU tensor, a host accessor): no copy.
+    """The numpy view of a DLPack host object (a torch CPU tensor): no copy.
 
     Raises:
         sycl.exception: ``errc.invalid`` for memory the host cannot address (a GPU tensor).

@@ -193,14 +193,6 @@ def test_a_buffer_over_a_dlpack_object_uses_its_memory(queue: sycl.queue) -> Non
     assert (data == 5).all()  # written back into the producer's memory
 
 
-def test_a_buffer_over_a_host_accessor_of_another(queue: sycl.queue) -> None:
-    data = np.arange(4, dtype=np.int32)
-    with sycl.buffer(data) as first, sycl.host_accessor(first) as acc:
-        with sycl.buffer(acc) as second:
-            add(queue, second, 1)
-        assert np.asarray(acc).tolist() == [1, 2, 3, 4]
-
-
 def test_a_buffer_refuses_device_memory_from_dlpack() -> None:
     class OnGpu:
         def __dlpack__(self, **kwargs: object) -> object:

@@ -38,12 +38,12 @@ class buffer(PropertyHolder):
     The forms of the constructor:
 
     - ``buffer(host_array, prop_list=None)``: dimensions and dtype from the array; a
-      writeable array is written back at destruction, a read-only one is not. Any host
-      object with the buffer protocol or DLPack (a torch CPU tensor) is taken as the
-      numpy view of its memory, without a copy.
+      writeable array is written back at destruction, a read-only one is not.
     - ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
     - ``buffer(range, dtype)``: no host memory.
     - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
+    - ``buffer(host_object)``: an object with the buffer protocol or DLPack (a torch CPU
+      tensor) is taken as the numpy view of its memory, without a copy.
     - ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
 
     ``prop_list`` takes ``sycl.property.buffer.use_host_ptr()``, ``context_bound(ctx)`` and

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
+from ._exchange import HostExport
 from .access import access_mode, as_mode, mode_tag_t, resolve_no_init, target
 from .buffer import buffer, check_inside, contiguous, linear
 from .exception import errc, exception
@@ -166,8 +167,10 @@ def _span(buf: buffer, rng: range, off: id) -> tuple[int, int]:
     return first, buf._base + (last + 1) * size
 
 
-class _Access:
-    """What device and host accessors share: their window of the buffer (§4.7.6.9)."""
+class _Access(HostExport):
+    """What device and host accessors share: their window of the buffer (§4.7.6.9), and the
+    zero-copy exports of their host view (``HostExport``: DLPack, the buffer protocol, the
+    array interface), which go through ``__array__``."""
 
     __slots__ = ("_win",)
 

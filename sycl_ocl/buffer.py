@@ -42,6 +42,8 @@ class buffer(PropertyHolder):
     - ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
     - ``buffer(range, dtype)``: no host memory.
     - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
+    - ``buffer(host_object)``: an object with the buffer protocol or DLPack (a torch CPU
+      tensor) is taken as the numpy view of its memory, without a copy.
     - ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
 
     ``prop_list`` takes ``sycl.property.buffer.use_host_ptr()``, ``context_bound(ctx)`` and
@@ -441,11 +443,29 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
         view = memoryview(data)
         arr = np.frombuffer(data, dtype=dtype if dtype is not None else np.dtype(view.format))
         return arr, not view.readonly
+    if hasattr(data, "__dlpack__"):
+        return _host_array(_from_dlpack(data), dtype)
     if isinstance(data, Iterable):
         if dtype is None:
             raise exception(errc.invalid, "buffer(iterable) needs dtype= to know the element type")
         return np.array(list(data), dtype=_as_dtype(dtype)), False
     raise exception(errc.invalid, f"a buffer is made from an array, a range or an iterable, not {data!r}")
+
+
+def _from_dlpack(data: Any) -> np.ndarray:
+    """The numpy view of a DLPack host object (a torch CPU tensor): no copy.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for memory the host cannot address (a GPU tensor).
+    """
+    try:
+        return np.from_dlpack(data)
+    except (BufferError, RuntimeError, TypeError, ValueError) as error:
+        raise exception(
+            errc.invalid,
+            f"a buffer is made over host memory, and {type(data).__name__} did not export any through "
+            f"DLPack ({error}); copy it to the host first (e.g. tensor.cpu())",
+        ) from error
 
 
 # A buffer makes accessors of itself (§4.7.2.1, §4.7.6), and accessor.py imports this module:

@@ -62,7 +62,7 @@ def test_metadata_license_extras_and_scripts(wheel: zipfile.ZipFile) -> None:
     meta = _metadata(wheel)
     assert meta["License-Expression"] == "MIT"
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in wheel.namelist())
-    assert {"pocl", "conformance", "trace", "docs", "test"} <= set(meta.get_all("Provides-Extra"))
+    assert {"pocl", "conformance", "trace", "docs", "test", "mpi"} <= set(meta.get_all("Provides-Extra"))
     requires = meta.get_all("Requires-Dist")
     # The PoCL tested by `make pip-only` (3.0); the 1.x releases PyOpenCL's extra allows are older.
     assert any(r.startswith("pocl-binary-distribution>=3.0;") and 'extra == "pocl"' in r for r in requires)

@@ -138,7 +138,7 @@ def run_device(dev: dict[str, Any], names: list[str], args: argparse.Namespace) 
         progress.start(name)
         start = time.monotonic()
         rows = run_category(
-            name, args.categories_dir / f"test_{name}.py", dev["label"], limits, progress.event
+            name, args.categories_dir / f"test_{name}.py", dev["label"], dev["filter"], limits, progress.event
         )
         rows += [
             Row(

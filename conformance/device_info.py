@@ -36,6 +36,7 @@ def identity(dev: sycl.device, count: int) -> dict[str, Any]:
     has = {a: dev.has(a) for a in (sycl.aspect.fp16, sycl.aspect.fp64, sycl.aspect.atomic64)}
     return {
         "label": _discovery.device_label(dev),
+        "filter": _discovery.filter_name(dev),  # the string that selects this device, of those with the label
         "devices_with_this_label": count,
         "platform_name": plat.get_info(sycl.info.platform.name),
         "platform_vendor": plat.get_info(sycl.info.platform.vendor),

@@ -121,10 +121,12 @@ def _one_context(n: int, iterations: int, devs: tuple[sycl.device, ...]) -> Call
     queues, host, half = [sycl.queue(ctx, d) for d in devs], filled(n), n // 2
 
     def run() -> list[sycl.buffer]:
-        with sycl.buffer(host) as whole:
+        # Every sub-buffer lives until both kernels are submitted: destroying one waits for its
+        # kernel (§4.7.2.3), which would run the halves one after the other.
+        with sycl.buffer(host) as whole, contextlib.ExitStack() as halves:
             for k, q in enumerate(queues):
-                with sycl.buffer(whole, sycl.id(k * half), sycl.range(half)) as part:
-                    _launch(q, part, half, iterations)
+                part = halves.enter_context(sycl.buffer(whole, sycl.id(k * half), sycl.range(half)))
+                _launch(q, part, half, iterations)
         return [whole]
     return run
 

@@ -292,3 +292,66 @@ def test_two_accessors_of_one_buffer_in_one_group(queue: sycl.queue) -> None:
 
         queue.submit(cgf)
     assert (a[32:] == np.arange(32)).all() and (a[:32] == np.arange(32)).all()
+
+
+# --- host access: only through host accessors, only while they last -----------------------------
+
+
+def test_a_device_accessor_is_not_host_accessible(queue: sycl.queue) -> None:
+    """A device accessor read on the host after its kernel ran would show the old bytes, and
+    writes through it would bypass the runtime: every host access raises (§4.7.6.9)."""
+    with sycl.buffer(np.zeros(8, dtype=np.int32)) as b:
+        kept: list[sycl.accessor] = []
+
+        def cgf(h: sycl.handler) -> None:
+            kept.append(sycl.accessor(b, h))
+            h.parallel_for(8, "ta_inc", kept[0])
+
+        queue.submit(cgf).wait()
+        acc = kept[0]
+        placeholder = sycl.accessor(b)
+        for use in (lambda: np.asarray(acc), lambda: acc[0], lambda: acc.__setitem__(0, 5),
+                    lambda: np.asarray(placeholder)):
+            with pytest.raises(sycl.exception, match="host_accessor") as info:
+                use()
+            assert info.value.code() == sycl.errc.accessor
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert (np.asarray(h) == 1).all()
+
+
+def test_a_device_accessor_is_host_accessible_in_a_host_task(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(8, dtype=np.int32)) as b:
+        queue.submit(lambda h: h.parallel_for(8, "ta_inc", sycl.accessor(b, h)))
+
+        def cgf(h: sycl.handler) -> None:
+            acc = sycl.accessor(b, h)
+            h.host_task(lambda: acc.__setitem__(slice(None), np.asarray(acc) + acc[0]))
+
+        queue.submit(cgf)
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert (np.asarray(h) == 2).all()
+
+
+def test_a_host_accessor_lets_go_of_its_buffer_when_its_with_block_ends() -> None:
+    """Leaving the with block is the accessor's destruction: the buffer's last handle goes
+    with ``del`` and writes back at once; the accessor is unusable from then on."""
+    data = np.zeros(4, dtype=np.float32)
+    buf = sycl.buffer(data)
+    with sycl.host_accessor(buf) as ha:
+        ha[0] = 5.0
+    del buf
+    assert data[0] == 5.0  # written back by the del
+    for use in (lambda: np.asarray(ha), lambda: ha[0], lambda: ha.__setitem__(0, 1.0), lambda: len(ha),
+                lambda: list(ha)):
+        with pytest.raises(sycl.exception, match="was released") as info:
+            use()
+        assert info.value.code() == sycl.errc.accessor
+
+
+def test_a_released_host_accessor_never_shows_stale_data(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(8, dtype=np.int32)) as b:
+        ha = sycl.host_accessor(b, sycl.read_only)
+        ha.release()
+        queue.submit(lambda h: h.parallel_for(8, "ta_inc", sycl.accessor(b, h))).wait()
+        assert _codes(lambda: ha[0]) == sycl.errc.accessor  # not the old 0
+        ha.release()  # a second release is harmless

@@ -397,7 +397,7 @@ class host_accessor(_Access):
         self._hold: Op | None = None
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
-        self._buf = buf
+        self._buf: buffer | None = buf
         self._hold = holds.acquire(win.req)
         self._array: np.ndarray | None = self._view()
 

@@ -5,14 +5,22 @@ from __future__ import annotations
 
 import copy
 import gc
+import logging
+import os
 import threading
+import time
 import weakref
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from kernel_support import aligned_ints
 
 import sycl_ocl as sycl
+from sycl_ocl.scheduler import RUNTIME
+
+# Iterations of the reference-cycle pattern (a fuzz budget: SYCL_OCL_CYCLES=10000 for more).
+CYCLES = int(os.environ.get("SYCL_OCL_CYCLES", "1000"))
 
 sycl.register_kernel_source(
     """
@@ -483,3 +491,90 @@ def test_a_copy_is_a_second_handle(queue: sycl.queue) -> None:
     del second
     gc.collect()
     assert list(out) == [1] * 8  # written to the final data when the last handle went
+
+
+# --- destruction by the garbage collector (docs/scheduler.md rule S21) ------------------------
+
+
+@pytest.fixture
+def frozen_heap() -> Iterator[None]:
+    """The objects alive so far out of the collector's sight: a full collection stays cheap."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
+def _fill_in_a_cycle(queue: sycl.queue, a: np.ndarray, value: float) -> None:
+    """A sub-buffer left in a reference cycle: the parent's with block does not end the buffer."""
+    with sycl.buffer(a) as buf:
+        sub = sycl.buffer(buf, sycl.id(0), sycl.range(a.size))
+        queue.submit(lambda h, s=sub: h.fill(sycl.accessor(s, h), np.float32(value)))
+        cycle: list[object] = [sub]
+        cycle.append(cycle)
+        del sub, cycle
+
+
+def test_a_buffer_ended_by_the_collector_is_written_back_before_the_collection_returns(
+    queue: sycl.queue, frozen_heap: None,
+) -> None:
+    """Once gc.collect() returns, the write-back is done, and nothing is written later over the
+    user's own writes."""
+    arrays = []
+    for i in range(CYCLES):
+        a = np.zeros(16, dtype=np.float32)
+        _fill_in_a_cycle(queue, a, i + 1)
+        gc.collect()
+        assert (a == i + 1).all(), f"stale after the collection (iteration {i})"
+        a[:] = 7.0
+        arrays.append(a)
+    queue.wait()
+    time.sleep(0.1)  # a late write-back, on the progress thread, lands within this
+    late = [i for i, a in enumerate(arrays) if not (a == 7.0).all()]
+    assert not late, f"written back after the collection returned: iterations {late[:10]}"
+
+
+def test_a_collection_inside_the_runtime_writes_nothing_back_later(
+    queue: sycl.queue, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A collection under the scheduler lock cannot run a write-back there: the buffer ends on
+    the progress thread without writing into the user's memory, and says so."""
+    a = np.zeros(16, dtype=np.float32)
+    with caplog.at_level(logging.WARNING, logger="sycl_ocl"):
+        _fill_in_a_cycle(queue, a, 3.0)
+        queue.wait()
+        with RUNTIME:
+            gc.collect()
+        deadline = time.monotonic() + 10
+        while "could not be written back" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "could not be written back" in caplog.text
+    queue.wait()
+    time.sleep(0.1)
+    assert (a == 0).all()  # what it held, never the late bytes
+
+
+def test_buffers_collected_anywhere_are_written_back_in_time_or_never(
+    queue: sycl.queue, frozen_heap: None,
+) -> None:
+    """Collections everywhere (the scheduler's threads, under its lock, inside an Event's
+    lock: the finalizer deadlock of rule S19) while buffers in cycles are written: each array
+    holds the written value or, where the runtime could not write back in time, what it held;
+    never a torn or a late write."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(50, 1, 1)
+    snapshots = []
+    try:
+        for i in range(CYCLES // 4):
+            a = np.zeros(16, dtype=np.float32)
+            _fill_in_a_cycle(queue, a, i + 1)
+            queue.submit(lambda h: h.host_task(lambda: [[] for _ in range(60)]))  # garbage there too
+            gc.collect()
+            snapshots.append((i + 1, a, a.copy()))
+    finally:
+        gc.set_threshold(*threshold)
+    queue.wait()
+    time.sleep(0.1)
+    for value, a, seen in snapshots:
+        assert (seen == value).all() or (seen == 0).all(), f"torn write-back: {seen}"
+        assert (a == seen).all(), f"written after the collection returned: {seen} became {a}"

@@ -5,17 +5,21 @@ Finalizers can run while this thread holds the scheduler lock (garbage collectio
 submit) or on a scheduler thread; then a destruction that may block runs on a thread of its
 own. A garbage collection runs finalizers at any point of the thread that triggered it, even
 inside a lock of the standard library (an Event's condition) that the destruction's own work
-takes: during a collection, finalizers only queue their work, lock-free, for the progress
-thread (rule S19).
+takes: during a collection, finalizers only queue their work, lock-free, and the collection's
+end runs it on the collecting thread, before the collection returns, where that thread is at a
+safe point; elsewhere the progress thread runs it, writing nothing into the host memory
+(rules S19, S21).
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import weakref
 from collections.abc import Callable
 from functools import partial
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -30,24 +34,80 @@ from .progress import run_logged, spawn
 from .requirement import READ, Requirement
 from .runtime import RUNTIME
 
-_collection = threading.local()  # .running: a garbage collection runs on this thread
+# .running: a garbage collection runs on this thread; .queued: the finalizers' work it queued.
+_collection = threading.local()
+_detached = threading.local()  # .running: the progress thread runs a collection's finalizers
+# Modules whose frames may hold a lock that a destruction takes: the standard library's
+# threading (an Event's or a Condition's lock, rule S19) and the scheduler (its locks); but
+# for the frames at the bottom of every thread, which hold none.
+_UNSAFE_MODULES = ("threading", __package__)
+_THREAD_BOTTOM = frozenset({"_bootstrap", "_bootstrap_inner", "run"})
 
 
 def _note_collection(phase: str, info: dict[str, int]) -> None:
-    _collection.running = phase == "start"
+    if phase == "start":
+        _collection.running = True
+        return
+    _collection.running = False
+    queued = getattr(_collection, "queued", None)
+    if queued:
+        _collection.queued = []
+        _finish(queued)
 
 
 gc.callbacks.append(_note_collection)
 
 
 def finalize(work: Callable[[], Any], what: str) -> None:
-    """Run a finalizer's ``work`` now, or, during a garbage collection, queue it for the
-    progress thread (``what`` names it in the log if it fails)."""
-    if getattr(_collection, "running", False) and RUNTIME.thread is not None:
-        RUNTIME.finalizers.append((work, what))
-        RUNTIME.kick()
+    """Run a finalizer's ``work`` now, or, during a garbage collection, when the collection
+    ends (``what`` names it in the log if it fails; rules S19, S21)."""
+    if getattr(_collection, "running", False):
+        queued = getattr(_collection, "queued", None)
+        if queued is None:
+            queued = _collection.queued = []
+        queued.append((work, what))  # lock-free: nothing waits inside a collection
         return
     run_logged(work, what)
+
+
+def _finish(queued: list[tuple[Callable[[], Any], str]]) -> None:
+    """At the end of a collection, run the work its finalizers queued on this thread, before
+    the collection returns, when nothing here can hold a lock the work takes; otherwise on
+    the progress thread, detached: it ends the buffers without writing into host memory
+    (rule S21)."""
+    if RUNTIME.thread is None or _at_safe_point():
+        for work, what in queued:
+            run_logged(work, what)
+        return
+    for work, what in queued:
+        RUNTIME.finalizers.append((partial(_run_detached, work), what))
+    RUNTIME.kick()
+
+
+def _at_safe_point() -> bool:
+    """Whether the collecting thread is a user's thread holding no scheduler lock and running
+    no code (the scheduler's, ``threading``'s) that may hold a lock a destruction takes."""
+    if RUNTIME.held() or RUNTIME.on_own_thread():
+        return False
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and frame.f_globals is globals():
+        frame = frame.f_back  # this module's frames: the collection's end, not what it interrupted
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith(_UNSAFE_MODULES) and not (
+            module == "threading" and frame.f_code.co_name in _THREAD_BOTTOM
+        ):
+            return False
+        frame = frame.f_back
+    return True
+
+
+def _run_detached(work: Callable[[], Any]) -> None:
+    _detached.running = True
+    try:
+        work()
+    finally:
+        _detached.running = False
 
 
 def destroy(memory: MemoryObject) -> None:
@@ -55,13 +115,31 @@ def destroy(memory: MemoryObject) -> None:
 
     On a thread of the scheduler (a host op's, the progress thread) or inside it, blocking
     could wait for that very thread: a destruction that may block then runs on a thread of
-    its own.
+    its own. A destruction that a garbage collection could not run before it returned writes
+    nothing into the host memory (rule S21).
     """
+    if getattr(_detached, "running", False):
+        _forgo_write_back(memory)
     if (RUNTIME.held() or RUNTIME.on_own_thread()) and _may_block(memory):
         spawn(run_logged, (partial(_guarded_run, memory), "buffer destruction"), "sycl_ocl-destroy",
               lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
         return
     _guarded_run(memory)
+
+
+def _forgo_write_back(memory: MemoryObject) -> None:
+    """Write nothing back at this destruction: past the statement that ended the buffer, a
+    write would land in the user's memory at a random time; a warning says so."""
+    if _write_back_target(memory) is not None:
+        log.warning(
+            "sycl_ocl: a buffer of %d bytes was ended by a garbage collection inside the runtime "
+            "(on one of its threads or under its lock), where it could not be written back before "
+            "the collection returned; its host memory keeps what it held, rather than change at a "
+            "random time later. End buffers with a with block or del, not by reference cycles",
+            memory.size,
+        )
+    with RUNTIME:
+        memory.write_back = False
 
 
 def _may_block(memory: MemoryObject) -> bool:

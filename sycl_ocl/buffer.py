@@ -123,6 +123,8 @@ class buffer(PropertyHolder):
             self._root = self._new_root(host, array if writable else None)
         if not writable and not isinstance(data, np.ndarray) and not _is_buffer_like(data):
             self._root.blocking = False  # an iterator copy: never written back, no blocking
+        if writable and isinstance(data, np.ndarray):
+            lifetime.own(self._root, data)
 
     def _new_root(self, host: np.ndarray | None, user: Any) -> MemoryObject:
         nbytes = self._nbytes
@@ -436,6 +438,12 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
             raise exception(errc.invalid, f"the host array holds {data.dtype}, not {np.dtype(dtype)}")
         if data.dtype.hasobject:
             raise exception(errc.invalid, "buffer elements must be plain data, not Python objects")
+        if lifetime.owned(data):
+            raise exception(
+                errc.invalid,
+                "the array is owned by a buffer that is still alive (it is read-only until that "
+                "buffer is destroyed); end that buffer first, or make sub-buffers of it",
+            )
         return data, bool(data.flags.writeable)
     if _is_buffer_like(data):
         view = memoryview(data)

@@ -552,6 +552,7 @@ def test_a_collection_inside_the_runtime_writes_nothing_back_later(
     queue.wait()
     time.sleep(0.1)
     assert (a == 0).all()  # what it held, never the late bytes
+    assert a.flags.writeable  # given back
 
 
 def test_buffers_collected_anywhere_are_written_back_in_time_or_never(
@@ -578,3 +579,59 @@ def test_buffers_collected_anywhere_are_written_back_in_time_or_never(
     for value, a, seen in snapshots:
         assert (seen == value).all() or (seen == 0).all(), f"torn write-back: {seen}"
         assert (a == seen).all(), f"written after the collection returned: {seen} became {a}"
+
+
+# --- the host array while a buffer owns it --------------------------------------------------------
+
+
+def test_the_array_is_read_only_while_its_buffer_owns_it(queue: sycl.queue) -> None:
+    """A write to the array while the buffer lives would race with the runtime's copies (one
+    run sees it, another not): numpy refuses it until the destruction gives the array back."""
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        _inc(queue, b)
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = 43
+        with sycl.host_accessor(b) as h:  # the way to write while it is owned
+            h[0] = 43
+    assert a.flags.writeable
+    assert a.tolist() == [43] + [1] * 7
+    a[1] = 5  # given back
+
+
+def test_every_form_of_owned_array_is_given_back(queue: sycl.queue) -> None:
+    strided = np.zeros(16, dtype=np.int32)[::2]  # not contiguous: the buffer works on a copy
+    whole = np.zeros(8, dtype=np.int32)
+    shaped = np.zeros(12, dtype=np.int32)  # the first 8 elements, as a range
+    linked = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(strided) as b1, sycl.buffer(shaped, sycl.range(2, 4)) as b2, \
+            sycl.buffer(linked, prop_list=[sycl.property.buffer.use_host_ptr()]) as b3:
+        assert not any(x.flags.writeable for x in (strided, shaped, linked))
+        for b in (b1, b3):
+            _inc(queue, b)
+        queue.submit(lambda h: h.fill(sycl.accessor(b2, h), np.int32(2)))
+        part = whole[2:6]
+        view = sycl.buffer(part)
+        assert not part.flags.writeable and whole.flags.writeable  # only the array given is owned
+        del view
+        assert part.flags.writeable
+    assert all(x.flags.writeable for x in (strided, shaped, linked))
+    assert (strided == 1).all() and (linked == 1).all() and shaped.tolist() == [2] * 8 + [0] * 4
+
+
+def test_a_read_only_array_stays_read_only_and_is_not_written_back(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    a.flags.writeable = False
+    with sycl.buffer(a) as b:
+        _inc(queue, b)
+    assert not a.flags.writeable and (a == 0).all()
+
+
+def test_a_second_buffer_over_an_owned_array_is_refused() -> None:
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a):
+        with pytest.raises(sycl.exception, match="owned by a buffer") as info:
+            sycl.buffer(a)
+        assert info.value.code() == sycl.errc.invalid
+    with sycl.buffer(a):  # once given back, a new buffer may own it
+        pass

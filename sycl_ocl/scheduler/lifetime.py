@@ -110,6 +110,33 @@ def _run_detached(work: Callable[[], Any]) -> None:
         _detached.running = False
 
 
+# The arrays that buffers own, by id (``own``): each made read-only until its buffer ends.
+_owners: weakref.WeakValueDictionary[int, MemoryObject] = weakref.WeakValueDictionary()
+
+
+def own(memory: MemoryObject, array: np.ndarray) -> None:
+    """Make the user's ``array`` read-only while ``memory`` owns it: a write to it would race
+    with the runtime's copies (docs/data-movement.md). The destruction gives it back."""
+    array.flags.writeable = False
+    memory.locked = array
+    _owners[id(array)] = memory
+
+
+def owned(array: np.ndarray) -> bool:
+    """Whether a live buffer owns ``array`` (``own``)."""
+    memory = _owners.get(id(array))
+    return memory is not None and memory.locked is array
+
+
+def _give_back(memory: MemoryObject) -> None:
+    """Make the owned array writeable again (it was when the buffer took it)."""
+    array, memory.locked = memory.locked, None
+    if array is not None:
+        if _owners.get(id(array)) is memory:
+            del _owners[id(array)]
+        array.flags.writeable = True
+
+
 def destroy(memory: MemoryObject) -> None:
     """Run the destruction semantics of the memory object's last user handle.
 
@@ -158,6 +185,7 @@ def _guarded_run(memory: MemoryObject) -> None:
     try:
         _destroy(memory)
     finally:
+        _give_back(memory)
         if memory.mutex is not None:
             memory.mutex.release()
             memory.mutex = None
@@ -191,6 +219,7 @@ def _write_back(memory: MemoryObject, target: Any) -> None:
     finally:
         op.finish()
     if not (isinstance(target, np.ndarray) and np.shares_memory(target, memory.host_copy())):
+        _give_back(memory)  # the target may be the owned array
         _copy_out(memory, target)
 
 

@@ -398,7 +398,7 @@ class host_accessor(_Access):
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf: buffer | None = buf
-        self._hold = holds.acquire(win.req)
+        self._hold = holds.acquire(win.req, repr(self))
         self._array: np.ndarray | None = self._view()
 
     def release(self) -> None:

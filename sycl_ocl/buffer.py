@@ -12,6 +12,7 @@ import builtins
 import importlib
 import weakref
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -182,9 +183,12 @@ class buffer(PropertyHolder):
 
     # --- destruction (§4.7.2.3) ---------------------------------------------------------
 
-    def _release(self) -> None:
+    def _release(self, finalizing: bool = False) -> None:
         if not getattr(self, "_alive", False):
             return
+        if not finalizing and self._root.handles == 1:
+            # errc.invalid before anything changes: the buffer stays alive (rule S22).
+            lifetime.check_destruction(self._root)
         self._alive = False
         self._windows = {}  # no accessor of a destroyed buffer: the next one checks and raises
         with RUNTIME:
@@ -202,7 +206,7 @@ class buffer(PropertyHolder):
 
     def __del__(self) -> None:
         if getattr(self, "_alive", False):
-            lifetime.finalize(self._release, "buffer destruction")
+            lifetime.finalize(partial(self._release, True), "buffer destruction")
 
     def _check_alive(self) -> None:
         if not self._alive:

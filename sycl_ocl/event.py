@@ -14,6 +14,7 @@ from .exception import errc, exception
 from .info._descriptor import check_namespace
 from .info.enums import event_command_status
 from .scheduler.command import COMPLETE, Command
+from .scheduler.holds import check_wait
 
 if TYPE_CHECKING:
     from .context import context
@@ -45,15 +46,18 @@ class event:
         self._context = _context
 
     def _wait_one(self) -> None:
+        check_wait((self._cmd,), "event.wait()")
         self._cmd.wait()
 
     def _wait_and_throw_one(self) -> None:
-        self._cmd.wait()
+        self._wait_one()
         _deliver([self])
 
     @staticmethod
     def _wait_all(events: Iterable[event]) -> None:
-        for ev in events:
+        evs = list(events)
+        check_wait([ev._cmd for ev in evs], "event.wait(events)")
+        for ev in evs:
             ev._cmd.wait()
 
     @staticmethod

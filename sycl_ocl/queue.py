@@ -26,6 +26,7 @@ from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .range import nd_range
 from .scheduler import Command, KernelLaunch, Shape, launch, open_lane, submit, trace
+from .scheduler.holds import check_wait
 from .selector import default_selector_v, select_device
 from .usm.launch import Shortcut
 
@@ -198,6 +199,7 @@ class queue(NativeWrapper, PropertyHolder):
         if self._recording is not None:
             raise exception(errc.invalid, "waiting on a queue that records to a command graph: its "
                                           "commands do not run; end_recording first")
+        check_wait(self._lane.ops, "queue.wait()")
         self._lane.wait_all()
 
     def wait_and_throw(self) -> None:

@@ -355,3 +355,61 @@ def test_a_released_host_accessor_never_shows_stale_data(queue: sycl.queue) -> N
         queue.submit(lambda h: h.parallel_for(8, "ta_inc", sycl.accessor(b, h))).wait()
         assert _codes(lambda: ha[0]) == sycl.errc.accessor  # not the old 0
         ha.release()  # a second release is harmless
+
+
+# --- waiting for one's own host accessor (docs/scheduler.md rule S22) -----------------------------
+
+
+def test_waiting_for_a_command_that_needs_this_threads_host_accessor_raises(queue: sycl.queue) -> None:
+    """The command waits for the accessor, which ends only when this thread goes on: instead
+    of hanging, every wait raises errc.invalid naming both."""
+    a = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        with sycl.host_accessor(b) as held:
+            held[0] = 1
+            ev = queue.submit(lambda h: h.parallel_for(4, "ta_inc", sycl.accessor(b, h)))
+            for wait in (queue.wait, queue.wait_and_throw, ev.wait, ev.wait_and_throw,
+                         lambda: sycl.event.wait([ev]), lambda: sycl.host_accessor(b, sycl.read_only)):
+                with pytest.raises(sycl.exception, match="holds open") as info:
+                    wait()
+                assert info.value.code() == sycl.errc.invalid
+                assert "ta_inc" in info.value.what() and "host_accessor read_write" in info.value.what()
+            with sycl.buffer(np.ones(2, dtype=np.int32)) as c, sycl.host_accessor(c) as other:
+                assert other[0] == 1  # a host accessor that waits for nothing of this thread's
+        queue.wait()  # released: the kernel runs
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert list(h) == [2, 1, 1, 1]  # the refused accessor changed nothing
+    assert a.tolist() == [2, 1, 1, 1]
+
+
+def _copy(queue: sycl.queue, dst: sycl.buffer, src: sycl.buffer) -> None:
+    queue.submit(lambda h: h.parallel_for(4, "ta_copy", sycl.accessor(dst, h), sycl.accessor(src, h)))
+
+
+def test_destroying_a_buffer_that_waits_for_this_threads_host_accessor(
+    queue: sycl.queue, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A with block's end raises and leaves the buffer alive (it ends later, writing back); a
+    dropped last reference cannot raise: that buffer ends without writing back, with a warning."""
+    src = sycl.buffer(np.ones(4, dtype=np.int32))
+    out = np.zeros(4, dtype=np.int32)
+    dst = sycl.buffer(out)
+    held = sycl.host_accessor(src)
+    _copy(queue, dst, src)
+    with pytest.raises(sycl.exception, match="destruction") as info:
+        dst.__exit__(None, None, None)
+    assert info.value.code() == sycl.errc.invalid
+    del info  # its traceback holds the buffer
+    held.release()
+    del dst  # now it ends, and writes back
+    assert (out == 1).all()
+    lost = np.zeros(4, dtype=np.int32)
+    dropped = sycl.buffer(lost)
+    held = sycl.host_accessor(src)
+    _copy(queue, dropped, src)
+    with caplog.at_level("WARNING", logger="sycl_ocl"):
+        del dropped  # would wait for held, on this thread: never
+    assert "holds open" in caplog.text and "not written back" in caplog.text
+    held.release()
+    queue.wait()
+    assert (lost == 0).all()

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .._async_errors import log
+from ..exception import exception
 from . import holds
 from .coherence import access
 from .hostops import prepare, transfer_op
@@ -74,7 +75,10 @@ def _finish(queued: list[tuple[Callable[[], Any], str]]) -> None:
     """At the end of a collection, run the work its finalizers queued on this thread, before
     the collection returns, when nothing here can hold a lock the work takes; otherwise on
     the progress thread, detached: it ends the buffers without writing into host memory
-    (rule S21)."""
+    (rule S21). Once the interpreter finalizes, its daemon threads are frozen, maybe holding
+    the scheduler lock: the program has ended, and the work is dropped."""
+    if sys.is_finalizing():
+        return
     if RUNTIME.thread is None or _at_safe_point():
         for work, what in queued:
             run_logged(work, what)
@@ -110,8 +114,9 @@ def _run_detached(work: Callable[[], Any]) -> None:
         _detached.running = False
 
 
-# The arrays that buffers own, by id (``own``): each made read-only until its buffer ends.
-_owners: weakref.WeakValueDictionary[int, MemoryObject] = weakref.WeakValueDictionary()
+# The arrays that buffers own, by id (``own``): each made read-only until its buffer ends,
+# which removes it (the memory object keeps it alive meanwhile, so its id stays its own).
+_owned_arrays: dict[int, MemoryObject] = {}
 
 
 def own(memory: MemoryObject, array: np.ndarray) -> None:
@@ -119,12 +124,12 @@ def own(memory: MemoryObject, array: np.ndarray) -> None:
     with the runtime's copies (docs/data-movement.md). The destruction gives it back."""
     array.flags.writeable = False
     memory.locked = array
-    _owners[id(array)] = memory
+    _owned_arrays[id(array)] = memory
 
 
 def owned(array: np.ndarray) -> bool:
     """Whether a live buffer owns ``array`` (``own``)."""
-    memory = _owners.get(id(array))
+    memory = _owned_arrays.get(id(array))
     return memory is not None and memory.locked is array
 
 
@@ -132,8 +137,7 @@ def _give_back(memory: MemoryObject) -> None:
     """Make the owned array writeable again (it was when the buffer took it)."""
     array, memory.locked = memory.locked, None
     if array is not None:
-        if _owners.get(id(array)) is memory:
-            del _owners[id(array)]
+        del _owned_arrays[id(array)]
         array.flags.writeable = True
 
 
@@ -146,24 +150,47 @@ def destroy(memory: MemoryObject) -> None:
     nothing into the host memory (rule S21).
     """
     if getattr(_detached, "running", False):
-        _forgo_write_back(memory)
+        _forgo_write_back(memory, _INSIDE_THE_RUNTIME)
+    else:
+        try:
+            check_destruction(memory)
+        except exception as error:  # a finalizer's: it cannot raise, nor wait here
+            _forgo_write_back(memory, str(error))
+            _destroy_elsewhere(memory)
+            return
     if (RUNTIME.held() or RUNTIME.on_own_thread()) and _may_block(memory):
-        spawn(run_logged, (partial(_guarded_run, memory), "buffer destruction"), "sycl_ocl-destroy",
-              lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
+        _destroy_elsewhere(memory)
         return
     _guarded_run(memory)
 
 
-def _forgo_write_back(memory: MemoryObject) -> None:
-    """Write nothing back at this destruction: past the statement that ended the buffer, a
-    write would land in the user's memory at a random time; a warning says so."""
+def _destroy_elsewhere(memory: MemoryObject) -> None:
+    """Run the destruction on a thread of its own."""
+    spawn(run_logged, (partial(_guarded_run, memory), "buffer destruction"), "sycl_ocl-destroy",
+          lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
+
+
+def check_destruction(memory: MemoryObject) -> None:
+    """``errc.invalid`` where destroying ``memory`` now would wait for a command that needs a
+    host accessor this thread holds open (rule S22)."""
+    holds.check_destruction(memory, _frontier_ops(memory))
+
+
+_INSIDE_THE_RUNTIME = (
+    "it was ended by a garbage collection inside the runtime (on one of its threads or under its "
+    "lock), where it could not be written back before the collection returned"
+)
+
+
+def _forgo_write_back(memory: MemoryObject, why: str) -> None:
+    """Write nothing back at this destruction (``why``: it cannot happen before the statement
+    that ended the buffer returns, and later it would land in the user's memory at a random
+    time); a warning says so."""
     if _write_back_target(memory) is not None:
         log.warning(
-            "sycl_ocl: a buffer of %d bytes was ended by a garbage collection inside the runtime "
-            "(on one of its threads or under its lock), where it could not be written back before "
-            "the collection returned; its host memory keeps what it held, rather than change at a "
-            "random time later. End buffers with a with block or del, not by reference cycles",
-            memory.size,
+            "sycl_ocl: a buffer of %d bytes is not written back: %s. Its host memory keeps what it "
+            "held. End buffers with a with block, outside reference cycles and host accessors' "
+            "with blocks", memory.size, why,
         )
     with RUNTIME:
         memory.write_back = False

@@ -375,8 +375,10 @@ class host_accessor(_Access):
 
     Raises:
         sycl.exception: ``errc.invalid`` for a range outside the buffer or ``no_init`` with a
-            read mode; the driver's error when reading the data back from a device fails.
-            A failed command it waited for reports to its own queue, not here.
+            read mode, or where it would wait for a command that waits for a host accessor this
+            thread holds open (docs/scheduler.md rule S22); the driver's error when reading
+            the data back from a device fails. A failed command it waited for reports to its
+            own queue, not here.
 
     Example::
 

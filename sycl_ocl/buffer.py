@@ -39,7 +39,8 @@ class buffer(PropertyHolder):
     The forms of the constructor:
 
     - ``buffer(host_array, prop_list=None)``: dimensions and dtype from the array; a
-      writeable array is written back at destruction, a read-only one is not.
+      writeable array is read-only while the buffer owns it and written back at
+      destruction, a read-only one is not written back.
     - ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
     - ``buffer(range, dtype)``: no host memory.
     - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
@@ -51,8 +52,10 @@ class buffer(PropertyHolder):
 
     Raises:
         sycl.exception: ``errc.invalid`` for a dtype that is not plain data, a host array
-            smaller than the range, a sub-buffer of a sub-buffer or outside its parent, and
-            a buffer used after its ``with`` block.
+            smaller than the range, a sub-buffer of a sub-buffer or outside its parent, an
+            array that a live buffer owns, a buffer used after its ``with`` block, and a
+            ``with`` block's end that would wait for a command that waits for a host accessor
+            this thread holds open (the buffer then stays alive; docs/scheduler.md rule S22).
 
     Example::
 

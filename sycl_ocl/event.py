@@ -36,7 +36,9 @@ class _WaitMethod:
 class event:
     """The status of a submitted command, for waiting, profiling and dependencies (§4.6.6).
 
-    ``sycl.event()`` is an event that is already complete.
+    ``sycl.event()`` is an event that is already complete. ``wait`` raises ``errc.invalid``
+    where the command waits for a host accessor the waiting thread holds open (the wait would
+    never end; docs/scheduler.md rule S22).
     """
 
     __slots__ = ("__weakref__", "_cmd", "_context")

@@ -194,7 +194,9 @@ class queue(NativeWrapper, PropertyHolder):
         """Block until every command submitted to this queue completed (§4.6.5.1).
 
         Raises:
-            sycl.exception: ``errc.invalid`` while the queue records to a command graph.
+            sycl.exception: ``errc.invalid`` while the queue records to a command graph, or
+                when a command of it waits for a host accessor this thread holds open (the
+                wait would never end; docs/scheduler.md rule S22).
         """
         if self._recording is not None:
             raise exception(errc.invalid, "waiting on a queue that records to a command graph: its "

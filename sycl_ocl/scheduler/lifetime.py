@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _async_errors
 from .._async_errors import log
 from ..exception import exception
 from . import holds
@@ -39,9 +40,10 @@ from .runtime import RUNTIME
 _collection = threading.local()
 _detached = threading.local()  # .running: the progress thread runs a collection's finalizers
 # Modules whose frames may hold a lock that a destruction takes: the standard library's
-# threading (an Event's or a Condition's lock, rule S19) and the scheduler (its locks); but
-# for the frames at the bottom of every thread, which hold none.
-_UNSAFE_MODULES = ("threading", __package__)
+# threading (an Event's or a Condition's lock, rule S19), the scheduler (its locks) and the
+# error stores (a failed command reports there); but for the frames at the bottom of every
+# thread, which hold none.
+_UNSAFE_MODULES = ("threading", __package__, _async_errors.__name__)
 _THREAD_BOTTOM = frozenset({"_bootstrap", "_bootstrap_inner", "run"})
 
 

@@ -79,6 +79,10 @@ def test_finalizers_during_a_collection_run_when_it_ends_or_on_the_progress_thre
     with RUNTIME:  # under the scheduler lock: not here
         gc.collect()
     assert done.wait(10) and ran[-1][0] == "sycl_ocl-progress"
+    done.clear()
+    Garbage()
+    exec("__import__('gc').collect()", {"__name__": "threading"})  # as inside an Event's lock
+    assert done.wait(10) and ran[-1][0] == "sycl_ocl-progress"
     lifetime.finalize(work, "a test finalizer")  # outside a collection: at once, on this thread
     assert ran[-1][0] == here
 

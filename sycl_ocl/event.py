@@ -48,8 +48,10 @@ class event:
         self._context = _context
 
     def _wait_one(self) -> None:
-        check_wait((self._cmd,), "event.wait()")
+        watch = check_wait((self._cmd,), "event.wait()")
         self._cmd.wait()
+        if watch is not None:
+            watch.cancel()
 
     def _wait_and_throw_one(self) -> None:
         self._wait_one()
@@ -58,9 +60,11 @@ class event:
     @staticmethod
     def _wait_all(events: Iterable[event]) -> None:
         evs = list(events)
-        check_wait([ev._cmd for ev in evs], "event.wait(events)")
+        watch = check_wait([ev._cmd for ev in evs], "event.wait(events)")
         for ev in evs:
             ev._cmd.wait()
+        if watch is not None:
+            watch.cancel()
 
     @staticmethod
     def _wait_and_throw_all(events: Iterable[event]) -> None:

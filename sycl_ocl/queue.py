@@ -201,8 +201,10 @@ class queue(NativeWrapper, PropertyHolder):
         if self._recording is not None:
             raise exception(errc.invalid, "waiting on a queue that records to a command graph: its "
                                           "commands do not run; end_recording first")
-        check_wait(self._lane.ops, "queue.wait()")
+        watch = check_wait(self._lane.ops, "queue.wait()")
         self._lane.wait_all()
+        if watch is not None:
+            watch.cancel()
 
     def wait_and_throw(self) -> None:
         """``wait()``, then deliver asynchronous errors (§4.6.5.1)."""

@@ -3,6 +3,8 @@ host accessors and local accessors, with real kernels on every device under test
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -413,3 +415,33 @@ def test_destroying_a_buffer_that_waits_for_this_threads_host_accessor(
     held.release()
     queue.wait()
     assert (lost == 0).all()
+
+
+def test_a_wait_for_another_threads_host_accessor_warns(
+    queue: sycl.queue, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Whether another thread ever releases its host accessor cannot be known: a wait that
+    needs it warns after a few seconds, naming the accessor, and still ends when it goes."""
+    a = np.zeros(4, dtype=np.int32)
+    opened, warned = threading.Event(), threading.Event()
+
+    def holder(b: sycl.buffer) -> None:
+        with sycl.host_accessor(b):
+            opened.set()
+            warned.wait(20)
+
+    with caplog.at_level("WARNING", logger="sycl_ocl"), sycl.buffer(a) as b:
+        other = threading.Thread(target=holder, args=(b,))
+        other.start()
+        assert opened.wait(10)
+        queue.submit(lambda h: h.parallel_for(4, "ta_inc", sycl.accessor(b, h)))
+        waiter = threading.Thread(target=queue.wait)
+        waiter.start()
+        deadline = time.monotonic() + 10
+        while "held by thread" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+        warned.set()
+        waiter.join()
+        other.join()
+    assert "queue.wait() has waited" in caplog.text and "ta_inc" in caplog.text
+    assert (a == 1).all()

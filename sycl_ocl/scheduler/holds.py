@@ -9,8 +9,9 @@ never behind a user event), while submit keeps returning at once.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
+from .._async_errors import log
 from ..exception import errc, exception
 from .coherence import access
 from .command import Command
@@ -24,6 +25,7 @@ from .trace import describe
 
 # The open holds: the thread that made each, and its accessor's name (rule S22).
 _owners: dict[Op, tuple[int, str]] = {}
+WAIT_WARNING_S = 3.0  # a wait for another thread's host accessor warns after this long
 
 
 def acquire(req: Requirement, name: str) -> Op:
@@ -60,13 +62,35 @@ def release(memory: MemoryObject, op: Op) -> None:
         drain()
 
 
-def check_wait(waited: Iterable[Command], what: str) -> None:
+def check_wait(waited: Sequence[Command], what: str) -> threading.Timer | None:
     """``errc.invalid`` where ``what`` (a wait of this thread) would wait for a command that
     waits, directly or through others, for a host accessor this thread holds open: the access
-    ends only when this thread goes on, so the wait would never end (rule S22)."""
-    if _owners:
-        with RUNTIME:
-            _refuse_self_wait(waited, what, None)
+    ends only when this thread goes on, so the wait would never end (rule S22).
+
+    While another thread holds a host accessor open, whether it ever lets go cannot be known:
+    the returned timer (None while none is open), which the caller cancels when the wait
+    ends, warns after ``WAIT_WARNING_S`` where the wait still needs one."""
+    if not _owners:
+        return None
+    with RUNTIME:
+        _refuse_self_wait(waited, what, None)
+        waited = list(waited)
+    timer = threading.Timer(WAIT_WARNING_S, _warn_if_held, (waited, what))
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _warn_if_held(waited: list[Command], what: str) -> None:
+    with RUNTIME:
+        held = {op: f"{name} (held by thread {thread})" for op, (thread, name) in _owners.items()}
+        found = _needing(waited, held)
+    if found is not None:
+        command, name = found
+        log.warning(
+            "sycl_ocl: %s has waited %.0f s for %s, which needs %s: it ends only when that thread "
+            "releases the host accessor", what, WAIT_WARNING_S, command, name,
+        )
 
 
 def check_destruction(memory: MemoryObject, waited: Iterable[Command]) -> None:

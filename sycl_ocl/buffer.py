@@ -52,10 +52,10 @@ class buffer(PropertyHolder):
 
     Raises:
         sycl.exception: ``errc.invalid`` for a dtype that is not plain data, a host array
-            smaller than the range, a sub-buffer of a sub-buffer or outside its parent, an
-            array that a live buffer owns, a buffer used after its ``with`` block, and a
-            ``with`` block's end that would wait for a command that waits for a host accessor
-            this thread holds open (the buffer then stays alive; docs/scheduler.md rule S22).
+            smaller than the range, a sub-buffer of a sub-buffer or outside its parent, a
+            buffer used after its ``with`` block, and a ``with`` block's end that would wait
+            for a command that waits for a host accessor this thread holds open (the buffer
+            then stays alive; docs/scheduler.md rule S22).
 
     Example::
 
@@ -106,7 +106,7 @@ class buffer(PropertyHolder):
                 )
             self._init_range(as_range(rng), dtype or np.uint8)
             return
-        array, writable = _host_array(data, dtype)
+        array, writable = _host_array(lifetime.writeable_alias(data), dtype)
         if rng is not None:
             rng = as_range(rng)
             if array.size < rng.size():
@@ -445,12 +445,6 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
             raise exception(errc.invalid, f"the host array holds {data.dtype}, not {np.dtype(dtype)}")
         if data.dtype.hasobject:
             raise exception(errc.invalid, "buffer elements must be plain data, not Python objects")
-        if lifetime.owned(data):
-            raise exception(
-                errc.invalid,
-                "the array is owned by a buffer that is still alive (it is read-only until that "
-                "buffer is destroyed); end that buffer first, or make sub-buffers of it",
-            )
         return data, bool(data.flags.writeable)
     if _is_buffer_like(data):
         view = memoryview(data)

@@ -116,30 +116,39 @@ def _run_detached(work: Callable[[], Any]) -> None:
         _detached.running = False
 
 
-# The arrays that buffers own, by id (``own``): each made read-only until its buffer ends,
-# which removes it (the memory object keeps it alive meanwhile, so its id stays its own).
-_owned_arrays: dict[int, MemoryObject] = {}
+# The arrays that buffers own, by id (``own``): each with a writeable view of it, made before
+# it became read-only, and how many buffers own it; read-only until the last of them ends,
+# which removes it (the memory objects keep it alive meanwhile, so its id stays its own).
+_owned_arrays: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
 
 
 def own(memory: MemoryObject, array: np.ndarray) -> None:
-    """Make the user's ``array`` read-only while ``memory`` owns it: a write to it would race
-    with the runtime's copies (docs/data-movement.md). The destruction gives it back."""
+    """Make the user's ``array`` read-only while ``memory`` owns it (with any other buffer
+    over it): a write to it would race with the runtime's copies (docs/data-movement.md). The
+    destruction gives it back."""
+    _, alias, owners = _owned_arrays.get(id(array), (array, array.view(), 0))
+    _owned_arrays[id(array)] = (array, alias, owners + 1)
     array.flags.writeable = False
     memory.locked = array
-    _owned_arrays[id(array)] = memory
 
 
-def owned(array: np.ndarray) -> bool:
-    """Whether a live buffer owns ``array`` (``own``)."""
-    memory = _owned_arrays.get(id(array))
-    return memory is not None and memory.locked is array
+def writeable_alias(data: Any) -> Any:
+    """``data``, or where it is an array a live buffer owns (read-only meanwhile), a writeable
+    view of it: another buffer over it shares the ownership."""
+    found = _owned_arrays.get(id(data)) if isinstance(data, np.ndarray) else None
+    return found[1] if found is not None and found[0] is data else data
 
 
 def _give_back(memory: MemoryObject) -> None:
-    """Make the owned array writeable again (it was when the buffer took it)."""
+    """Make the owned array writeable again (it was when the buffer took it) once no buffer
+    owns it."""
     array, memory.locked = memory.locked, None
-    if array is not None:
-        del _owned_arrays[id(array)]
+    if array is None:
+        return
+    _, alias, owners = _owned_arrays.pop(id(array))
+    if owners > 1:
+        _owned_arrays[id(array)] = (array, alias, owners - 1)
+    else:
         array.flags.writeable = True
 
 

@@ -112,6 +112,21 @@ def test_an_export_keeps_the_memory_alive(queue: sycl.queue) -> None:
     assert (interface_view == 3).all()
 
 
+def test_a_released_host_accessor_exports_nothing(queue: sycl.queue) -> None:
+    """After its with block the accessor's memory is no longer valid: every export raises
+    errc.accessor (no dangling view), while a view taken during the block stays valid."""
+    data = np.arange(8, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            taken = np.from_dlpack(acc)
+        exports = [lambda: np.from_dlpack(acc), lambda: acc.__array_interface__, lambda: np.asarray(acc)]
+        for export in exports:
+            with pytest.raises(sycl.exception) as info:
+                export()
+            assert info.value.code() is sycl.errc.accessor and "released" in str(info.value)
+    assert taken.tolist() == list(range(8))
+
+
 def test_an_accessor_in_a_host_task_exports_its_range(queue: sycl.queue) -> None:
     data = np.zeros(16, dtype=np.int32)
     seen: list[tuple[int, int]] = []

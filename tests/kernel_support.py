@@ -59,6 +59,14 @@ def run_child(
     )
 
 
+OCLGRIND_MARKERS = ("Invalid ", "Uninitialized", "data race")  # how Oclgrind's reports begin
+
+
+def oclgrind_reports(stderr: str) -> list[str]:
+    """The lines of Oclgrind's memory-error and data-race reports in a process's stderr."""
+    return [line for line in stderr.splitlines() if any(m in line for m in OCLGRIND_MARKERS)]
+
+
 def child_json(code: str, env: dict[str, str] | None = None) -> Any:
     """Run ``code`` in a child that prints one JSON line last; return it parsed."""
     done = run_child(code, env)

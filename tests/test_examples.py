@@ -9,7 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from kernel_support import ROOT, run_child
+from kernel_support import ROOT, oclgrind_reports, run_child
+
+import sycl_ocl as sycl
 
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
 # Examples whose run lives in another test module, with the reason.
@@ -49,6 +51,19 @@ def test_example_runs(path: Path) -> None:
     assert done.returncode == 0, f"{path.name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     assert done.stdout.strip(), f"{path.name} printed nothing"
 
+
+
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if p.name not in RUN_ELSEWHERE], ids=lambda p: p.name)
+def test_example_runs_clean_under_oclgrind(path: Path) -> None:
+    """Each example again with Oclgrind as the default device, its memory checks and data-race
+    detector on: any report (an invalid or uninitialised access, a race) fails the test."""
+    if not any("Oclgrind" in repr(d) for d in sycl.device.get_devices()):
+        pytest.skip("Oclgrind is not installed (tools/install_opencl.sh installs it)")
+    done = run_child(f"import runpy; runpy.run_path({str(path)!r}, run_name='__main__')",
+                     {"SYCL_OCL_DEVICE": "Oclgrind", "OCLGRIND_DATA_RACES": "1"})
+    assert done.returncode == 0, f"{path.name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    problems = oclgrind_reports(done.stderr)
+    assert not problems, f"{path.name} under Oclgrind:\n" + "\n".join(problems[:5])
 
 
 def test_the_readme_example_runs() -> None:

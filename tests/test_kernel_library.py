@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import numpy as np
 import pyopencl as cl
 import pytest
+from kernel_support import oclgrind_reports
 
 import sycl_ocl as sycl
 from sycl_ocl import library
@@ -27,8 +28,7 @@ def _no_oclgrind_errors(request: pytest.FixtureRequest, capfd: pytest.CaptureFix
     yield
     err = capfd.readouterr().err
     if simulated:
-        markers = ("Invalid ", "Uninitialized", "data race")
-        problems = [line for line in err.splitlines() if any(m in line for m in markers)]
+        problems = oclgrind_reports(err)
         assert not problems, "\n".join(problems[:5])
 
 

@@ -31,6 +31,7 @@ from typing import Any
 from ..aspect import aspect
 from ..exception import errc, exception
 from ._preprocess import definitions_from_options, strip_comments
+from ._reducers import with_prelude
 from ._signature import KernelDecl, parse_unit
 from .kernel_id import kernel_id
 
@@ -78,7 +79,10 @@ class ImageSource:
 def read_unit(
     source: str, options: tuple[str, ...], device_has: frozenset[aspect], origin: str
 ) -> ImageSource:
-    """Parse ``source`` (preprocessed with ``options``' ``-D`` definitions) into a unit."""
+    """Parse ``source`` (preprocessed with ``options``' ``-D`` definitions) into a unit; a unit
+    whose kernels take reducers gets their plain definitions ahead of its text
+    (``_reducers.PRELUDE``)."""
+    source = with_prelude(source)
     signature = parse_unit(source, definitions_from_options(options))
     names = [d.name for d in signature.kernels]
     twice = sorted({n for n in names if names.count(n) > 1})

@@ -1,0 +1,118 @@
+## The generated parts of a kernel launched with reductions (docs/reductions.md): rendered by
+## sycl_ocl/kernel_bundle/reduction.py around the kernel's own unit, one def per place.
+##   reds:   the reductions, each with .name (the reducer), .ctype, .expr (in a and b),
+##           .identity (a literal) and .initialize (the variable's value is not combined in)
+##   others: reducer names of the unit's other kernels (their SYCL_COMBINE does nothing here)
+##   L:      the work-group size (reqd: its OpenCL sizes); P: the least power of two >= L
+##   items:  over a range, its dimensions (0: over an nd_range); FL, FP: L and P of the final kernel
+<%def name="prelude(reds, others, fp64, items)">\
+% if fp64:
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+% endif
+#define SYCL_REDUCER(T, name) __global T *__sycl_reducer_##name
+#define SYCL_REDUCER_ACC(T, name) __private T *__sycl_reducer_##name
+#define SYCL_COMBINE(name, value) __sycl_combine_##name(__sycl_reducer_##name, (value))
+% for name in sorted(set(others) | {r.name for r in reds}):
+#define __sycl_combine_${name}(r, v) ((void)(r), (void)(v))
+% endfor
+% if items:
+## Over a range, the kernel body runs once per item of the range in a loop of each work-item:
+## get_global_id & co. in the body are the item's (its hidden parameters __sycl_i*, __sycl_r*).
+#define __SYCL_GID(d) ((d) == 0 ? __sycl_i0 : (d) == 1 ? __sycl_i1 : (d) == 2 ? __sycl_i2 : 0)
+#define __SYCL_GSIZE(d) ((d) == 0 ? __sycl_r0 : (d) == 1 ? __sycl_r1 : (d) == 2 ? __sycl_r2 : 1)
+#define __SYCL_GLINEAR() (__sycl_i0 + __sycl_r0 * (__sycl_i1 + __sycl_r1 * __sycl_i2))
+#define __SYCL_WORK_DIM() ${items}u
+% endif
+</%def>
+<%def name="ops(reds)">\
+% for r in reds:
+static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { return ${r.expr}; }
+#undef __sycl_combine_${r.name}
+#define __sycl_combine_${r.name}(r, v) (*(r) = __sycl_op_${loop.index}(*(r), (${r.ctype})(v)))
+% endfor
+</%def>
+<%def name="restore(reds)">\
+% for r in reds:
+#undef __sycl_combine_${r.name}
+#define __sycl_combine_${r.name}(r, v) ((void)(r), (void)(v))
+% endfor
+</%def>
+## The tree of one work-group over scratch[0..L): leaves the combination in scratch[0].
+<%def name="tree(i, lid, L, P)">\
+    barrier(CLK_LOCAL_MEM_FENCE);
+% for s in [P >> k for k in range(1, P.bit_length()) if (P >> k) > 0]:
+    if (${lid} < ${s}u${'' if s * 2 <= L else f' && {lid} + {s}u < {L}u'})
+        __sycl_scratch${i}[${lid}] = __sycl_op_${i}(__sycl_scratch${i}[${lid}], __sycl_scratch${i}[${lid} + ${s}u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+% endfor
+</%def>
+<%def name="kernels(name, body, reds, params, args, reqd, items, L, P, FL, FP)">\
+
+/* The launch: each work-item keeps a private accumulator per reducer, ${'loops over the range' if items else 'runs the body once'},
+ * then each work-group combines its accumulators (a tree in local memory) into one partial. */
+__kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
+% for r in reds:
+    __global ${r.ctype} *restrict __sycl_part${loop.index},
+% endfor
+% if items:
+    const ulong __sycl_n0, const ulong __sycl_n1, const ulong __sycl_n2${',' if params else ''}
+% endif
+    ${',\n    '.join(params)})
+{
+% for r in reds:
+    __local ${r.ctype} __sycl_scratch${loop.index}[${L}];
+    ${r.ctype} __sycl_acc${loop.index} = ${r.identity};
+% endfor
+    const uint __sycl_lid = ${'get_local_id(0)' if items else 'get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))'};
+% if items:
+    const ulong __sycl_total = __sycl_n0 * __sycl_n1 * __sycl_n2;
+    for (ulong __sycl_v = get_global_id(0); __sycl_v < __sycl_total; __sycl_v += get_global_size(0)) {
+% if items == 1:
+        ${body}(__sycl_v, 0, 0, __sycl_n0, 1, 1, ${', '.join(args)});
+% elif items == 2:
+        ${body}(__sycl_v % __sycl_n0, __sycl_v / __sycl_n0, 0, __sycl_n0, __sycl_n1, 1, ${', '.join(args)});
+% else:
+        const ulong __sycl_rest = __sycl_v / __sycl_n0;
+        ${body}(__sycl_v % __sycl_n0, __sycl_rest % __sycl_n1, __sycl_rest / __sycl_n1, __sycl_n0, __sycl_n1, __sycl_n2, ${', '.join(args)});
+% endif
+    }
+% else:
+    ${body}(${', '.join(args)});
+% endif
+% for r in reds:
+    __sycl_scratch${loop.index}[__sycl_lid] = __sycl_acc${loop.index};
+% endfor
+% for r in reds:
+${tree(loop.index, '__sycl_lid', L, P)}\
+% endfor
+    if (__sycl_lid == 0) {
+        const size_t __sycl_group = ${'get_group_id(0)' if items else 'get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))'};
+% for r in reds:
+        __sycl_part${loop.index}[__sycl_group] = __sycl_scratch${loop.index}[0];
+% endfor
+    }
+}
+
+/* The final combination: one work-group combines the partials in a fixed order, and the
+ * variable's value unless the reduction initializes to the identity. */
+__kernel __attribute__((reqd_work_group_size(${FL}, 1, 1))) void ${name}_sycl_final(
+% for r in reds:
+    __global const ${r.ctype} *restrict __sycl_part${loop.index}, __global ${r.ctype} *__sycl_out${loop.index},
+% endfor
+    const uint __sycl_count)
+{
+    const uint __sycl_lid = get_local_id(0);
+% for r in reds:
+    __local ${r.ctype} __sycl_scratch${loop.index}[${FL}];
+    {
+        ${r.ctype} acc = ${r.identity};
+        for (uint i = __sycl_lid; i < __sycl_count; i += ${FL}u)
+            acc = __sycl_op_${loop.index}(acc, __sycl_part${loop.index}[i]);
+        __sycl_scratch${loop.index}[__sycl_lid] = acc;
+    }
+${tree(loop.index, '__sycl_lid', FL, FP)}\
+    if (__sycl_lid == 0)
+        __sycl_out${loop.index}[0] = ${'__sycl_scratch%d[0]' % loop.index if r.initialize else '__sycl_op_%d(__sycl_out%d[0], __sycl_scratch%d[0])' % (loop.index, loop.index, loop.index)};
+% endfor
+}
+</%def>

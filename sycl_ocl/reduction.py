@@ -1,0 +1,232 @@
+"""``sycl::reduction`` (SYCL 2020 §4.9.2): reductions of OpenCL C kernels.
+
+``h.parallel_for(rng, red1, red2, ..., kernel, *args)`` runs ``kernel`` with one reducer per
+reduction; the kernel declares them as its first parameters and combines into them
+(docs/reductions.md). The runtime launches a generated variant of the kernel's unit
+(``kernel_bundle.reduction``) and a final kernel that writes each result into its variable.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pyopencl as cl
+
+from .access import access_mode
+from .accessor import accessor
+from .buffer import buffer
+from .exception import errc, exception
+from .functional import as_combiner, check_takes, known_identity
+from .kernel_bundle.kernel import kernel
+from .kernel_bundle.reduction import GROUP_SIZE, Reduction, generated_sources, variant
+from .kernel_bundle.registry import LAUNCHABLE, as_kernel_id
+from .kernel_bundle.resolve import resolve_kernel
+from .property import property_list
+from .property._base import Property, PropertyHolder, make_property_list
+from .property.accessor import no_init
+from .property.reduction import initialize_to_identity
+from .scheduler import KernelLaunch
+from .usm.pointer import usm_ptr
+
+if TYPE_CHECKING:
+    from .device import device
+    from .handler import handler
+    from .scheduler import Lane
+
+
+class reduction(PropertyHolder):
+    """A reduction variable and how to combine into it (§4.9.2), for ``handler.parallel_for``.
+
+    Forms (``identity`` optional where the combiner has a known identity for the type)::
+
+        sycl.reduction(buf, h, combiner, prop_list=None)            # a buffer of one element
+        sycl.reduction(buf, h, identity, combiner, prop_list=None)
+        sycl.reduction(ptr, combiner, prop_list=None)               # a typed USM pointer
+        sycl.reduction(ptr, identity, combiner, prop_list=None)
+
+    The combiner is a SYCL function object (``sycl.plus()``, ``sycl.minimum()``, ...,
+    ``sycl.logical_or()``) or a user combiner in OpenCL C: an expression in ``a`` and ``b``
+    (``"fmax(a, b)"``) or the name of a function of the kernel's unit, with an identity.
+    Without ``sycl.property.reduction.initialize_to_identity()`` the variable's value is
+    combined into the result.
+
+    Example::
+
+        with sycl.buffer(np.zeros(1, np.float32)) as total:
+            q.submit(lambda h: h.parallel_for(
+                sycl.range(n), sycl.reduction(total, h, sycl.plus()), "sum", sycl.accessor(x, h)))
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a variable that is not a one-element buffer or a
+            typed USM pointer, a combiner that cannot take its element type, no identity for a
+            combiner without a known one, or a property that is not a reduction's.
+    """
+
+    __slots__ = ("_acc", "_handler", "_identity", "_op", "_props", "_ptr", "dtype")
+
+    def __init__(self, var: Any, *args: Any, prop_list: Any = None) -> None:
+        if args and isinstance(args[-1], property_list | Property) and prop_list is None:
+            args, prop_list = args[:-1], args[-1]
+        self._props = make_property_list(prop_list, "reduction")
+        self._acc: accessor | None = None
+        self._ptr: usm_ptr | None = None
+        self._handler: handler | None = None
+        if isinstance(var, buffer):
+            if not args:
+                raise exception(errc.invalid, "sycl.reduction(buf, h, ...) takes the command group's handler")
+            self._handler, args = args[0], args[1:]
+            self.dtype = var.dtype
+            if var.size() != 1:
+                raise exception(errc.invalid, f"a buffer reduction's variable holds one element, {var!r} "
+                                              f"holds {var.size()}; reduce into a buffer of range 1")
+        elif type(var) is usm_ptr:
+            if var.dtype is None:
+                raise exception(errc.invalid, f"a reduction into {var!r} needs its element type: allocate "
+                                              "it with dtype=")
+            self._ptr = var
+            self.dtype = var.dtype
+        else:
+            raise exception(errc.invalid, f"a reduction's variable is a sycl.buffer of one element or a "
+                                          f"typed sycl.usm_ptr, got {var!r}")
+        if len(args) not in (1, 2):
+            raise exception(errc.invalid, "sycl.reduction takes a combiner, or an identity and a combiner, "
+                                          f"after its variable; got {len(args)} argument(s)")
+        self._op = as_combiner(args[-1])
+        check_takes(self._op, self.dtype)
+        self._identity = (self.dtype.type(args[0]) if len(args) == 2
+                          else known_identity(self._op, self.dtype))
+        if isinstance(var, buffer):
+            self._acc = (accessor(var, self._handler, access_mode.write, prop_list=property_list(no_init()))
+                         if self._initializes() else accessor(var, self._handler, access_mode.read_write))
+
+    def _initializes(self) -> bool:
+        return self._props.has_property(initialize_to_identity)
+
+    def identity(self) -> Any:
+        """The identity of the reduction (§4.9.2.3), a numpy scalar of the variable's type."""
+        return self._identity
+
+    def _code(self) -> Reduction:
+        return Reduction(self.dtype, self._op, self._identity, self._initializes())
+
+    def _variable(self, h: handler) -> accessor | usm_ptr:
+        """The variable as the final kernel's argument.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a buffer reduction made with another handler.
+        """
+        if self._acc is None:
+            assert self._ptr is not None
+            return self._ptr
+        if self._handler is not h:
+            raise exception(errc.invalid, "a buffer reduction belongs to the command group whose handler "
+                                          "made it; make it inside this command group")
+        return self._acc
+
+    @staticmethod
+    def generated_sources(kernel_name: str) -> list[str]:
+        """The OpenCL C sources generated so far for launches of the kernel ``kernel_name``
+        with reductions (a sycl_ocl extension, docs/reductions.md)."""
+        return generated_sources(kernel_name)
+
+    def __repr__(self) -> str:
+        return f"<sycl.reduction {self._op!r} of {self.dtype.name}>"
+
+
+@dataclass(slots=True)
+class ReductionLaunch:
+    """The device action of a launch with reductions: the kernel, then its final kernel."""
+
+    main: KernelLaunch
+    final: KernelLaunch
+
+    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
+        ev = _fresh(self.main).enqueue(lane, wait_for, keep)
+        keep.append(ev)
+        return _fresh(self.final).enqueue(lane, lane.after(ev), keep)
+
+
+def _fresh(launch: KernelLaunch) -> KernelLaunch:
+    """A copy whose argument list the enqueue may bind (a graph replays its actions)."""
+    return KernelLaunch(launch.kernel, launch.global_size, launch.local_size, launch.offset,
+                        list(launch.args), launch.bindings)
+
+
+def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> ReductionLaunch:
+    """The action of ``h.parallel_for(rng, first, *rest)``: ``rest`` holds any further
+    reductions, then the kernel and its arguments; ``sizes`` as ``handler._launch`` takes them.
+
+    Raises:
+        sycl.exception: ``errc.kernel_argument`` when the kernel's reducers do not match the
+            reductions; ``errc.invalid`` for a missing kernel or a kernel bundle set with
+            ``use_kernel_bundle``; as any launch otherwise.
+    """
+    from .handler import kernel_args  # deferred: the handler module imports this one
+
+    reductions = [first]
+    while rest and type(rest[0]) is reduction:
+        reductions.append(rest[0])
+        rest = rest[1:]
+    if not rest:
+        raise exception(errc.invalid, "parallel_for(rng, reductions..., kernel, *args) needs a kernel after "
+                                      "the reductions")
+    spec, args = rest[0], rest[1:]
+    settings = h._settings
+    if settings is not None and (settings.bundle is not None or settings.args):
+        raise exception(errc.invalid, "a launch with reductions runs a generated variant of its kernel: "
+                                      "it takes its arguments in parallel_for, and no kernel bundle")
+    kid = as_kernel_id(spec._name if isinstance(spec, kernel) else spec, LAUNCHABLE)
+    global_size, local_size, offset = ((sizes,), None, None) if type(sizes) is int else sizes
+    ctx, dev = h._context, h._device
+    codes = tuple(r._code() for r in reductions)
+    if local_size is None:  # over a range: work-groups of our size, each looping over items
+        group = _group_size(dev)
+        found = variant(kid, codes, len(global_size), (group,))
+        total = int(np.prod(global_size))
+        groups = max(1, min(-(-total // group), _max_groups(dev)))
+        hidden: tuple[Any, ...] = tuple(np.uint64(n) for n in (*global_size, 1, 1)[:3])
+        main_sizes: tuple[Any, ...] = ((groups * group,), (group,), None)
+    else:
+        found = variant(kid, codes, 0, local_size)
+        groups = int(np.prod([g // size for g, size in zip(global_size, local_size, strict=True)]))
+        hidden = ()
+        main_sizes = (global_size, local_size, offset)
+    spec_constants = settings.spec_constants if settings is not None else {}
+    parts = [cl.Buffer(ctx._native, cl.mem_flags.READ_WRITE, max(1, groups) * r.dtype.itemsize)
+             for r in reductions]
+    main = _kernel_launch(h, resolve_kernel(found.main, ctx, dev, None, spec_constants),
+                          (*parts, *hidden, *args), main_sizes, local_size is not None, kernel_args)
+    outputs = [x for part, r in zip(parts, reductions, strict=True) for x in (part, r._variable(h))]
+    final = _kernel_launch(h, resolve_kernel(found.final, ctx, dev, None, {}),
+                           (*outputs, np.uint32(groups)), ((GROUP_SIZE,), (GROUP_SIZE,), None), True,
+                           kernel_args)
+    return ReductionLaunch(main, final)
+
+
+def _kernel_launch(h: handler, k: kernel, args: tuple[Any, ...], sizes: tuple[Any, ...], grouped: bool,
+                   kernel_args: Any) -> KernelLaunch:
+    """The launch of ``k`` over ``sizes`` (global, local, offset); ``grouped``: whether the
+    application's arguments may hold local accessors (over an nd_range)."""
+    global_size, local_size, offset = sizes
+    memory, bindings, svm_args = kernel_args(args, h._context._handle, grouped, h._accessors)
+    k._check_launch(args, local_size)
+    if svm_args:
+        k = k._for_svm(svm_args)
+    return KernelLaunch(k, global_size, local_size, offset, memory, bindings)
+
+
+@functools.cache
+def _group_size(dev: device) -> int:
+    """The work-group size of a launch with reductions over a range on ``dev``."""
+    most = min(GROUP_SIZE, int(dev._native.max_work_group_size))
+    return 1 << (most.bit_length() - 1)
+
+
+@functools.cache
+def _max_groups(dev: device) -> int:
+    """How many work-groups a launch over a range takes at most: enough to fill ``dev``, so each
+    work-item combines many items in its accumulator."""
+    return 16 * int(dev._native.max_compute_units)

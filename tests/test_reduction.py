@@ -1,0 +1,357 @@
+"""Reductions (SYCL 2020 §4.9.2; docs/reductions.md): every combiner and element type, over
+ranges and nd_ranges, one and several reductions, buffers and USM, checked against numpy."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import sycl_ocl as sycl
+
+DTYPES = ["int32", "uint32", "int64", "float32", "float64"]
+INTEGER_OPS: list[Any] = [sycl.plus, sycl.multiplies, sycl.minimum, sycl.maximum, sycl.bit_and,
+                          sycl.bit_or, sycl.bit_xor, sycl.logical_and, sycl.logical_or]
+FLOAT_OPS: list[Any] = INTEGER_OPS[:4]
+C_TYPE = {"int32": "int", "uint32": "uint", "int64": "long", "float32": "float", "float64": "double"}
+# numpy's reduction of each combiner (reduce over an array of the element type).
+NUMPY: dict[Any, Callable[[np.ndarray], Any]] = {
+    sycl.plus: np.sum, sycl.multiplies: np.prod, sycl.minimum: np.min, sycl.maximum: np.max,
+    sycl.bit_and: np.bitwise_and.reduce, sycl.bit_or: np.bitwise_or.reduce,
+    sycl.bit_xor: np.bitwise_xor.reduce,
+    sycl.logical_and: lambda a: a.dtype.type(np.logical_and.reduce(a)),
+    sycl.logical_or: lambda a: a.dtype.type(np.logical_or.reduce(a)),
+}
+
+
+def ops_for(dtype: str) -> list[Any]:
+    return INTEGER_OPS if np.dtype(dtype).kind in "iu" else FLOAT_OPS
+
+
+@functools.cache
+def all_ops_kernel(dtype: str) -> str:
+    """A kernel combining x[i] into one reducer per combiner of ``dtype``; returns its name."""
+    name = f"red_all_{dtype}"
+    t = C_TYPE[dtype]
+    count = len(ops_for(dtype))
+    reducers = ", ".join(f"SYCL_REDUCER({t}, r{k})" for k in range(count))
+    combines = "\n".join(f"    SYCL_COMBINE(r{k}, x[i]);" for k in range(count))
+    pragma = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if dtype == "float64" else ""
+    sycl.register_kernel_source(
+        f"{pragma}__kernel void {name}({reducers}, __global const {t} *x) {{\n"
+        f"    size_t i = get_global_id(0);\n{combines}\n}}\n")
+    return name
+
+
+def data(dtype: str, n: int, seed: int = 1) -> np.ndarray:
+    """Values whose products stay in range (floats near 1) and whose logic has both truths."""
+    rng = np.random.default_rng(seed)
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return rng.uniform(0.99, 1.01, n).astype(dt)
+    values = rng.integers(0 if dt.kind == "u" else -3, 4, n).astype(dt)
+    values[n // 2] = 0  # so logical_and and products see a zero
+    return values
+
+
+def need_type(dev: sycl.device, dtype: str) -> None:
+    if dtype == "float64" and not dev.has(sycl.aspect.fp64):
+        pytest.skip(f"{dev!r} has no aspect.fp64: float64 reductions need it")
+
+
+def expected(op: Any, x: np.ndarray, start: Any | None) -> Any:
+    total = NUMPY[op](x)
+    return total if start is None else op()(x.dtype.type(start), x.dtype.type(total))
+
+
+def check(op: Any, got: Any, want: Any, dtype: str) -> None:
+    if np.dtype(dtype).kind == "f" and op is not sycl.minimum and op is not sycl.maximum:
+        np.testing.assert_allclose(got, want, rtol=1e-4 if dtype == "float32" else 1e-10)
+    else:
+        assert got == want, (op, got, want)
+
+
+def raises(code: sycl.errc, fn: Callable[[], object], *words: str) -> None:
+    with pytest.raises(sycl.exception) as info:
+        fn()
+    assert info.value.code() is code, info.value.what()
+    for word in words:
+        assert word in info.value.what(), info.value.what()
+
+
+# --- combiners and identities (§4.9.2.2) ------------------------------------------------------
+
+def test_known_identities() -> None:
+    assert sycl.known_identity(sycl.plus(), np.float32) == 0
+    assert sycl.known_identity(sycl.multiplies(), np.int64) == 1
+    assert sycl.known_identity(sycl.minimum(), np.float32) == np.inf
+    assert sycl.known_identity(sycl.maximum(), np.float64) == -np.inf
+    assert sycl.known_identity(sycl.minimum(), np.int32) == np.iinfo(np.int32).max
+    assert sycl.known_identity(sycl.maximum(), np.uint32) == 0
+    assert sycl.known_identity(sycl.bit_and(), np.uint32) == 0xFFFFFFFF
+    assert sycl.known_identity(sycl.bit_and(), np.int64) == -1
+    assert sycl.known_identity(sycl.bit_or(), np.int32) == 0
+    assert sycl.known_identity(sycl.logical_and(), np.int32) == 1
+    assert sycl.known_identity(sycl.logical_or(), np.int32) == 0
+    assert sycl.known_identity(sycl.plus(), np.int32).dtype == np.int32
+    assert sycl.has_known_identity(sycl.bit_xor(), np.int64)
+    assert not sycl.has_known_identity(sycl.bit_xor(), np.float32)
+    assert not sycl.has_known_identity("fmax(a, b)", np.float32)
+    raises(sycl.errc.invalid, lambda: sycl.known_identity(sycl.bit_or(), np.float64), "cannot combine float64")
+    raises(sycl.errc.invalid, lambda: sycl.known_identity("a + b", np.float32), "no known identity")
+    assert sycl.plus()(2, 3) == 5 and sycl.minimum()(2, 3) == 2 and sycl.bit_xor()(6, 3) == 5
+
+
+# --- every combiner and type, several reductions in one kernel --------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_combiner_over_a_range(queue: sycl.queue, dtype: str) -> None:
+    """One launch with a reduction per combiner; each variable's value is combined in."""
+    need_type(queue.get_device(), dtype)
+    ops = ops_for(dtype)
+    n = 1000  # not a multiple of the work-group size
+    x = data(dtype, n)
+    first = [2 if op is not sycl.logical_and else 1 for op in ops]
+    start = [np.array([f], dtype) for f in first]
+    kernel = all_ops_kernel(dtype)
+    with sycl.buffer(x) as bx:
+        bufs = [sycl.buffer(s) for s in start]
+        queue.submit(lambda h: h.parallel_for(
+            sycl.range(n), *[sycl.reduction(b, h, op()) for b, op in zip(bufs, ops, strict=True)],
+            kernel, sycl.accessor(bx, h, sycl.read_only)))
+        got = []
+        for b in bufs:
+            with sycl.host_accessor(b) as acc:
+                got.append(np.asarray(acc)[0])
+    for op, f, value in zip(ops, first, got, strict=True):
+        check(op, value, expected(op, x, f), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_combiner_over_an_nd_range(queue: sycl.queue, dtype: str) -> None:
+    """Over an nd_range of work-groups of 64 (4 x 16), with initialize_to_identity."""
+    need_type(queue.get_device(), dtype)
+    ops = ops_for(dtype)
+    n = 64 * 9
+    x = data(dtype, n, seed=2)
+    kernel = all_ops_kernel(dtype)
+    init = sycl.property.reduction.initialize_to_identity()
+    results = [np.full(1, 7, dtype) for _ in ops]
+    with sycl.buffer(x) as bx:
+        bufs = [sycl.buffer(r) for r in results]
+        queue.submit(lambda h: h.parallel_for(
+            sycl.nd_range(sycl.range(n), sycl.range(64)),
+            *[sycl.reduction(b, h, op(), prop_list=[init]) for b, op in zip(bufs, ops, strict=True)],
+            kernel, sycl.accessor(bx, h, sycl.read_only)))
+        for b in bufs:
+            b.__exit__(None, None, None)
+    for op, r in zip(ops, results, strict=True):
+        check(op, r[0], expected(op, x, None), dtype)
+
+
+def test_nd_range_of_two_dimensions_and_local_memory(queue: sycl.queue) -> None:
+    """A 2-D nd_range whose kernel uses barriers and a local accessor besides its reducer."""
+    sycl.register_kernel_source("""
+        __kernel void red_tile_max(SYCL_REDUCER(int, best), __global const int *x, __local int *tile) {
+            size_t l = get_local_id(0) + get_local_size(0) * get_local_id(1);
+            size_t i = get_global_id(0) + get_global_size(0) * get_global_id(1);
+            tile[l] = x[i];
+            barrier(CLK_LOCAL_MEM_FENCE);
+            SYCL_COMBINE(best, tile[(l + 1) % (get_local_size(0) * get_local_size(1))]);
+        }""")
+    x = np.random.default_rng(3).integers(-1000, 1000, (12, 20)).astype(np.int32)
+    result = np.array([-5000], np.int32)
+    with sycl.buffer(x) as bx, sycl.buffer(result) as br:
+        queue.submit(lambda h: h.parallel_for(
+            sycl.nd_range(sycl.range(12, 20), sycl.range(3, 5)), sycl.reduction(br, h, sycl.maximum()),
+            "red_tile_max", sycl.accessor(bx, h, sycl.read_only), sycl.local_accessor(np.int32, 15, h)))
+    assert result[0] == x.max()
+
+
+def test_range_of_two_dimensions_sees_each_item(queue: sycl.queue) -> None:
+    """Over a 2-D range, get_global_id and get_global_size in the body are the item's."""
+    sycl.register_kernel_source("""
+        __kernel void red_weighted(SYCL_REDUCER(long, sum), __global const int *x) {
+            size_t col = get_global_id(0), row = get_global_id(1);
+            if (get_work_dim() != 2)
+                return;
+            SYCL_COMBINE(sum, (long)x[row * get_global_size(0) + col] * (long)(row + 1));
+        }""")
+    x = np.arange(37 * 53, dtype=np.int32).reshape(37, 53)
+    total = np.zeros(1, np.int64)
+    with sycl.buffer(x) as bx, sycl.buffer(total) as bt:
+        queue.submit(lambda h: h.parallel_for(
+            sycl.range(37, 53), sycl.reduction(bt, h, sycl.plus()), "red_weighted",
+            sycl.accessor(bx, h, sycl.read_only)))
+    assert total[0] == (x.astype(np.int64) * np.arange(1, 38)[:, None]).sum()
+
+
+def test_dot_product_with_two_reductions(queue: sycl.queue) -> None:
+    """Two reductions of one kernel, one combining more than once per item; early returns."""
+    sycl.register_kernel_source("""
+        __kernel void red_dot2(SYCL_REDUCER(float, dot), SYCL_REDUCER(float, norm),
+                               __global const float *x, __global const float *y, uint n) {
+            size_t i = get_global_id(0);
+            if (i >= n)
+                return;
+            SYCL_COMBINE(dot, x[i] * y[i]);
+            SYCL_COMBINE(norm, x[i] * x[i]);
+            SYCL_COMBINE(norm, y[i] * y[i]);
+        }""")
+    n = 50_000
+    rng = np.random.default_rng(4)
+    x, y = rng.random(n, np.float32), rng.random(n, np.float32)
+    with sycl.buffer(x) as bx, sycl.buffer(y) as by, sycl.buffer(np.zeros(1, np.float32)) as d, \
+            sycl.buffer(np.zeros(1, np.float32)) as m:
+        queue.submit(lambda h: h.parallel_for(
+            n + 100, sycl.reduction(d, h, sycl.plus()), sycl.reduction(m, h, sycl.plus()), "red_dot2",
+            sycl.accessor(bx, h, sycl.read_only), sycl.accessor(by, h, sycl.read_only), n))
+        with sycl.host_accessor(d) as a, sycl.host_accessor(m) as b:
+            got = (np.asarray(a)[0], np.asarray(b)[0])
+    x64, y64 = x.astype(np.float64), y.astype(np.float64)
+    np.testing.assert_allclose(got, (x64 @ y64, x64 @ x64 + y64 @ y64), rtol=1e-5)
+
+
+def test_float_results_repeat_exactly(queue: sycl.queue) -> None:
+    """The order of combination is fixed: the same launch gives the same bits."""
+    kernel = all_ops_kernel("float32")
+    x = np.random.default_rng(5).standard_normal(100_000).astype(np.float32)
+    results = []
+    for _ in range(2):
+        outs = [np.zeros(1, np.float32) for _ in FLOAT_OPS]
+        with sycl.buffer(x) as bx:
+            bufs = [sycl.buffer(o) for o in outs]
+            queue.submit(lambda h, bufs=bufs: h.parallel_for(
+                x.size, *[sycl.reduction(b, h, op()) for b, op in zip(bufs, FLOAT_OPS, strict=True)],
+                kernel, sycl.accessor(bx, h, sycl.read_only))).wait()
+            results.append([sycl.host_accessor(b, sycl.read_only)[0] for b in bufs])
+    assert results[0] == results[1]
+
+
+def test_empty_range_leaves_the_value_or_the_identity(queue: sycl.queue) -> None:
+    kernel = all_ops_kernel("int32")
+    x = np.ones(4, np.int32)
+    kept, reset = np.array([9], np.int32), np.array([9], np.int32)
+    with sycl.buffer(x) as bx, sycl.buffer(kept) as bk, sycl.buffer(reset) as bz:
+        init = sycl.property.reduction.initialize_to_identity()
+        queue.submit(lambda h: h.parallel_for(
+            0, sycl.reduction(bk, h, sycl.plus()), sycl.reduction(bz, h, sycl.plus(), prop_list=[init]),
+            *[sycl.reduction(sycl.buffer(np.zeros(1, np.int32)), h, op()) for op in INTEGER_OPS[2:]],
+            kernel, sycl.accessor(bx, h, sycl.read_only)))
+    assert kept[0] == 9 and reset[0] == 0
+
+
+# --- USM, user combiners, ordering --------------------------------------------------------------
+
+def test_usm_reduction_into_shared_and_device_memory(queue: sycl.queue) -> None:
+    dev = queue.get_device()
+    if not dev.has(sycl.aspect.usm_device_allocations):
+        pytest.skip(f"{dev!r} has no USM (aspect.usm_device_allocations)")
+    kernel = all_ops_kernel("int64")
+    n = 3000
+    x = data("int64", n, seed=6)
+    src = sycl.malloc_device(count=n, dtype=np.int64, q=queue)
+    out = sycl.malloc_device(count=len(INTEGER_OPS), dtype=np.int64, q=queue)
+    assert src is not None and out is not None
+    try:
+        queue.memcpy(src, x, x.nbytes).wait()
+        queue.memcpy(out, np.full(len(INTEGER_OPS), 1, np.int64), 8 * len(INTEGER_OPS)).wait()
+        queue.submit(lambda h: h.parallel_for(
+            n, *[sycl.reduction(out + k, op()) for k, op in enumerate(INTEGER_OPS)], kernel, src)).wait()
+        got = np.zeros(len(INTEGER_OPS), np.int64)
+        queue.memcpy(got, out, got.nbytes).wait()
+    finally:
+        sycl.free(src, queue)
+        sycl.free(out, queue)
+    for k, op in enumerate(INTEGER_OPS):
+        check(op, got[k], expected(op, x, 1), "int64")
+
+
+def test_user_combiners_expression_and_function(queue: sycl.queue) -> None:
+    sycl.register_kernel_source("""
+        float red_absmax(float a, float b) { return fmax(fabs(a), fabs(b)); }
+        __kernel void red_user(SYCL_REDUCER(float, m), SYCL_REDUCER(float, s), __global const float *x) {
+            size_t i = get_global_id(0);
+            SYCL_COMBINE(m, x[i]);
+            SYCL_COMBINE(s, x[i]);
+        }""")
+    x = np.random.default_rng(7).standard_normal(777).astype(np.float32)
+    m, s = np.zeros(1, np.float32), np.zeros(1, np.float32)
+    with sycl.buffer(x) as bx, sycl.buffer(m) as bm, sycl.buffer(s) as bs:
+        queue.submit(lambda h: h.parallel_for(
+            x.size, sycl.reduction(bm, h, 0.0, "red_absmax"), sycl.reduction(bs, h, -np.inf, "a < b ? b : a"),
+            "red_user", sycl.accessor(bx, h, sycl.read_only)))
+    assert m[0] == np.abs(x).max()
+    assert s[0] == x.max()
+
+
+def test_reduction_result_is_ordered_before_later_commands(queue: sycl.queue) -> None:
+    """The variable is a requirement: a later kernel reading it sees the result (the DAG)."""
+    sycl.register_kernel_source("""
+        __kernel void red_count(SYCL_REDUCER(int, c), __global const int *x) {
+            SYCL_COMBINE(c, x[get_global_id(0)] > 0);
+        }
+        __kernel void red_scale(__global int *y, __global const int *c) {
+            y[get_global_id(0)] *= c[0];
+        }""")
+    x = np.arange(-50, 50, dtype=np.int32)
+    y = np.ones(8, np.int32)
+    with sycl.buffer(x) as bx, sycl.buffer(np.zeros(1, np.int32)) as bc, sycl.buffer(y) as by:
+        queue.submit(lambda h: h.parallel_for(
+            x.size, sycl.reduction(bc, h, sycl.plus()), "red_count", sycl.accessor(bx, h, sycl.read_only)))
+        queue.submit(lambda h: h.parallel_for(
+            y.size, "red_scale", sycl.accessor(by, h), sycl.accessor(bc, h, sycl.read_only)))
+    assert (y == 49).all()
+
+
+# --- errors -----------------------------------------------------------------------------------
+
+def test_misuse_is_refused_clearly(queue: sycl.queue) -> None:
+    sycl.register_kernel_source("""
+        __kernel void red_none(__global const float *x) { }
+        __kernel void red_late(__global const float *x, SYCL_REDUCER(float, r)) { SYCL_COMBINE(r, x[0]); }
+        __kernel void red_one(SYCL_REDUCER(float, r), __global const float *x) { SYCL_COMBINE(r, x[0]); }
+    """)
+    x = np.ones(4, np.float32)
+    with sycl.buffer(x) as bx, sycl.buffer(np.zeros(1, np.float32)) as bf, \
+            sycl.buffer(np.zeros(1, np.int32)) as bi, sycl.buffer(np.zeros(2, np.float32)) as b2:
+
+        def launch(kernel: str, *make: Callable[[sycl.handler], Any]) -> Callable[[], object]:
+            return lambda: queue.submit(lambda h: h.parallel_for(
+                4, *[m(h) for m in make], kernel, sycl.accessor(bx, h, sycl.read_only)))
+
+        plus_f = lambda h: sycl.reduction(bf, h, sycl.plus())  # noqa: E731
+        raises(sycl.errc.kernel_argument, launch("red_none", plus_f), "declares no reducer", "SYCL_REDUCER")
+        raises(sycl.errc.kernel_argument, launch("red_late", plus_f), "first parameters")
+        raises(sycl.errc.kernel_argument, launch("red_one", plus_f, plus_f), "1 reducer", "2 reduction")
+        raises(sycl.errc.kernel_argument, launch("red_one", lambda h: sycl.reduction(bi, h, sycl.plus())),
+               "declared float", "int32", "SYCL_REDUCER(int, r)")
+        raises(sycl.errc.invalid, launch("red_one", lambda h: sycl.reduction(bf, h, sycl.bit_and())),
+               "cannot combine float32")
+        raises(sycl.errc.invalid, launch("red_one", lambda h: sycl.reduction(bf, h, "a * b")),
+               "no known identity")
+        raises(sycl.errc.invalid, launch("red_one", lambda h: sycl.reduction(b2, h, sycl.plus())),
+               "one element")
+        raises(sycl.errc.invalid, launch("red_one", lambda h: sycl.reduction(bf, h, 1, 2, 3)),
+               "combiner")
+        raises(sycl.errc.invalid, lambda: queue.submit(lambda h: h.parallel_for(
+            4, sycl.reduction(bf, h, sycl.plus()))), "needs a kernel")
+        raises(sycl.errc.invalid, lambda: sycl.reduction(np.zeros(1), sycl.plus()), "sycl.buffer")
+    # After the refusals the same kernel still runs.
+    out = np.zeros(1, np.float32)
+    with sycl.buffer(x) as bx, sycl.buffer(out) as bo:
+        queue.submit(lambda h: h.parallel_for(
+            4, sycl.reduction(bo, h, sycl.plus()), "red_one", sycl.accessor(bx, h, sycl.read_only)))
+    assert out[0] == 4
+
+
+def test_reducer_kernel_builds_in_a_plain_bundle(queue: sycl.queue) -> None:
+    """A unit with reducers builds like any other (its plain meaning), so bundles of every
+    application kernel still build."""
+    ids = sycl.register_kernel_source(
+        "__kernel void red_plain(SYCL_REDUCER(int, r), __global const int *x) { SYCL_COMBINE(r, x[0]); }")
+    kb = sycl.get_kernel_bundle(sycl.bundle_state.executable, queue.get_context(), kernel_ids=ids)
+    assert kb.has_kernel(ids[0])

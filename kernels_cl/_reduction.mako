@@ -46,7 +46,18 @@ static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { r
     barrier(CLK_LOCAL_MEM_FENCE);
 % endfor
 </%def>
-<%def name="kernels(name, body, reds, params, args, reqd, items, L, P, FL, FP)">\
+## One call of the body over a range, for item v, combining into the accumulators named with suffix.
+<%def name="call(body, reds, args, items, v, suffix)">\
+<% accs = ['&__sycl_acc%d%s' % (i, suffix) for i in range(len(reds))] %>\
+% if items == 1:
+        ${body}(${v}, 0, 0, __sycl_n0, 1, 1, ${', '.join(accs + args)});
+% elif items == 2:
+        ${body}((${v}) % __sycl_n0, (${v}) / __sycl_n0, 0, __sycl_n0, __sycl_n1, 1, ${', '.join(accs + args)});
+% else:
+        ${body}((${v}) % __sycl_n0, ((${v}) / __sycl_n0) % __sycl_n1, (${v}) / __sycl_n0 / __sycl_n1, __sycl_n0, __sycl_n1, __sycl_n2, ${', '.join(accs + args)});
+% endif
+</%def>
+<%def name="kernels(name, body, reds, params, args, reqd, items, chunked, L, P, FL, FP)">\
 
 /* The launch: each work-item keeps a private accumulator per reducer, ${'loops over the range' if items else 'runs the body once'},
  * then each work-group combines its accumulators (a tree in local memory) into one partial. */
@@ -66,18 +77,34 @@ __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
     const uint __sycl_lid = ${'get_local_id(0)' if items else 'get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))'};
 % if items:
     const ulong __sycl_total = __sycl_n0 * __sycl_n1 * __sycl_n2;
-    for (ulong __sycl_v = get_global_id(0); __sycl_v < __sycl_total; __sycl_v += get_global_size(0)) {
-% if items == 1:
-        ${body}(__sycl_v, 0, 0, __sycl_n0, 1, 1, ${', '.join(args)});
-% elif items == 2:
-        ${body}(__sycl_v % __sycl_n0, __sycl_v / __sycl_n0, 0, __sycl_n0, __sycl_n1, 1, ${', '.join(args)});
-% else:
-        const ulong __sycl_rest = __sycl_v / __sycl_n0;
-        ${body}(__sycl_v % __sycl_n0, __sycl_rest % __sycl_n1, __sycl_rest / __sycl_n1, __sycl_n0, __sycl_n1, __sycl_n2, ${', '.join(args)});
-% endif
+% if chunked:
+    ## A CPU: each work-item takes a contiguous run of items (its caches and prefetchers like
+    ## it), four at a time into four accumulators (independent additions), combined in order.
+% for r in reds:
+    ${r.ctype} __sycl_acc${loop.index}_1 = ${r.identity}, __sycl_acc${loop.index}_2 = ${r.identity}, __sycl_acc${loop.index}_3 = ${r.identity};
+% endfor
+    const ulong __sycl_chunk = (__sycl_total + get_global_size(0) - 1) / get_global_size(0);
+    const ulong __sycl_end = min(__sycl_total, (get_global_id(0) + 1) * __sycl_chunk);
+    ulong __sycl_v = get_global_id(0) * __sycl_chunk;
+    for (; __sycl_v + 4 <= __sycl_end; __sycl_v += 4) {
+% for u in range(4):
+${call(body, reds, args, items, '__sycl_v + %d' % u, '_%d' % u if u else '')}\
+% endfor
     }
+    for (; __sycl_v < __sycl_end; __sycl_v++) {
+${call(body, reds, args, items, '__sycl_v', '')}\
+    }
+% for r in reds:
+    __sycl_acc${loop.index} = __sycl_op_${loop.index}(__sycl_op_${loop.index}(__sycl_acc${loop.index}, __sycl_acc${loop.index}_1), __sycl_op_${loop.index}(__sycl_acc${loop.index}_2, __sycl_acc${loop.index}_3));
+% endfor
 % else:
-    ${body}(${', '.join(args)});
+    ## A GPU: neighbouring work-items take neighbouring items (coalesced loads).
+    for (ulong __sycl_v = get_global_id(0); __sycl_v < __sycl_total; __sycl_v += get_global_size(0)) {
+${call(body, reds, args, items, '__sycl_v', '')}\
+    }
+% endif
+% else:
+    ${body}(${', '.join(['&__sycl_acc%d' % i for i in range(len(reds))] + args)});
 % endif
 % for r in reds:
     __sycl_scratch${loop.index}[__sycl_lid] = __sycl_acc${loop.index};

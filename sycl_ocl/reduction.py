@@ -184,7 +184,7 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> R
     codes = tuple(r._code() for r in reductions)
     if local_size is None:  # over a range: work-groups of our size, each looping over items
         group = _group_size(dev)
-        found = variant(kid, codes, len(global_size), (group,))
+        found = variant(kid, codes, len(global_size), (group,), dev.is_cpu())
         total = int(np.prod(global_size))
         groups = max(1, min(-(-total // group), _max_groups(dev)))
         hidden: tuple[Any, ...] = tuple(np.uint64(n) for n in (*global_size, 1, 1)[:3])
@@ -221,7 +221,7 @@ def _kernel_launch(h: handler, k: kernel, args: tuple[Any, ...], sizes: tuple[An
 @functools.cache
 def _group_size(dev: device) -> int:
     """The work-group size of a launch with reductions over a range on ``dev``."""
-    most = min(GROUP_SIZE, int(dev._native.max_work_group_size))
+    most = min(16 if dev.is_cpu() else GROUP_SIZE, int(dev._native.max_work_group_size))
     return 1 << (most.bit_length() - 1)
 
 

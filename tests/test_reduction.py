@@ -100,7 +100,8 @@ def test_known_identities() -> None:
     assert sycl.has_known_identity(sycl.bit_xor(), np.int64)
     assert not sycl.has_known_identity(sycl.bit_xor(), np.float32)
     assert not sycl.has_known_identity("fmax(a, b)", np.float32)
-    raises(sycl.errc.invalid, lambda: sycl.known_identity(sycl.bit_or(), np.float64), "cannot combine float64")
+    raises(sycl.errc.invalid, lambda: sycl.known_identity(sycl.bit_or(), np.float64),
+           "cannot combine float64")
     raises(sycl.errc.invalid, lambda: sycl.known_identity("a + b", np.float32), "no known identity")
     assert sycl.plus()(2, 3) == 5 and sycl.minimum()(2, 3) == 2 and sycl.bit_xor()(6, 3) == 5
 

@@ -81,21 +81,22 @@ _variants: dict[tuple[Any, ...], Variant] = {}
 
 
 def variant(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
-            local_size: tuple[int, ...]) -> Variant:
+            local_size: tuple[int, ...], chunked: bool = False) -> Variant:
     """The variant of ``kid``'s unit for ``reductions``, over a range of ``items`` dimensions
     (work-groups of ``local_size``, chosen by the caller) or over an nd_range (``items`` 0,
-    ``local_size`` the nd_range's, in OpenCL order).
+    ``local_size`` the nd_range's, in OpenCL order). ``chunked``: over a range, each work-item
+    takes a contiguous run of items (for CPUs), not every global-size-th item (for GPUs).
 
     Raises:
         sycl.exception: ``errc.kernel_argument`` when the kernel's reducer parameters do not
             match the reductions (count, order, element type); ``errc.invalid`` for a kernel
             that is not an application kernel given in OpenCL C source.
     """
-    key = (kid, tuple(r.key() for r in reductions), items, local_size)
+    key = (kid, tuple(r.key() for r in reductions), items, local_size, chunked)
     found = _variants.get(key)
     if found is not None:
         return found
-    made = _make(kid, reductions, items, local_size)
+    made = _make(kid, reductions, items, local_size, chunked)
     with _lock:
         return _variants.setdefault(key, made)
 
@@ -107,7 +108,7 @@ def generated_sources(name: str) -> list[str]:
 
 
 def _make(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
-          local_size: tuple[int, ...]) -> Variant:
+          local_size: tuple[int, ...], chunked: bool) -> Variant:
     name = kid.get_name()
     src = kid._image
     if src is None or kid._is_builtin() or name not in src.kernels:
@@ -148,8 +149,8 @@ def _make(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
         text[head.end:],
         template.get_def("kernels").render(
             name=name, body=f"{name}_sycl_body", reds=codes, params=params[k:],
-            args=[f"&__sycl_acc{i}" for i in range(k)] + [p.name for p in decl.params[k:]],
-            reqd=", ".join(str(s) for s in (*local_size, 1, 1)[:3]), items=items, L=total,
+            args=[p.name for p in decl.params[k:]],
+            reqd=", ".join(str(s) for s in (*local_size, 1, 1)[:3]), items=items, chunked=chunked, L=total,
             P=_power_of_two(total), FL=GROUP_SIZE, FP=GROUP_SIZE),
     ))
     unit = read_unit(source, src.options, src.device_has, f"{src.origin} (reduction variant of {name})")

@@ -9,6 +9,8 @@ reduction; the kernel declares them as its first parameters and combines into th
 from __future__ import annotations
 
 import functools
+import math
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,15 +28,13 @@ from .kernel_bundle.registry import LAUNCHABLE, as_kernel_id
 from .kernel_bundle.resolve import resolve_kernel
 from .property import property_list
 from .property._base import Property, PropertyHolder, make_property_list
-from .property.accessor import no_init
 from .property.reduction import initialize_to_identity
-from .scheduler import KernelLaunch
+from .scheduler import KernelLaunch, Lane
 from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
     from .device import device
     from .handler import handler
-    from .scheduler import Lane
 
 
 class reduction(PropertyHolder):
@@ -95,12 +95,14 @@ class reduction(PropertyHolder):
             raise exception(errc.invalid, "sycl.reduction takes a combiner, or an identity and a combiner, "
                                           f"after its variable; got {len(args)} argument(s)")
         self._op = as_combiner(args[-1])
-        check_takes(self._op, self.dtype)
-        self._identity = (self.dtype.type(args[0]) if len(args) == 2
-                          else known_identity(self._op, self.dtype))
+        self._identity = (_checked(self._op, self.dtype).type(args[0]) if len(args) == 2
+                          else _known_identity(self._op, self.dtype))
         if isinstance(var, buffer):
-            self._acc = (accessor(var, self._handler, access_mode.write, prop_list=property_list(no_init()))
-                         if self._initializes() else accessor(var, self._handler, access_mode.read_write))
+            if self._initializes():  # the old value is not needed: a write that discards it
+                self._acc = accessor(var, self._handler, access_mode.write)
+                self._handler._overwrite(self._acc)  # type: ignore[union-attr]
+            else:
+                self._acc = accessor(var, self._handler, access_mode.read_write)
 
     def _initializes(self) -> bool:
         return self._props.has_property(initialize_to_identity)
@@ -110,7 +112,7 @@ class reduction(PropertyHolder):
         return self._identity
 
     def _code(self) -> Reduction:
-        return Reduction(self.dtype, self._op, self._identity, self._initializes())
+        return _code(self.dtype, self._op, self._identity, self._initializes())
 
     def _variable(self, h: handler) -> accessor | usm_ptr:
         """The variable as the final kernel's argument.
@@ -134,6 +136,18 @@ class reduction(PropertyHolder):
 
     def __repr__(self) -> str:
         return f"<sycl.reduction {self._op!r} of {self.dtype.name}>"
+
+
+# Per launch, these cost more than the launch's other checks: each answer is kept.
+_known_identity = functools.lru_cache(maxsize=256)(known_identity)
+_code = functools.lru_cache(maxsize=256)(Reduction)
+
+
+@functools.lru_cache(maxsize=256)
+def _checked(op: Any, dtype: np.dtype[Any]) -> np.dtype[Any]:
+    """``dtype``, once ``op`` is known to take it (``errc.invalid`` otherwise)."""
+    check_takes(op, dtype)
+    return dtype
 
 
 @dataclass(slots=True)
@@ -183,20 +197,19 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> R
     ctx, dev = h._context, h._device
     codes = tuple(r._code() for r in reductions)
     if local_size is None:  # over a range: work-groups of our size, each looping over items
-        group = _group_size(dev)
-        found = variant(kid, codes, len(global_size), (group,), dev.is_cpu())
-        total = int(np.prod(global_size))
-        groups = max(1, min(-(-total // group), _max_groups(dev)))
+        group, most, chunked = _layout(dev)
+        found = variant(kid, codes, len(global_size), (group,), chunked)
+        total = math.prod(global_size)
+        groups = max(1, min(-(-total // group), most))
         hidden: tuple[Any, ...] = tuple(np.uint64(n) for n in (*global_size, 1, 1)[:3])
         main_sizes: tuple[Any, ...] = ((groups * group,), (group,), None)
     else:
         found = variant(kid, codes, 0, local_size)
-        groups = int(np.prod([g // size for g, size in zip(global_size, local_size, strict=True)]))
+        groups = math.prod(g // size for g, size in zip(global_size, local_size, strict=True))
         hidden = ()
         main_sizes = (global_size, local_size, offset)
     spec_constants = settings.spec_constants if settings is not None else {}
-    parts = [cl.Buffer(ctx._native, cl.mem_flags.READ_WRITE, max(1, groups) * r.dtype.itemsize)
-             for r in reductions]
+    parts = _partials(h, [max(1, groups) * r.dtype.itemsize for r in reductions])
     main = _kernel_launch(h, resolve_kernel(found.main, ctx, dev, None, spec_constants),
                           (*parts, *hidden, *args), main_sizes, local_size is not None, kernel_args)
     outputs = [x for part, r in zip(parts, reductions, strict=True) for x in (part, r._variable(h))]
@@ -219,14 +232,31 @@ def _kernel_launch(h: handler, k: kernel, args: tuple[Any, ...], sizes: tuple[An
 
 
 @functools.cache
-def _group_size(dev: device) -> int:
-    """The work-group size of a launch with reductions over a range on ``dev``."""
-    most = min(16 if dev.is_cpu() else GROUP_SIZE, int(dev._native.max_work_group_size))
-    return 1 << (most.bit_length() - 1)
+def _layout(dev: device) -> tuple[int, int, bool]:
+    """How a launch with reductions over a range runs on ``dev``: the work-group size, the most
+    work-groups (enough to fill the device, so each work-item combines many items), and whether
+    each work-item takes a contiguous run of items (a CPU) or every global-size-th (a GPU)."""
+    cpu = bool(dev.is_cpu())
+    most = min(16 if cpu else GROUP_SIZE, int(dev._native.max_work_group_size))
+    return 1 << (most.bit_length() - 1), 16 * int(dev._native.max_compute_units), cpu
 
 
-@functools.cache
-def _max_groups(dev: device) -> int:
-    """How many work-groups a launch over a range takes at most: enough to fill ``dev``, so each
-    work-item combines many items in its accumulator."""
-    return 16 * int(dev._native.max_compute_units)
+# The partial results of launches on each in-order lane, reused: a launch writes them only after
+# the lane's previous launch read them.
+_scratch: weakref.WeakKeyDictionary[Lane, dict[tuple[int, int], cl.Buffer]] = weakref.WeakKeyDictionary()
+
+
+def _partials(h: handler, sizes: list[int]) -> list[cl.Buffer]:
+    """A buffer of each size (bytes) for the partial results of a launch of ``h``."""
+    lane = h._lane
+    native = h._context._native
+    if lane is None or not lane.ordered:  # a graph's node, or an out-of-order queue: its own
+        return [cl.Buffer(native, cl.mem_flags.READ_WRITE, size) for size in sizes]
+    kept = _scratch.setdefault(lane, {})
+    found = []
+    for index, size in enumerate(sizes):
+        buf = kept.get((index, size))
+        if buf is None:
+            buf = kept[(index, size)] = cl.Buffer(native, cl.mem_flags.READ_WRITE, size)
+        found.append(buf)
+    return found

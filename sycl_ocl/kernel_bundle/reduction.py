@@ -52,7 +52,9 @@ class Reduction:
     identity: Any
     initialize: bool
 
+    @functools.cached_property
     def key(self) -> tuple[str, str, str, bool]:
+        """What the generated code depends on."""
         return (self.dtype.name, self.op._expression(), c_literal(self.identity, self.dtype), self.initialize)
 
 
@@ -92,7 +94,7 @@ def variant(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
             match the reductions (count, order, element type); ``errc.invalid`` for a kernel
             that is not an application kernel given in OpenCL C source.
     """
-    key = (kid, tuple(r.key() for r in reductions), items, local_size, chunked)
+    key = (kid, tuple(r.key for r in reductions), items, local_size, chunked)
     found = _variants.get(key)
     if found is not None:
         return found

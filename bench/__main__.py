@@ -33,8 +33,8 @@ from . import bundle, kernels, reduction, roundtrip, startup, submit, triad, usm
 from .harness import KERNELS, Env, choose_device, label, report, run
 
 # The running order: the cheap launch-bound ones first, the slow child-process ones last.
-REGISTRY = [*submit.BENCHMARKS, *kernels.BENCHMARKS, *roundtrip.BENCHMARKS, *triad.BENCHMARKS, *reduction.BENCHMARKS,
-            *usm.BENCHMARKS, *startup.BENCHMARKS, *bundle.BENCHMARKS]
+REGISTRY = [*submit.BENCHMARKS, *kernels.BENCHMARKS, *roundtrip.BENCHMARKS, *triad.BENCHMARKS,
+            *reduction.BENCHMARKS, *usm.BENCHMARKS, *startup.BENCHMARKS, *bundle.BENCHMARKS]
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -140,8 +140,9 @@ def _dots(env: Env, together: bool) -> Callable[[], float]:
                        sycl.accessor(x, h, sycl.read_only), sycl.accessor(y, h, sycl.read_only))
 
     def one(out: sycl.buffer, a: sycl.buffer) -> Callable[[sycl.handler], None]:
-        return lambda h: h.parallel_for(n, sycl.reduction(out, h, sycl.plus(), prop_list=init), "bench_dot",
-                                        sycl.accessor(a, h, sycl.read_only), sycl.accessor(y, h, sycl.read_only))
+        return lambda h: h.parallel_for(
+            n, sycl.reduction(out, h, sycl.plus(), prop_list=init), "bench_dot",
+            sycl.accessor(a, h, sycl.read_only), sycl.accessor(y, h, sycl.read_only))
 
     def sample() -> float:
         start = time.perf_counter()

@@ -34,6 +34,8 @@ NEEDS = {
     "usm.py": "a device with OpenCL 2.0 SVM for USM (PoCL: every kind; NVIDIA: device allocations); "
     "on others it says what is missing and exits 0",
     "interop.py": "any OpenCL device",
+    "dot_product.py": "any OpenCL device; the USM form where the device has USM device allocations",
+    "conjugate_gradient.py": "a device with fp64; the USM solve where the device has USM device allocations",
 }
 
 

@@ -23,6 +23,7 @@ from .buffer import buffer
 from .exception import errc, exception
 from .functional import as_combiner, check_takes, known_identity
 from .kernel_bundle.kernel import kernel
+from .kernel_bundle.kernel_id import kernel_id
 from .kernel_bundle.reduction import GROUP_SIZE, Reduction, generated_sources, variant
 from .kernel_bundle.registry import LAUNCHABLE, as_kernel_id
 from .kernel_bundle.resolve import resolve_kernel
@@ -33,6 +34,9 @@ from .scheduler import KernelLaunch, Lane
 from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .context import context
     from .device import device
     from .handler import handler
 
@@ -192,31 +196,60 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> R
     if settings is not None and (settings.bundle is not None or settings.args):
         raise exception(errc.invalid, "a launch with reductions runs a generated variant of its kernel: "
                                       "it takes its arguments in parallel_for, and no kernel bundle")
-    kid = as_kernel_id(spec._name if isinstance(spec, kernel) else spec, LAUNCHABLE)
     global_size, local_size, offset = ((sizes,), None, None) if type(sizes) is int else sizes
-    ctx, dev = h._context, h._device
     codes = tuple(r._code() for r in reductions)
-    if local_size is None:  # over a range: work-groups of our size, each looping over items
-        group, most, chunked = _layout(dev)
-        found = variant(kid, codes, len(global_size), (group,), chunked)
-        total = math.prod(global_size)
-        groups = max(1, min(-(-total // group), most))
-        hidden: tuple[Any, ...] = tuple(np.uint64(n) for n in (*global_size, 1, 1)[:3])
-        main_sizes: tuple[Any, ...] = ((groups * group,), (group,), None)
+    constants = settings.spec_constants if settings is not None else None
+    where = (spec, codes, global_size, local_size, offset, h._context, h._device)
+    if constants or not isinstance(spec, str | kernel_id | kernel):  # make says what a kernel may be
+        found = _Plan.make(*where, constants or {})
     else:
-        found = variant(kid, codes, 0, local_size)
-        groups = math.prod(g // size for g, size in zip(global_size, local_size, strict=True))
-        hidden = ()
-        main_sizes = (global_size, local_size, offset)
-    spec_constants = settings.spec_constants if settings is not None else {}
-    parts = _partials(h, [max(1, groups) * r.dtype.itemsize for r in reductions])
-    main = _kernel_launch(h, resolve_kernel(found.main, ctx, dev, None, spec_constants),
-                          (*parts, *hidden, *args), main_sizes, local_size is not None, kernel_args)
+        found = _plan(*where)
+    parts = _partials(h, [found.groups * r.dtype.itemsize for r in reductions])
+    main = _kernel_launch(h, found.main, (*parts, *found.hidden, *args), found.sizes, local_size is not None,
+                          kernel_args)
     outputs = [x for part, r in zip(parts, reductions, strict=True) for x in (part, r._variable(h))]
-    final = _kernel_launch(h, resolve_kernel(found.final, ctx, dev, None, {}),
-                           (*outputs, np.uint32(groups)), ((GROUP_SIZE,), (GROUP_SIZE,), None), True,
-                           kernel_args)
+    final = _kernel_launch(h, found.final, (*outputs, np.uint32(found.groups)),
+                           ((GROUP_SIZE,), (GROUP_SIZE,), None), True, kernel_args)
     return ReductionLaunch(main, final)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    """What a launch with reductions runs: its two kernels, the launch kernel's sizes (global,
+    local, offset) and hidden arguments, and the number of partial results."""
+
+    main: kernel
+    final: kernel
+    sizes: tuple[Any, ...]
+    hidden: tuple[Any, ...]
+    groups: int
+
+    @staticmethod
+    def make(spec: Any, codes: tuple[Reduction, ...], global_size: tuple[int, ...],
+             local_size: tuple[int, ...] | None, offset: tuple[int, ...] | None, ctx: context, dev: device,
+             constants: Mapping[Any, Any]) -> _Plan:
+        kid = as_kernel_id(spec._name if isinstance(spec, kernel) else spec, LAUNCHABLE)
+        if local_size is None:  # over a range: work-groups of our size, each looping over items
+            group, most, chunked = _layout(dev)
+            found = variant(kid, codes, len(global_size), (group,), chunked)
+            groups = max(1, min(-(-math.prod(global_size) // group), most))
+            hidden: tuple[Any, ...] = tuple(np.uint64(n) for n in (*global_size, 1, 1)[:3])
+            sizes: tuple[Any, ...] = ((groups * group,), (group,), None)
+        else:
+            found = variant(kid, codes, 0, local_size)
+            groups = max(1, math.prod(g // size for g, size in zip(global_size, local_size, strict=True)))
+            hidden = ()
+            sizes = (global_size, local_size, offset)
+        return _Plan(resolve_kernel(found.main, ctx, dev, None, constants),
+                     resolve_kernel(found.final, ctx, dev, None, {}), sizes, hidden, groups)
+
+
+@functools.lru_cache(maxsize=512)
+def _plan(spec: Any, codes: tuple[Reduction, ...], global_size: tuple[int, ...],
+          local_size: tuple[int, ...] | None, offset: tuple[int, ...] | None, ctx: context,
+          dev: device) -> _Plan:
+    """The plan of a launch without specialization constants, kept for the next launches."""
+    return _Plan.make(spec, codes, global_size, local_size, offset, ctx, dev, {})
 
 
 def _kernel_launch(h: handler, k: kernel, args: tuple[Any, ...], sizes: tuple[Any, ...], grouped: bool,

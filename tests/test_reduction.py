@@ -10,11 +10,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-import sycl_ocl as sycl
-
 # On Oclgrind an invalid or uninitialised access (a data race with OCLGRIND_DATA_RACES=1) fails
 # the test that made it.
 from test_kernel_library import _no_oclgrind_errors  # noqa: F401
+
+import sycl_ocl as sycl
 
 DTYPES = ["int32", "uint32", "int64", "float32", "float64"]
 INTEGER_OPS: list[Any] = [sycl.plus, sycl.multiplies, sycl.minimum, sycl.maximum, sycl.bit_and,
@@ -365,3 +365,27 @@ def test_reducer_kernel_builds_in_a_plain_bundle(queue: sycl.queue) -> None:
         "__kernel void red_plain(SYCL_REDUCER(int, r), __global const int *x) { SYCL_COMBINE(r, x[0]); }")
     kb = sycl.get_kernel_bundle(sycl.bundle_state.executable, queue.get_context(), kernel_ids=ids)
     assert kb.has_kernel(ids[0])
+
+
+def test_command_graph_replays_a_reduction(queue: sycl.queue) -> None:
+    """A recorded launch with a reduction replays: each replay combines into the variable."""
+    sycl.register_kernel_source("""
+        __kernel void red_graph_sum(SYCL_REDUCER(int, s), __global const int *x) {
+            SYCL_COMBINE(s, x[get_global_id(0)]);
+        }
+        __kernel void red_graph_inc(__global int *x) { x[get_global_id(0)] += 1; }""")
+    exp = sycl.ext.oneapi.experimental
+    x = np.arange(1000, dtype=np.int32)
+    total = np.zeros(1, np.int32)
+    with sycl.buffer(x) as bx, sycl.buffer(total) as bt:
+        g = exp.command_graph(queue)
+        g.begin_recording(queue)
+        queue.submit(lambda h: h.parallel_for(x.size, "red_graph_inc", sycl.accessor(bx, h)))
+        queue.submit(lambda h: h.parallel_for(
+            x.size, sycl.reduction(bt, h, sycl.plus()), "red_graph_sum",
+            sycl.accessor(bx, h, sycl.read_only)))
+        g.end_recording()
+        exe = g.finalize()
+        for _ in range(3):
+            queue.ext_oneapi_graph(exe)
+    assert total[0] == sum((np.arange(1000) + k).sum() for k in (1, 2, 3))

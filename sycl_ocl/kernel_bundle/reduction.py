@@ -42,10 +42,12 @@ if TYPE_CHECKING:
 GROUP_SIZE = 256
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Reduction:
     """What the code of one reduction depends on: element type, combiner, identity, and whether
-    the variable's value is left out (``initialize_to_identity``)."""
+    the variable's value is left out (``initialize_to_identity``). Compared by identity: the
+    handler layer keeps one per kind of reduction (``sycl_ocl.reduction``), and variants are
+    kept by ``key``."""
 
     dtype: np.dtype[Any]
     op: combiner

@@ -159,7 +159,8 @@ def _dots(env: Env, together: bool) -> Callable[[], float]:
 
 BENCHMARKS.append(Benchmark(
     "reduction_dot", "x.y and y.y of 2^26 floats (2^22 on a CPU): two reductions of one kernel against two "
-    "kernels of one reduction each", "ms", "two kernels", {
-        "two kernels": lambda env: _dots(env, False), "one kernel": lambda env: _dots(env, True)},
+    "kernels of one reduction each", "ms", "sycl_ocl two kernels", {
+        "sycl_ocl two kernels": lambda env: _dots(env, False),
+        "sycl_ocl one kernel": lambda env: _dots(env, True)},
     target="one kernel < two kernels",
 ))

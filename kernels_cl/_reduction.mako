@@ -1,7 +1,8 @@
 ## The generated parts of a kernel launched with reductions (docs/reductions.md): rendered by
 ## sycl_ocl/kernel_bundle/reduction.py around the kernel's own unit, one def per place.
 ##   reds:   the reductions, each with .name (the reducer), .ctype, .expr (in a and b),
-##           .identity (a literal) and .initialize (the variable's value is not combined in)
+##           .identity (a literal), .initialize (the variable's value is not combined in) and
+##           .count (the variable's elements: 1, or a span's extent)
 ##   others: reducer names of the unit's other kernels (their SYCL_COMBINE does nothing here)
 ##   L:      the work-group size (reqd: its OpenCL sizes); P: the least power of two >= L
 ##   items:  over a range, its dimensions (0: over an nd_range); FL, FP: L and P of the final kernel
@@ -12,8 +13,10 @@
 #define SYCL_REDUCER(T, name) __global T *__sycl_reducer_##name
 #define SYCL_REDUCER_ACC(T, name) __private T *__sycl_reducer_##name
 #define SYCL_COMBINE(name, value) __sycl_combine_##name(__sycl_reducer_##name, (value))
+#define SYCL_COMBINE_AT(name, i, value) __sycl_combine_at_##name(__sycl_reducer_##name, (i), (value))
 % for name in sorted(set(others) | {r.name for r in reds}):
 #define __sycl_combine_${name}(r, v) ((void)(r), (void)(v))
+#define __sycl_combine_at_${name}(r, i, v) ((void)(r), (void)(i), (void)(v))
 % endfor
 % if items:
 ## Over a range, the kernel body runs once per item of the range in a loop of each work-item:
@@ -29,12 +32,16 @@
 static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { return ${r.expr}; }
 #undef __sycl_combine_${r.name}
 #define __sycl_combine_${r.name}(r, v) (*(r) = __sycl_op_${loop.index}(*(r), (${r.ctype})(v)))
+#undef __sycl_combine_at_${r.name}
+#define __sycl_combine_at_${r.name}(r, i, v) ((r)[i] = __sycl_op_${loop.index}((r)[i], (${r.ctype})(v)))
 % endfor
 </%def>
 <%def name="restore(reds)">\
 % for r in reds:
 #undef __sycl_combine_${r.name}
 #define __sycl_combine_${r.name}(r, v) ((void)(r), (void)(v))
+#undef __sycl_combine_at_${r.name}
+#define __sycl_combine_at_${r.name}(r, i, v) ((void)(r), (void)(i), (void)(v))
 % endfor
 </%def>
 ## The tree of one work-group over scratch[0..L): leaves the combination in scratch[0].
@@ -48,7 +55,7 @@ static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { r
 </%def>
 ## One call of the body over a range, for item v, combining into the accumulators named with suffix.
 <%def name="call(body, reds, args, items, v, suffix)">\
-<% accs = ['&__sycl_acc%d%s' % (i, suffix) for i in range(len(reds))] %>\
+<% accs = ['__sycl_acc%d%s' % (i, suffix) for i in range(len(reds))] %>\
 % if items == 1:
         ${body}(${v}, 0, 0, __sycl_n0, 1, 1, ${', '.join(accs + args)});
 % elif items == 2:
@@ -72,7 +79,11 @@ __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
 {
 % for r in reds:
     __local ${r.ctype} __sycl_scratch${loop.index}[${L}];
-    ${r.ctype} __sycl_acc${loop.index} = ${r.identity};
+    ${r.ctype} __sycl_acc${loop.index}[${r.count}];
+% endfor
+% for r in reds:
+    for (uint e = 0; e < ${r.count}u; e++)
+        __sycl_acc${loop.index}[e] = ${r.identity};
 % endfor
     const uint __sycl_lid = ${'get_local_id(0)' if items else 'get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))'};
 % if items:
@@ -81,7 +92,9 @@ __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
     ## A CPU: each work-item takes a contiguous run of items (its caches and prefetchers like
     ## it), four at a time into four accumulators (independent additions), combined in order.
 % for r in reds:
-    ${r.ctype} __sycl_acc${loop.index}_1 = ${r.identity}, __sycl_acc${loop.index}_2 = ${r.identity}, __sycl_acc${loop.index}_3 = ${r.identity};
+    ${r.ctype} __sycl_acc${loop.index}_1[${r.count}], __sycl_acc${loop.index}_2[${r.count}], __sycl_acc${loop.index}_3[${r.count}];
+    for (uint e = 0; e < ${r.count}u; e++)
+        __sycl_acc${loop.index}_1[e] = __sycl_acc${loop.index}_2[e] = __sycl_acc${loop.index}_3[e] = ${r.identity};
 % endfor
     const ulong __sycl_chunk = (__sycl_total + get_global_size(0) - 1) / get_global_size(0);
     const ulong __sycl_end = min(__sycl_total, (get_global_id(0) + 1) * __sycl_chunk);
@@ -95,7 +108,8 @@ ${call(body, reds, args, items, '__sycl_v + %d' % u, '_%d' % u if u else '')}\
 ${call(body, reds, args, items, '__sycl_v', '')}\
     }
 % for r in reds:
-    __sycl_acc${loop.index} = __sycl_op_${loop.index}(__sycl_op_${loop.index}(__sycl_acc${loop.index}, __sycl_acc${loop.index}_1), __sycl_op_${loop.index}(__sycl_acc${loop.index}_2, __sycl_acc${loop.index}_3));
+    for (uint e = 0; e < ${r.count}u; e++)
+        __sycl_acc${loop.index}[e] = __sycl_op_${loop.index}(__sycl_op_${loop.index}(__sycl_acc${loop.index}[e], __sycl_acc${loop.index}_1[e]), __sycl_op_${loop.index}(__sycl_acc${loop.index}_2[e], __sycl_acc${loop.index}_3[e]));
 % endfor
 % else:
     ## A GPU: neighbouring work-items take neighbouring items (coalesced loads).
@@ -104,20 +118,17 @@ ${call(body, reds, args, items, '__sycl_v', '')}\
     }
 % endif
 % else:
-    ${body}(${', '.join(['&__sycl_acc%d' % i for i in range(len(reds))] + args)});
+    ${body}(${', '.join(['__sycl_acc%d' % i for i in range(len(reds))] + args)});
 % endif
+    const size_t __sycl_group = ${'get_group_id(0)' if items else 'get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))'};
 % for r in reds:
-    __sycl_scratch${loop.index}[__sycl_lid] = __sycl_acc${loop.index};
-% endfor
-% for r in reds:
+    for (uint e = 0; e < ${r.count}u; e++) {
+        __sycl_scratch${loop.index}[__sycl_lid] = __sycl_acc${loop.index}[e];
 ${tree(loop.index, '__sycl_lid', L, P)}\
-% endfor
-    if (__sycl_lid == 0) {
-        const size_t __sycl_group = ${'get_group_id(0)' if items else 'get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))'};
-% for r in reds:
-        __sycl_part${loop.index}[__sycl_group] = __sycl_scratch${loop.index}[0];
-% endfor
+        if (__sycl_lid == 0)
+            __sycl_part${loop.index}[__sycl_group * ${r.count}u + e] = __sycl_scratch${loop.index}[0];
     }
+% endfor
 }
 
 /* The final combination: one work-group combines the partials in a fixed order, and the
@@ -131,15 +142,15 @@ __kernel __attribute__((reqd_work_group_size(${FL}, 1, 1))) void ${name}_sycl_fi
     const uint __sycl_lid = get_local_id(0);
 % for r in reds:
     __local ${r.ctype} __sycl_scratch${loop.index}[${FL}];
-    {
+    for (uint e = 0; e < ${r.count}u; e++) {
         ${r.ctype} acc = ${r.identity};
         for (uint i = __sycl_lid; i < __sycl_count; i += ${FL}u)
-            acc = __sycl_op_${loop.index}(acc, __sycl_part${loop.index}[i]);
+            acc = __sycl_op_${loop.index}(acc, __sycl_part${loop.index}[i * ${r.count}u + e]);
         __sycl_scratch${loop.index}[__sycl_lid] = acc;
-    }
 ${tree(loop.index, '__sycl_lid', FL, FP)}\
-    if (__sycl_lid == 0)
-        __sycl_out${loop.index}[0] = ${'__sycl_scratch%d[0]' % loop.index if r.initialize else '__sycl_op_%d(__sycl_out%d[0], __sycl_scratch%d[0])' % (loop.index, loop.index, loop.index)};
+        if (__sycl_lid == 0)
+            __sycl_out${loop.index}[e] = ${'__sycl_scratch%d[0]' % loop.index if r.initialize else '__sycl_op_%d(__sycl_out%d[e], __sycl_scratch%d[0])' % (loop.index, loop.index, loop.index)};
+    }
 % endfor
 }
 </%def>

@@ -88,7 +88,7 @@ if TYPE_CHECKING:
     from .kernel_bundle.kernel import kernel
     from .kernel_bundle.kernel_id import kernel_id
     from .queue import queue
-    from .reduction import reduction
+    from .reduction import reduction, span
     from .usm.allocate import (
         aligned_alloc,
         aligned_alloc_device,
@@ -204,6 +204,7 @@ __all__ = [
     "reduction",
     "register_kernel_file",
     "register_kernel_source",
+    "span",
     "specialization_id",
     "target",
     "usm",
@@ -271,6 +272,7 @@ _LAZY = {
     "reduction": ".reduction",
     "register_kernel_file": ".kernel_bundle",
     "register_kernel_source": ".kernel_bundle",
+    "span": ".reduction",
     "specialization_id": ".kernel_bundle",
     "usm": ".",
     "usm_ptr": ".usm.pointer",

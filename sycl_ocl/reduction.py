@@ -30,6 +30,8 @@ from .kernel_bundle.resolve import resolve_kernel
 from .property import property_list
 from .property._base import Property, PropertyHolder, make_property_list
 from .property.reduction import initialize_to_identity
+from .range import id as sycl_id
+from .range import range as sycl_range
 from .scheduler import KernelLaunch, Lane
 from .usm.pointer import usm_ptr
 
@@ -39,6 +41,40 @@ if TYPE_CHECKING:
     from .context import context
     from .device import device
     from .handler import handler
+
+
+class span:
+    """``sycl::span`` of reduction variables (§4.9.2): ``extent`` elements of a typed USM
+    pointer, or of a one-dimensional buffer from element ``offset``. ``sycl.reduction(span, ...)``
+    reduces into each element separately; the kernel combines into element ``i`` with
+    ``SYCL_COMBINE_AT(name, i, value)`` (docs/reductions.md).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for other data, an extent below 1, or a window past
+            the buffer's or allocation's end.
+    """
+
+    __slots__ = ("data", "extent", "offset")
+
+    def __init__(self, data: Any, extent: int, offset: int = 0) -> None:
+        count: int | None = None
+        if isinstance(data, buffer):
+            count = data.size() if data.get_range().dimensions == 1 else None
+        elif type(data) is usm_ptr and data.dtype is not None:
+            count = (data._alloc.size - data._offset) // data.dtype.itemsize
+            if offset:
+                data, offset = data + offset, 0
+        if count is None or extent < 1 or offset < 0 or offset + extent > count:
+            raise exception(errc.invalid, f"sycl.span takes a one-dimensional sycl.buffer or a typed "
+                                          f"sycl.usm_ptr and a window of at least one element inside it; "
+                                          f"got {data!r}, extent {extent}, offset {offset}")
+        self.data = data
+        self.extent = int(extent)
+        self.offset = int(offset)
+
+    def size(self) -> int:
+        """The number of elements (§4.9.2)."""
+        return self.extent
 
 
 class reduction(PropertyHolder):
@@ -69,7 +105,7 @@ class reduction(PropertyHolder):
             combiner without a known one, or a property that is not a reduction's.
     """
 
-    __slots__ = ("_acc", "_handler", "_identity", "_op", "_props", "_ptr", "dtype")
+    __slots__ = ("_acc", "_count", "_handler", "_identity", "_op", "_props", "_ptr", "dtype")
 
     def __init__(self, var: Any, *args: Any, prop_list: Any = None) -> None:
         if args and isinstance(args[-1], property_list | Property) and prop_list is None:
@@ -78,14 +114,19 @@ class reduction(PropertyHolder):
         self._acc: accessor | None = None
         self._ptr: usm_ptr | None = None
         self._handler: handler | None = None
+        self._count = 1
+        window: span | None = None
+        if type(var) is span:  # an array of reductions (§4.9.2): one variable per element
+            window, var, self._count = var, var.data, var.extent
         if isinstance(var, buffer):
             if not args:
                 raise exception(errc.invalid, "sycl.reduction(buf, h, ...) takes the command group's handler")
             self._handler, args = args[0], args[1:]
             self.dtype = var.dtype
-            if var.size() != 1:
+            if window is None and var.size() != 1:
                 raise exception(errc.invalid, f"a buffer reduction's variable holds one element, {var!r} "
-                                              f"holds {var.size()}; reduce into a buffer of range 1")
+                                              f"holds {var.size()}; reduce into a buffer of range 1, or into "
+                                              "sycl.span(buf, n) for one variable per element")
         elif type(var) is usm_ptr:
             if var.dtype is None:
                 raise exception(errc.invalid, f"a reduction into {var!r} needs its element type: allocate "
@@ -93,8 +134,8 @@ class reduction(PropertyHolder):
             self._ptr = var
             self.dtype = var.dtype
         else:
-            raise exception(errc.invalid, f"a reduction's variable is a sycl.buffer of one element or a "
-                                          f"typed sycl.usm_ptr, got {var!r}")
+            raise exception(errc.invalid, f"a reduction's variable is a sycl.buffer of one element, a "
+                                          f"typed sycl.usm_ptr or a sycl.span of either, got {var!r}")
         if len(args) not in (1, 2):
             raise exception(errc.invalid, "sycl.reduction takes a combiner, or an identity and a combiner, "
                                           f"after its variable; got {len(args)} argument(s)")
@@ -102,11 +143,12 @@ class reduction(PropertyHolder):
         self._identity = (_checked(self._op, self.dtype).type(args[0]) if len(args) == 2
                           else _known_identity(self._op, self.dtype))
         if isinstance(var, buffer):
+            where = (None, None) if window is None else (sycl_range(window.extent), sycl_id(window.offset))
             if self._initializes():  # the old value is not needed: a write that discards it
-                self._acc = accessor(var, self._handler, access_mode.write)
+                self._acc = accessor(var, self._handler, access_mode.write, *where)
                 self._handler._overwrite(self._acc)  # type: ignore[union-attr]
             else:
-                self._acc = accessor(var, self._handler, access_mode.read_write)
+                self._acc = accessor(var, self._handler, access_mode.read_write, *where)
 
     def _initializes(self) -> bool:
         return self._props.has_property(initialize_to_identity)
@@ -116,7 +158,7 @@ class reduction(PropertyHolder):
         return self._identity
 
     def _code(self) -> Reduction:
-        return _code(self.dtype, self._op, self._identity, self._initializes())
+        return _code(self.dtype, self._op, self._identity, self._initializes(), self._count)
 
     def _variable(self, h: handler) -> accessor | usm_ptr:
         """The variable as the final kernel's argument.
@@ -204,7 +246,7 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> R
         found = _Plan.make(*where, constants or {})
     else:
         found = _plan(*where)
-    parts = _partials(h, [found.groups * r.dtype.itemsize for r in reductions])
+    parts = _partials(h, [found.groups * r._count * r.dtype.itemsize for r in reductions])
     main = _kernel_launch(h, found.main, (*parts, *found.hidden, *args), found.sizes, local_size is not None,
                           kernel_args)
     outputs = [x for part, r in zip(parts, reductions, strict=True) for x in (part, r._variable(h))]

@@ -389,3 +389,46 @@ def test_command_graph_replays_a_reduction(queue: sycl.queue) -> None:
         for _ in range(3):
             queue.ext_oneapi_graph(exe)
     assert total[0] == sum((np.arange(1000) + k).sum() for k in (1, 2, 3))
+
+
+def test_span_reductions_into_a_buffer_window_and_usm(queue: sycl.queue) -> None:
+    """A span of variables (a histogram): element i of the variable gets the combination of
+    what the kernel combined into element i; the rest of the buffer is untouched."""
+    sycl.register_kernel_source("""
+        __kernel void red_hist(SYCL_REDUCER(int, bins), SYCL_REDUCER(float, top), __global const int *x) {
+            size_t i = get_global_id(0);
+            SYCL_COMBINE_AT(bins, x[i] % 8, 1);
+            SYCL_COMBINE_AT(top, x[i] % 3, (float)x[i]);
+        }""")
+    n = size(queue, 5000)
+    x = np.random.default_rng(8).integers(0, 1000, n).astype(np.int32)
+    want_bins = np.bincount(x % 8, minlength=8)
+    want_top = np.array([x[x % 3 == k].max() for k in range(3)], np.float32)
+    hist = np.full(12, 5, np.int32)  # bins in elements 2..9, each starting at 5
+    top = np.zeros(3, np.float32)
+    init = sycl.property.reduction.initialize_to_identity()
+    with sycl.buffer(x) as bx, sycl.buffer(hist) as bh, sycl.buffer(top) as bt:
+        queue.submit(lambda h: h.parallel_for(
+            n, sycl.reduction(sycl.span(bh, 8, 2), h, sycl.plus()),
+            sycl.reduction(sycl.span(bt, 3), h, sycl.maximum(), prop_list=[init]), "red_hist",
+            sycl.accessor(bx, h, sycl.read_only)))
+    assert hist[:2].tolist() == [5, 5] and hist[10:].tolist() == [5, 5]
+    assert (hist[2:10] == want_bins + 5).all() and (top == want_top).all()
+    if queue.get_device().has(sycl.aspect.usm_device_allocations):
+        bins = sycl.malloc_device(count=8, dtype=np.int32, q=queue)
+        tops = sycl.malloc_device(count=3, dtype=np.float32, q=queue)
+        src = sycl.malloc_device(count=n, dtype=np.int32, q=queue)
+        assert bins is not None and tops is not None and src is not None
+        try:
+            queue.memcpy(src, x, x.nbytes).wait()
+            queue.submit(lambda h: h.parallel_for(
+                sycl.nd_range(sycl.range(n - n % 100), sycl.range(100)),
+                sycl.reduction(sycl.span(bins, 8), sycl.plus(), prop_list=[init]),
+                sycl.reduction(sycl.span(tops, 3), sycl.maximum(), prop_list=[init]), "red_hist", src)).wait()
+            got = np.zeros(8, np.int32)
+            queue.memcpy(got, bins, got.nbytes).wait()
+        finally:
+            for p in (bins, tops, src):
+                sycl.free(p, queue)
+        assert (got == np.bincount(x[:n - n % 100] % 8, minlength=8)).all()
+    raises(sycl.errc.invalid, lambda: sycl.span(sycl.buffer(np.zeros(4, np.int32)), 3, 2), "window")

@@ -53,11 +53,13 @@ class Reduction:
     op: combiner
     identity: Any
     initialize: bool
+    count: int = 1  # the variable's elements: a span's extent, else 1
 
     @functools.cached_property
-    def key(self) -> tuple[str, str, str, bool]:
+    def key(self) -> tuple[str, str, str, bool, int]:
         """What the generated code depends on."""
-        return (self.dtype.name, self.op._expression(), c_literal(self.identity, self.dtype), self.initialize)
+        return (self.dtype.name, self.op._expression(), c_literal(self.identity, self.dtype), self.initialize,
+                self.count)
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class _Code:
     expr: str
     identity: str
     initialize: bool
+    count: int
 
 
 _lock = threading.Lock()
@@ -141,7 +144,7 @@ def _make(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
     fp64 = any(c.ctype == "double" for c in codes)
     header = "\n" * text[head.start:head.body].count("\n")
     source = "".join((
-        "#undef SYCL_REDUCER\n#undef SYCL_COMBINE\n",
+        "#undef SYCL_REDUCER\n#undef SYCL_COMBINE\n#undef SYCL_COMBINE_AT\n",
         template.get_def("prelude").render(reds=codes, others=others, fp64=fp64, items=items),
         text[:head.start], "\n",
         template.get_def("ops").render(reds=codes),
@@ -201,7 +204,7 @@ def _codes(src: ImageSource, name: str, reductions: tuple[Reduction, ...]) -> li
                 f"SYCL_REDUCER({C_TYPES[red.dtype.name]}, {reducer_name(param)})",
             )
         codes.append(_Code(reducer_name(param), C_TYPES[red.dtype.name], red.op._expression(),
-                           c_literal(red.identity, red.dtype), red.initialize))
+                           c_literal(red.identity, red.dtype), red.initialize, red.count))
     return codes
 
 

@@ -1,4 +1,4 @@
-"""Category reduction (CTS tests/reduction): RED-01 .. RED-09.
+"""Category reduction (CTS tests/reduction): RED-01 .. RED-10.
 
 The OpenCL C kernels declare one reducer per reduction, ``SYCL_REDUCER(T, name)``, and combine
 with ``SYCL_COMBINE(name, value)`` (docs/reductions.md).
@@ -34,6 +34,9 @@ __kernel void cts_red_two(SYCL_REDUCER(int, s), SYCL_REDUCER(int, m), __global c
     SYCL_COMBINE(m, x[get_global_id(0)]);
 }
 __kernel void cts_red_none(__global const int *x) { }
+__kernel void cts_red_bins(SYCL_REDUCER(int, bins), __global const int *x) {
+    SYCL_COMBINE_AT(bins, x[get_global_id(0)] & 3, 1);
+}
 """)
 X = np.array([3, 1, -2, 0, 5, 1, 1, -1] * 8, np.int32)  # 64 items
 
@@ -134,3 +137,13 @@ def test_RED_09_empty_range(queue: sycl.queue) -> None:
     """Over an empty range the variable keeps its value, or takes the identity."""
     assert _reduce(queue, sycl.range(0), sycl.plus(), 5) == 5
     assert _reduce(queue, sycl.range(0), sycl.multiplies(), 5, props=[INIT]) == 1
+
+
+def test_RED_10_span(queue: sycl.queue) -> None:
+    """A span of variables: each element is its own reduction (a histogram in a buffer window)."""
+    bins = np.full(6, 2, np.int32)
+    with sycl.buffer(X) as bx, sycl.buffer(bins) as bb:
+        queue.submit(lambda h: h.parallel_for(
+            X.size, sycl.reduction(sycl.span(bb, 4, 1), h, sycl.plus()), "cts_red_bins",
+            sycl.accessor(bx, h, sycl.read_only))).wait_and_throw()
+    assert bins.tolist() == [2, *(np.bincount(X & 3, minlength=4) + 2).tolist(), 2]

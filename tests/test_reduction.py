@@ -360,11 +360,16 @@ def test_misuse_is_refused_clearly(queue: sycl.queue) -> None:
 
 def test_reducer_kernel_builds_in_a_plain_bundle(queue: sycl.queue) -> None:
     """A unit with reducers builds like any other (its plain meaning), so bundles of every
-    application kernel still build."""
+    application kernel still build; launched without reductions it is refused, not run with
+    combinations that do nothing."""
     ids = sycl.register_kernel_source(
         "__kernel void red_plain(SYCL_REDUCER(int, r), __global const int *x) { SYCL_COMBINE(r, x[0]); }")
     kb = sycl.get_kernel_bundle(sycl.bundle_state.executable, queue.get_context(), kernel_ids=ids)
     assert kb.has_kernel(ids[0])
+    with sycl.buffer(np.zeros(1, np.int32)) as out, sycl.buffer(np.ones(4, np.int32)) as x:
+        raises(sycl.errc.kernel_argument, lambda: queue.submit(lambda h: h.parallel_for(
+            4, "red_plain", sycl.accessor(out, h), sycl.accessor(x, h, sycl.read_only))),
+            "takes reducers", "sycl.reduction")
 
 
 def test_command_graph_replays_a_reduction(queue: sycl.queue) -> None:

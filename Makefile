@@ -4,14 +4,14 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint suite unit opencl install bench conformance clean
+.PHONY: demo test lint suite unit opencl install bench conformance clean package pip-only
 
 demo: install
 	$(BIN)/python -m sycl_ocl ls
 	$(BIN)/python examples/quickstart.py
 
 # Everything CI runs (.ci/run is `make test`): each step is a target of its own.
-test: install lint unit suite docs conformance-ci
+test: install lint unit suite docs conformance-ci package pip-only
 
 lint: install
 	$(BIN)/ruff check sycl_ocl tests examples bench conformance
@@ -44,6 +44,18 @@ $(STAMP): $(BIN)/python pyproject.toml $(shell find sycl_ocl kernels_cl -type f 
 	touch $(STAMP)
 
 install: opencl $(STAMP)
+
+# The wheel and the sdist into build/dist, checked: `twine check`, then what the wheel holds
+# (tests/test_package.py: the kernels and the conformance suite in, tests out).
+package: install
+	rm -rf build/dist
+	$(BIN)/python -m build -q --outdir build/dist .
+	$(BIN)/twine check --strict build/dist/*
+	cd tests && SYCL_OCL_WHEEL=$$(ls $(abspath build/dist)/*.whl) $(abspath $(BIN))/python -m pytest -p no:cacheprovider -q test_package.py
+
+# README.md's pip-only install in a fresh venv that sees no system OpenCL driver (tools/pip_only.sh).
+pip-only: package
+	bash tools/pip_only.sh build/dist/*.whl $(PYTHON)
 
 # BENCH_ARGS: e.g. --device NVIDIA --json bench/results/h100.json (bench/README.md).
 bench: install

@@ -16,7 +16,7 @@ from typing import Any
 from . import scenarios
 from .coverage import print_coverage
 from .progress import Progress
-from .report import NOT_APPLICABLE, Report, Row, category_status, write
+from .report import NOT_APPLICABLE, Report, Row, category_status, installed_version, write
 from .runner import ROOT, Limits, run_category
 
 HERE = Path(__file__).resolve().parent
@@ -29,9 +29,15 @@ _ENVIRONMENT = (
 )
 
 
+def _prog() -> str:
+    """How the suite was started: the installed ``sycl-ocl-conformance`` or ``python -m conformance``."""
+    name = Path(sys.argv[0]).name
+    return name if name == "sycl-ocl-conformance" else "python -m conformance"
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m conformance",
+        prog=_prog(),
         description="SYCL 2020 conformance of OpenCL drivers through sycl_ocl, category by category.",
     )
     p.add_argument(
@@ -132,7 +138,7 @@ def run_device(dev: dict[str, Any], names: list[str], args: argparse.Namespace) 
         progress.start(name)
         start = time.monotonic()
         rows = run_category(
-            name, args.categories_dir / f"test_{name}.py", dev["label"], limits, progress.event
+            name, args.categories_dir / f"test_{name}.py", dev["label"], dev["filter"], limits, progress.event
         )
         rows += [
             Row(
@@ -209,17 +215,27 @@ def _git(*args: str) -> str:
         return ""
 
 
-def _run_info(args: argparse.Namespace, names: list[str]) -> dict[str, Any]:
-    commit = args.commit_hash or _git("rev-parse", "HEAD") or "unknown"
-    if not args.commit_hash and _git(
-        "status", "--porcelain", "--untracked-files=no", "--", ".", ":!*/results/*"
-    ):
+def _commit(args: argparse.Namespace) -> str:
+    """The checkout's commit; an installed suite (in site-packages, perhaps inside some other
+    checkout) is not the top of a git work tree, and its version is recorded instead."""
+    if args.commit_hash:
+        return str(args.commit_hash)
+    top = _git("rev-parse", "--show-toplevel")
+    if not top or Path(top).resolve() != ROOT:
+        return "not run from a git checkout (see sycl_ocl_version)"
+    commit = _git("rev-parse", "HEAD") or "unknown"
+    if _git("status", "--porcelain", "--untracked-files=no", "--", ".", ":!*/results/*"):
         commit += " (with uncommitted changes)"
+    return commit
+
+
+def _run_info(args: argparse.Namespace, names: list[str]) -> dict[str, Any]:
     return {
         "implementation": "sycl_ocl",
-        "sycl_ocl_commit": commit,
+        "sycl_ocl_commit": _commit(args),
+        "sycl_ocl_version": installed_version(),
         "started": _now(),
-        "command": " ".join(["python -m conformance", *sys.argv[1:]]),
+        "command": " ".join([_prog(), *sys.argv[1:]]),
         "python_executable": sys.executable,
         "category_timeout_s": args.timeout,
         "scenario_timeout_s": args.scenario_timeout,

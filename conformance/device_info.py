@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import platform as host_platform
 import sys
-from importlib import metadata
 from typing import Any
 
 import numpy
@@ -18,6 +17,8 @@ import pyopencl as cl
 
 import sycl_ocl as sycl
 from sycl_ocl import _discovery
+
+from .report import installed_version
 
 
 def _cl(dev: sycl.device, name: str) -> Any:
@@ -35,6 +36,7 @@ def identity(dev: sycl.device, count: int) -> dict[str, Any]:
     has = {a: dev.has(a) for a in (sycl.aspect.fp16, sycl.aspect.fp64, sycl.aspect.atomic64)}
     return {
         "label": _discovery.device_label(dev),
+        "filter": _discovery.filter_name(dev),  # the string that selects this device, of those with the label
         "devices_with_this_label": count,
         "platform_name": plat.get_info(sycl.info.platform.name),
         "platform_vendor": plat.get_info(sycl.info.platform.vendor),
@@ -66,20 +68,13 @@ def identity(dev: sycl.device, count: int) -> dict[str, Any]:
         },
         "aspects": [a.name for a in sycl.aspect if dev.has(a)],
         "extensions": sorted(dev.get_info(info.extensions)),
-        "sycl_ocl_version": _version(),
+        "sycl_ocl_version": installed_version(),
         "sycl_ocl_path": sycl.__file__,
         "python": sys.version.split()[0],
         "pyopencl": cl.VERSION_TEXT,
         "numpy": numpy.__version__,
         "host": f"{host_platform.system()} {host_platform.release()} {host_platform.machine()}",
     }
-
-
-def _version() -> str:
-    try:
-        return metadata.version("sycl_ocl")
-    except metadata.PackageNotFoundError:
-        return "not installed (run from a checkout)"
 
 
 def devices() -> list[dict[str, Any]]:

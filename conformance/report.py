@@ -12,12 +12,21 @@ import html
 import json
 import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 # Statuses, worst first: a category or a scenario takes the worst status of its rows.
 STATUSES = ("crashed", "timed out", "failed", "xfailed", "skipped", "passed")
 BAD = frozenset(("crashed", "timed out", "failed"))
+
+
+def installed_version() -> str:
+    """The version of the installed sycl_ocl distribution, as its metadata says."""
+    try:
+        return metadata.version("sycl_ocl")
+    except metadata.PackageNotFoundError:
+        return "not installed (run from a checkout)"
 
 
 @dataclass

@@ -26,6 +26,7 @@ from .report import Row
 
 ROOT = Path(__file__).resolve().parent.parent  # the directory that holds the package
 DEVICE_FILTER_ENV = "SYCL_OCL_DEVICE"
+DEVICE_SELECTOR_ENV = "SYCL_OCL_DEVICE_SELECTOR"
 OUTPUT_KEPT = 6000  # characters of a child's output kept for a crashed or failed row
 _POLL_S = 0.05
 _OUT_OF_TIME = "the category's time limit ran out"
@@ -55,15 +56,16 @@ class Child:
 
 
 def run_category(
-    name: str, path: Path, label: str, limits: Limits, on_event: Callable[[Event], None]
+    name: str, path: Path, label: str, selector: str, limits: Limits, on_event: Callable[[Event], None]
 ) -> list[Row]:
-    """Run ``path`` (one category file) on the device ``label``; one row per test."""
+    """Run ``path`` (one category file) on the device ``label`` that the filter string ``selector``
+    selects; one row per test."""
     tests: dict[str, Event] = {}
     rows: dict[str, Row] = {}
     start = time.monotonic()
     while True:
         budget = limits.category_s - (time.monotonic() - start)
-        child = _run_child(path, label, list(rows), budget, limits.scenario_s, on_event)
+        child = _run_child(path, label, selector, list(rows), budget, limits.scenario_s, on_event)
         if child.tests is not None and not tests:
             tests = {t["nodeid"]: t for t in child.tests}
         if child.device is not None and child.device != label:
@@ -160,6 +162,7 @@ def _command(path: Path, deselect: list[str]) -> list[str]:
 def _run_child(
     path: Path,
     label: str,
+    selector: str,
     deselect: list[str],
     budget: float,
     scenario_s: float,
@@ -171,7 +174,10 @@ def _run_child(
         env = {
             **os.environ,
             STREAM_ENV: str(stream),
+            # The child sees one device: the first with the label (two identical GPUs share a
+            # label; the filter string tells them apart), so its default context holds that device.
             DEVICE_FILTER_ENV: f"^{re.escape(label)}$",
+            DEVICE_SELECTOR_ENV: selector,
             "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
         }
         with output.open("w") as sink:

@@ -19,12 +19,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import sycl_ocl as sycl
+from sycl_ocl import _discovery
 from sycl_ocl.info._descriptor import descriptor, descriptors_of
 from sycl_ocl.tools.cli import run_traced
 
 DEFAULT_VENDORS_DIR = "/etc/OpenCL/vendors"
 INSTALL_HINT = (
-    "Install an OpenCL driver, for example PoCL (CPU): `apt-get install pocl-opencl-icd`, "
+    "Two fixes. Without root: `pip install \"sycl_ocl[pocl]\"` puts a CPU driver (PoCL) into "
+    "this Python environment. With root: install PoCL system-wide, `apt-get install pocl-opencl-icd`, "
     "or run `make demo` in the sycl_ocl repository, which installs PoCL and lists the devices. "
     "GPU drivers: intel-opencl-icd, mesa-opencl-icd, or the vendor's (NVIDIA's ships with its driver)."
 )
@@ -68,21 +70,21 @@ def list_devices(stream: TextIO, verbose: bool) -> int:
     if not platforms:
         stream.write(explain_no_platform())
         return 1
-    for index, dev in enumerate(sycl.device.get_devices()):
-        stream.write(device_line(dev, index) + "\n")
+    for dev in sycl.device.get_devices():
+        stream.write(device_line(dev) + "\n")
     if verbose:
         for plat in platforms:
             stream.write(platform_details(plat))
     return 0
 
 
-def device_line(dev: sycl.device, index: int) -> str:
-    """``[opencl:cpu:0] platform / device | version | driver``, as ``sycl-ls`` prints it."""
+def device_line(dev: sycl.device) -> str:
+    """``[opencl:cpu:0] platform / device | version | driver``, as ``sycl-ls`` prints it; the
+    bracketed part is the filter string that selects the device (``sycl.device("opencl:cpu:0")``)."""
     info = sycl.info.device
-    kind = dev.get_info(info.device_type).name
     plat = dev.get_platform().get_info(sycl.info.platform.name)
     return (
-        f"[{dev.get_backend().name}:{kind}:{index}] {plat} / {dev.get_info(info.name)} | "
+        f"[{_discovery.filter_name(dev)}] {plat} / {dev.get_info(info.name)} | "
         f"{dev.get_info(info.version)} | driver {dev.get_info(info.driver_version)}"
     )
 

@@ -60,6 +60,7 @@ _DEVICE_SUPPORTED_QUEUE_PROPERTIES = 0x129A
 _CAPABILITY_SIMULTANEOUS_USE = 1 << 2
 _CAPABILITY_OUT_OF_ORDER = 1 << 3
 _FLAGS = 0x1293
+_BUILD_SUCCESS = 0  # CL_BUILD_SUCCESS
 _FLAG_SIMULTANEOUS_USE = 1 << 0
 _INFO_STATE = 0x1297
 STATE_RECORDING, STATE_EXECUTABLE, STATE_PENDING = 0, 1, 2
@@ -451,9 +452,7 @@ class CommandBuffer:
             raise exception(errc.nd_range, f"a kernel range has 1 to {device.max_work_item_dimensions} "
                                            f"dimensions, the same for global, local and offset: got "
                                            f"{tuple(global_size)}, {local_size}, {offset}")
-        if kernel.context.int_ptr != self._queue.context.int_ptr or device.int_ptr not in {
-            d.int_ptr for d in kernel.program.get_info(cl.program_info.DEVICES)  # type: ignore[attr-defined]
-        }:
+        if kernel.context.int_ptr != self._queue.context.int_ptr or not _built_for(kernel, device):
             raise exception(errc.invalid, f"kernel {kernel.function_name!r} was not built for the command "
                                           "buffer's queue (another context or device)")
         info = cl.kernel_work_group_info
@@ -483,6 +482,16 @@ class CommandBuffer:
         deadline = time.monotonic() + 10.0  # the state changes in a driver callback after completion
         while self._state(self._owned.handle) == STATE_PENDING and time.monotonic() < deadline:
             time.sleep(0.0005)
+
+
+def _built_for(kernel: cl.Kernel, device: cl.Device) -> bool:
+    """Whether the kernel's program was built for ``device``: per-device queries of a kernel are
+    made only then (NVIDIA's driver crashes otherwise, docs/devices/repro/two_gpu_query.py)."""
+    try:
+        status = kernel.program.get_build_info(device, cl.program_build_info.STATUS)
+    except cl.Error:  # not a device of the program
+        return False
+    return bool(status == _BUILD_SUCCESS)
 
 
 def _check_local(kernel: cl.Kernel, device: cl.Device, global_size: tuple[int, ...],

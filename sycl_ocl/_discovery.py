@@ -1,8 +1,9 @@
 """Lazy, stable enumeration of OpenCL platforms and root devices.
 
 Platforms and their root devices are enumerated once, in the ICD loader's order, on first
-use. ``SYCL_OCL_DEVICE`` (a regular expression over "platform / device") restricts what the
-default selector sees; explicit enumeration (``get_platforms``) sees everything.
+use. ``SYCL_OCL_DEVICE`` (a regular expression over "platform / device") and
+``SYCL_OCL_DEVICE_SELECTOR`` (filter terms, docs/device-selection.md) restrict what every
+selector sees; explicit enumeration (``get_platforms``) sees everything.
 """
 
 from __future__ import annotations
@@ -14,14 +15,17 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
+from . import _device_filter
 from ._native import translate
 from .exception import errc, exception
+from .info import enums
 
 if TYPE_CHECKING:
     from .device import device
     from .platform import platform
 
 DEVICE_FILTER_ENV = "SYCL_OCL_DEVICE"
+DEVICE_SELECTOR_ENV = "SYCL_OCL_DEVICE_SELECTOR"
 
 _lock = threading.Lock()
 _platforms: list[platform] | None = None
@@ -59,9 +63,36 @@ def device_label(dev: device) -> str:
     return f"{dev._native.platform.name.strip()} / {dev._native.name.strip()}"
 
 
+def filter_name(dev: device) -> str:
+    """``opencl:type:index``: the filter string that selects exactly this root device.
+
+    The index counts the root devices of the backend (every device: sycl_ocl has one backend)
+    in enumeration order, before any environment filtering, as DPC++'s device filters do.
+    """
+    kind, index = _type_and_index(dev)
+    return f"opencl:{kind.name}:{index}"
+
+
+def filter_accepts(terms: list[_device_filter.Term], dev: device) -> bool:
+    """Whether a root device passes the filter ``terms``."""
+    return _device_filter.accepts(terms, *_type_and_index(dev))
+
+
+def _type_and_index(dev: device) -> tuple[enums.device_type, int]:
+    return enums.primary_device_type(dev._native.type), all_devices().index(dev)
+
+
 def selectable_devices() -> list[device]:
-    """The root devices a selector may choose from, after ``SYCL_OCL_DEVICE`` filtering."""
-    devices = all_devices()
+    """The root devices a selector may choose from, after the environment's filters."""
+    devices = _regex_filtered(all_devices())
+    selector = os.environ.get(DEVICE_SELECTOR_ENV, "").strip()
+    if not selector:
+        return devices
+    terms = _device_filter.parse(selector, DEVICE_SELECTOR_ENV)
+    return [d for d in devices if filter_accepts(terms, d)]
+
+
+def _regex_filtered(devices: list[device]) -> list[device]:
     pattern = os.environ.get(DEVICE_FILTER_ENV)
     if not pattern:
         return devices

@@ -152,7 +152,9 @@ class _CompilerWarningsOff:
     warning is noise. ``warnings.catch_warnings`` changes the process-wide filters and is not
     thread-safe: the first of concurrent builds enters it and the last leaves it, so builds
     in several threads cannot leave the filter installed (while one runs, other threads'
-    PyOpenCL builds do not warn either).
+    PyOpenCL builds do not warn either). It also silences PyOpenCL's warning that creating a
+    from-source program before its build defeats PyOpenCL's build cache: sycl_ocl creates
+    programs so, and caches builds itself (docs/kernels.md).
     """
 
     def __init__(self) -> None:
@@ -166,6 +168,7 @@ class _CompilerWarningsOff:
                 self._filters = warnings.catch_warnings()
                 self._filters.__enter__()
                 warnings.simplefilter("ignore", cl.CompilerWarning)
+                warnings.filterwarnings("ignore", "Pre-build attribute access defeats compiler caching")
             self._builds += 1
 
     def __exit__(self, *exc_info: object) -> None:

@@ -9,12 +9,15 @@ data is on the host and holds back later users of its window until released.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from functools import wraps
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyopencl as cl
 
+from ._exchange import HostExport
 from .access import access_mode, as_mode, mode_tag_t, resolve_no_init, target
 from .buffer import buffer, check_inside, contiguous, linear
 from .exception import errc, exception
@@ -37,6 +40,22 @@ _NO_PROPERTIES = property_list()
 _MODE_TYPES = (access_mode, mode_tag_t)
 _BOUND = (_DEVICE, False)  # the kind of a device accessor made with a handler
 _KEPT_WINDOWS = 16  # ranged or no_init windows a buffer keeps (``window``)
+_host_task = threading.local()  # .bodies: how many host task bodies run on this thread
+
+
+def host_task_body(fn: Callable[[], Any]) -> Callable[[], Any]:
+    """``fn``, the body of a host task, as it runs: device accessors are host-accessible
+    inside it only (§4.7.6.9; docs/data-movement.md). It keeps ``fn``'s name (traces)."""
+
+    @wraps(fn)
+    def body() -> Any:
+        _host_task.bodies = getattr(_host_task, "bodies", 0) + 1
+        try:
+            return fn()
+        finally:
+            _host_task.bodies -= 1
+
+    return body
 
 
 class _Window(PropertyHolder):
@@ -166,8 +185,10 @@ def _span(buf: buffer, rng: range, off: id) -> tuple[int, int]:
     return first, buf._base + (last + 1) * size
 
 
-class _Access:
-    """What device and host accessors share: their window of the buffer (§4.7.6.9)."""
+class _Access(HostExport):
+    """What device and host accessors share: their window of the buffer (§4.7.6.9), and the
+    zero-copy exports of their host view (``HostExport``: DLPack, the buffer protocol, the
+    array interface), which go through ``__array__``."""
 
     __slots__ = ("_win",)
 
@@ -314,15 +335,27 @@ class accessor(_Access):
 
     # --- host-task view --------------------------------------------------------------------
 
+    def _host_view(self) -> np.ndarray:
+        """The host-task view; ``errc.accessor`` outside a host task's body, where the host
+        copy is not current (the commands of the group may not have run, or ran since) and
+        writes would bypass the runtime."""
+        if not getattr(_host_task, "bodies", 0):
+            raise exception(
+                errc.accessor,
+                f"{self!r} is a device accessor: it is host-accessible only inside the body of "
+                "a host task; on the host, use sycl.host_accessor(buf)",
+            )
+        return self._view()
+
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        view = self._view()
+        view = self._host_view()
         return view if dtype is None else view.astype(dtype)
 
     def __getitem__(self, index: Any) -> Any:
-        return self._view()[index]
+        return self._host_view()[index]
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._view()[index] = value
+        self._host_view()[index] = value
 
 
 
@@ -330,9 +363,11 @@ class host_accessor(_Access):
     """Host access to a buffer (§4.7.6.10): blocks until the data is on the host.
 
     ``numpy.asarray(acc)`` is a view of exactly the accessed range; ``acc[i]`` / ``acc[i, j]``
-    index relative to the offset. Use it as a context manager: the view must not be used
-    after the ``with`` block, and later commands on the buffer wait until it ends (or the
-    accessor is garbage collected).
+    index relative to the offset. Use it as a context manager: later commands on the buffer
+    wait until the ``with`` block ends (or ``release()``, or the accessor is garbage
+    collected). That is the accessor's destruction: it lets go of the buffer, and any later
+    use of the accessor raises ``errc.accessor``, as does use after the buffer's destruction
+    ended it.
 
     Args:
         buf: the buffer.
@@ -343,8 +378,10 @@ class host_accessor(_Access):
 
     Raises:
         sycl.exception: ``errc.invalid`` for a range outside the buffer or ``no_init`` with a
-            read mode; the driver's error when reading the data back from a device fails.
-            A failed command it waited for reports to its own queue, not here.
+            read mode, or where it would wait for a command that waits for a host accessor this
+            thread holds open (docs/scheduler.md rule S22); the driver's error when reading
+            the data back from a device fails. A failed command it waited for reports to its
+            own queue, not here.
 
     Example::
 
@@ -365,16 +402,30 @@ class host_accessor(_Access):
         self._hold: Op | None = None
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
-        self._buf = buf
-        self._hold = holds.acquire(win.req)
-        self._array = self._view()
+        self._buf: buffer | None = buf
+        self._hold = holds.acquire(win.req, repr(self))
+        self._array: np.ndarray | None = self._view()
 
     def release(self) -> None:
-        """End the access: later commands on the buffer may run (the destructor of §4.7.6.10;
-        ``with`` calls it)."""
+        """End the access and let go of the buffer: later commands on the buffer may run (the
+        destructor of §4.7.6.10; ``with`` calls it). The accessor is unusable from then on."""
         hold, self._hold = self._hold, None
+        self._array = None
         if hold is not None:
             holds.release(self._win.req.memory, hold)
+        self._buf = None  # last: dropping the buffer's last handle here writes it back
+
+    def _live(self) -> np.ndarray:
+        """The view, while the access lasts; ``errc.accessor`` once released or ended by the
+        buffer's destruction (the memory it exposed is no longer the buffer's)."""
+        hold = self._hold
+        if hold is None or hold.poll():
+            raise exception(
+                errc.accessor,
+                f"{self!r} was released (its with block ended, release() was called, or its buffer "
+                "was destroyed); make a new host_accessor to reach the buffer's data",
+            )
+        return self._array  # type: ignore[return-value]  # set while held
 
     def __enter__(self) -> host_accessor:
         return self
@@ -387,19 +438,20 @@ class host_accessor(_Access):
             lifetime.finalize(self.release, "ending a host accessor")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        return self._array if dtype is None else self._array.astype(dtype)
+        array = self._live()
+        return array if dtype is None else array.astype(dtype)
 
     def __getitem__(self, index: Any) -> Any:
-        return self._array[index]
+        return self._live()[index]
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        self._array[index] = value
+        self._live()[index] = value
 
     def __len__(self) -> int:
-        return len(self._array)
+        return len(self._live())
 
     def __iter__(self) -> Iterator[Any]:
-        return iter(self._array)
+        return iter(self._live())
 
 
 

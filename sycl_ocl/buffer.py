@@ -12,6 +12,7 @@ import builtins
 import importlib
 import weakref
 from collections.abc import Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,10 +39,13 @@ class buffer(PropertyHolder):
     The forms of the constructor:
 
     - ``buffer(host_array, prop_list=None)``: dimensions and dtype from the array; a
-      writeable array is written back at destruction, a read-only one is not.
+      writeable array is read-only while the buffer owns it and written back at
+      destruction, a read-only one is not written back.
     - ``buffer(host_array, range)``: the first ``range.size()`` elements, shaped as ``range``.
     - ``buffer(range, dtype)``: no host memory.
     - ``buffer(iterable, dtype=...)``: a copy of the values, never written back.
+    - ``buffer(host_object)``: an object with the buffer protocol or DLPack (a torch CPU
+      tensor) is taken as the numpy view of its memory, without a copy.
     - ``buffer(parent, base_index, sub_range)``: a sub-buffer (§4.7.2.1).
 
     ``prop_list`` takes ``sycl.property.buffer.use_host_ptr()``, ``context_bound(ctx)`` and
@@ -50,8 +54,10 @@ class buffer(PropertyHolder):
 
     Raises:
         sycl.exception: ``errc.invalid`` for a dtype that is not plain data, a host array
-            smaller than the range, a sub-buffer of a sub-buffer or outside its parent, and
-            a buffer used after its ``with`` block.
+            smaller than the range, a sub-buffer of a sub-buffer or outside its parent, a
+            buffer used after its ``with`` block, and a ``with`` block's end that would wait
+            for a command that waits for a host accessor this thread holds open (the buffer
+            then stays alive; docs/scheduler.md rule S22).
 
     Example::
 
@@ -102,7 +108,7 @@ class buffer(PropertyHolder):
                 )
             self._init_range(as_range(rng), dtype or np.uint8)
             return
-        array, writable = _host_array(data, dtype)
+        array, writable = _host_array(lifetime.writeable_alias(data), dtype)
         if rng is not None:
             rng = as_range(rng)
             if array.size < rng.size():
@@ -123,6 +129,8 @@ class buffer(PropertyHolder):
             self._root = self._new_root(host, array if writable else None)
         if not writable and not isinstance(data, np.ndarray) and not _is_buffer_like(data):
             self._root.blocking = False  # an iterator copy: never written back, no blocking
+        if writable and isinstance(data, np.ndarray):
+            lifetime.own(self._root, data)
 
     def _new_root(self, host: np.ndarray | None, user: Any) -> MemoryObject:
         nbytes = self._nbytes
@@ -180,9 +188,12 @@ class buffer(PropertyHolder):
 
     # --- destruction (§4.7.2.3) ---------------------------------------------------------
 
-    def _release(self) -> None:
+    def _release(self, finalizing: bool = False) -> None:
         if not getattr(self, "_alive", False):
             return
+        if not finalizing and self._root.handles == 1:
+            # errc.invalid before anything changes: the buffer stays alive (rule S22).
+            lifetime.check_destruction(self._root)
         self._alive = False
         self._windows = {}  # no accessor of a destroyed buffer: the next one checks and raises
         with RUNTIME:
@@ -200,7 +211,7 @@ class buffer(PropertyHolder):
 
     def __del__(self) -> None:
         if getattr(self, "_alive", False):
-            lifetime.finalize(self._release, "buffer destruction")
+            lifetime.finalize(partial(self._release, True), "buffer destruction")
 
     def _check_alive(self) -> None:
         if not self._alive:
@@ -441,11 +452,29 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
         view = memoryview(data)
         arr = np.frombuffer(data, dtype=dtype if dtype is not None else np.dtype(view.format))
         return arr, not view.readonly
+    if hasattr(data, "__dlpack__"):
+        return _host_array(_from_dlpack(data), dtype)
     if isinstance(data, Iterable):
         if dtype is None:
             raise exception(errc.invalid, "buffer(iterable) needs dtype= to know the element type")
         return np.array(list(data), dtype=_as_dtype(dtype)), False
     raise exception(errc.invalid, f"a buffer is made from an array, a range or an iterable, not {data!r}")
+
+
+def _from_dlpack(data: Any) -> np.ndarray:
+    """The numpy view of a DLPack host object (a torch CPU tensor): no copy.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for memory the host cannot address (a GPU tensor).
+    """
+    try:
+        return np.from_dlpack(data)
+    except (BufferError, RuntimeError, TypeError, ValueError) as error:
+        raise exception(
+            errc.invalid,
+            f"a buffer is made over host memory, and {type(data).__name__} did not export any through "
+            f"DLPack ({error}); copy it to the host first (e.g. tensor.cpu())",
+        ) from error
 
 
 # A buffer makes accessors of itself (§4.7.2.1, §4.7.6), and accessor.py imports this module:

@@ -94,17 +94,22 @@ class context(NativeWrapper, PropertyHolder):
 
     @classmethod
     def _default_for(cls, plat: platform) -> context:
-        """The implicit context of a platform (all its devices), shared by default queues."""
-        return cls._shared(plat._handle, plat.get_devices)
+        """The implicit context of a platform, shared by default queues: its devices that the
+        environment's device filters let selectors see (all of them where the filters hide
+        every one), so a process restricted to one GPU (an MPI rank) has a context of that GPU."""
+        def visible() -> list[device]:
+            seen = set(_discovery.selectable_devices())
+            return [d for d in plat.get_devices() if d in seen] or plat.get_devices()
+        return cls._shared(plat._handle, visible)
 
     @classmethod
     def _default_for_device(cls, dev: device) -> context:
-        """The implicit context of ``queue(dev)``: the platform's for a root device. A sub-device
-        gets one of its own: OpenCL drivers may refuse a queue on a sub-device whose context
-        holds only its parent (Intel's CPU runtime does)."""
-        plat = dev.get_platform()
-        if dev in plat.get_devices():
-            return cls._default_for(plat)
+        """The implicit context of ``queue(dev)``: the platform's, where it holds the device. A
+        sub-device, or a device the filters hide, gets one of its own: OpenCL drivers may refuse
+        a queue on a sub-device whose context holds only its parent (Intel's CPU runtime does)."""
+        shared = cls._default_for(dev.get_platform())
+        if dev in shared._devices:
+            return shared
         return cls._shared(dev._handle, lambda: [dev])
 
     @classmethod

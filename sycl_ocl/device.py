@@ -28,17 +28,21 @@ class device(NativeWrapper):
 
     Args:
         selector: a device selector (any callable ``device -> int``); the device with the
-            highest non-negative score is chosen. Defaults to ``default_selector_v``, which
-            ``SYCL_OCL_DEVICE`` (a regular expression over "platform / device") restricts.
+            highest non-negative score is chosen. Or a device filter string such as
+            ``"opencl:gpu:1"`` (an extension, docs/device-selection.md). Defaults to
+            ``default_selector_v``. ``SYCL_OCL_DEVICE`` (a regular expression over
+            "platform / device") and ``SYCL_OCL_DEVICE_SELECTOR`` restrict every selector.
 
     Raises:
         sycl.exception: ``errc.runtime`` when every device scores negative (the message lists
-            them); ``errc.invalid`` for a selector that is not a callable returning an int.
+            them); ``errc.invalid`` for a selector that is not a callable returning an int, or
+            a malformed filter string.
 
     Example::
 
         gpu = sycl.device(sycl.gpu_selector_v)
         fp64 = sycl.device(sycl.aspect_selector(sycl.aspect.fp64))
+        second_gpu = sycl.device("opencl:gpu:1")  # as `python -m sycl_ocl ls` numbers it
         every = sycl.device.get_devices()
     """
 
@@ -48,7 +52,7 @@ class device(NativeWrapper):
     _platform: platform | None
     _raw: dict[str, Any]
 
-    def __new__(cls, selector: Callable[[device], Any] | None = None) -> device:
+    def __new__(cls, selector: Callable[[device], Any] | str | None = None) -> device:
         from .selector import (  # device(selector) and selectors of devices (§4.6.1)
             default_selector_v,
             select_device,

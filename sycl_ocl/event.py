@@ -14,6 +14,7 @@ from .exception import errc, exception
 from .info._descriptor import check_namespace
 from .info.enums import event_command_status
 from .scheduler.command import COMPLETE, Command
+from .scheduler.holds import check_wait
 
 if TYPE_CHECKING:
     from .context import context
@@ -35,7 +36,9 @@ class _WaitMethod:
 class event:
     """The status of a submitted command, for waiting, profiling and dependencies (§4.6.6).
 
-    ``sycl.event()`` is an event that is already complete.
+    ``sycl.event()`` is an event that is already complete. ``wait`` raises ``errc.invalid``
+    where the command waits for a host accessor the waiting thread holds open (the wait would
+    never end; docs/scheduler.md rule S22).
     """
 
     __slots__ = ("__weakref__", "_cmd", "_context")
@@ -45,16 +48,23 @@ class event:
         self._context = _context
 
     def _wait_one(self) -> None:
+        watch = check_wait((self._cmd,), "event.wait()")
         self._cmd.wait()
+        if watch is not None:
+            watch.cancel()
 
     def _wait_and_throw_one(self) -> None:
-        self._cmd.wait()
+        self._wait_one()
         _deliver([self])
 
     @staticmethod
     def _wait_all(events: Iterable[event]) -> None:
-        for ev in events:
+        evs = list(events)
+        watch = check_wait([ev._cmd for ev in evs], "event.wait(events)")
+        for ev in evs:
             ev._cmd.wait()
+        if watch is not None:
+            watch.cancel()
 
     @staticmethod
     def _wait_and_throw_all(events: Iterable[event]) -> None:

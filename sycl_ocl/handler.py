@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from .access import target
-from .accessor import accessor, local_accessor
+from .accessor import accessor, host_task_body, local_accessor
 from .event import event
 from .exception import errc, exception
 from .interop_handle import interop_handle
@@ -430,7 +430,7 @@ class handler:
         if not callable(fn):
             raise exception(errc.invalid, f"host_task takes a callable, got {fn!r}")
         if not _takes_interop_handle(fn):
-            self._set_action(HostTask(fn))
+            self._set_action(HostTask(host_task_body(fn)))
             return
         accessors = self._accessors  # the list: accessors made after this call join it
         self._set_action(NativeTask(lambda scope: fn(interop_handle._make(scope, accessors))))
@@ -690,7 +690,7 @@ def _no_work_groups(index: int) -> exception:
 
 
 def _copy_on_host(src: Any, dst: Any, n: int) -> None:
-    source = np.asarray(src).reshape(-1)
+    source = (src._view() if isinstance(src, accessor) else np.asarray(src)).reshape(-1)
     target = dst._view() if isinstance(dst, accessor) else dst
     target.flat[:n] = source[:n]
 

@@ -27,7 +27,8 @@ class platform(NativeWrapper):
     """An OpenCL platform seen as a SYCL platform (§4.6.2).
 
     Args:
-        selector: a device selector; the platform is that of the selected device (default:
+        selector: a device selector or a device filter string (``"opencl:0"``,
+            docs/device-selection.md); the platform is that of the selected device (default:
             the default device's platform).
 
     Raises:
@@ -43,7 +44,7 @@ class platform(NativeWrapper):
     _roots: list[device] | None
     _info: dict[str, Any]
 
-    def __new__(cls, selector: Callable[[Any], int] | None = None) -> platform:
+    def __new__(cls, selector: Callable[[Any], int] | str | None = None) -> platform:
         return device(selector).get_platform() if selector is not None else device().get_platform()
 
     @classmethod

@@ -26,6 +26,7 @@ from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .range import nd_range
 from .scheduler import Command, KernelLaunch, Shape, launch, open_lane, submit, trace
+from .scheduler.holds import check_wait
 from .selector import default_selector_v, select_device
 from .usm.launch import Shortcut
 
@@ -43,7 +44,8 @@ class queue(NativeWrapper, PropertyHolder):
 
     Args:
         first: a ``context``, a ``device``, a device selector (a callable ``device -> int``,
-            such as ``sycl.gpu_selector_v``) or None for the default device.
+            such as ``sycl.gpu_selector_v``, or a filter string such as ``"opencl:cpu"``,
+            docs/device-selection.md) or None for the default device.
         second: with a context first: the device, or a selector over the context's devices.
         async_handler: a callable receiving a ``sycl.exception_list`` of this queue's
             asynchronous errors (``wait_and_throw``, ``throw_asynchronous``); without one
@@ -67,8 +69,8 @@ class queue(NativeWrapper, PropertyHolder):
 
     def __init__(
         self,
-        first: context | device | Callable[[device], Any] | None = None,
-        second: device | Callable[[device], Any] | None = None,
+        first: context | device | Callable[[device], Any] | str | None = None,
+        second: device | Callable[[device], Any] | str | None = None,
         async_handler: AsyncHandler | None = None,
         prop_list: property_list | Iterable[Any] | None = None,
     ) -> None:
@@ -193,12 +195,17 @@ class queue(NativeWrapper, PropertyHolder):
         """Block until every command submitted to this queue completed (§4.6.5.1).
 
         Raises:
-            sycl.exception: ``errc.invalid`` while the queue records to a command graph.
+            sycl.exception: ``errc.invalid`` while the queue records to a command graph, or
+                when a command of it waits for a host accessor this thread holds open (the
+                wait would never end; docs/scheduler.md rule S22).
         """
         if self._recording is not None:
             raise exception(errc.invalid, "waiting on a queue that records to a command graph: its "
                                           "commands do not run; end_recording first")
+        watch = check_wait(self._lane.ops, "queue.wait()")
         self._lane.wait_all()
+        if watch is not None:
+            watch.cancel()
 
     def wait_and_throw(self) -> None:
         """``wait()``, then deliver asynchronous errors (§4.6.5.1)."""

@@ -1,4 +1,8 @@
-"""Device selectors (SYCL 2020 §4.6.1): callables ``device -> int``; negative rejects."""
+"""Device selectors (SYCL 2020 §4.6.1): callables ``device -> int``; negative rejects.
+
+Where a selector is taken, a device filter string (``"opencl:gpu:1"``, docs/device-selection.md)
+is accepted too, as an extension.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ import numbers
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from . import _discovery
+from . import _device_filter, _discovery
 from .aspect import aspect
 from .device import device
 from .exception import errc, exception
@@ -14,10 +18,15 @@ from .exception import errc, exception
 Selector = Callable[[device], Any]
 
 
-def select_device(selector: Selector | device) -> device:
-    """The root device with the highest non-negative score; ties go to the first (§4.6.1.1)."""
+def select_device(selector: Selector | device | str) -> device:
+    """The root device with the highest non-negative score; ties go to the first (§4.6.1.1).
+
+    A string is a device filter (``filter_selector``).
+    """
     if isinstance(selector, device):
         return selector
+    if isinstance(selector, str):
+        selector = filter_selector(selector)
     if not callable(selector):
         raise exception(errc.invalid, f"a device selector is a callable device -> int, got {selector!r}")
     best: device | None = None
@@ -47,12 +56,30 @@ def _no_device_message(selector: Selector, candidates: list[device]) -> str:
     if not candidates:
         if _discovery.all_devices():
             return (
-                f"no device matches {_discovery.DEVICE_FILTER_ENV}; unset it or run "
-                "`python -m sycl_ocl ls` to see the devices"
+                f"no device passes {_discovery.DEVICE_FILTER_ENV} and {_discovery.DEVICE_SELECTOR_ENV}; "
+                "unset them or run `python -m sycl_ocl ls` to see the devices"
             )
         return "no OpenCL device found; run `python -m sycl_ocl ls` to see why"
-    seen = ", ".join(_discovery.device_label(d) for d in candidates)
+    seen = ", ".join(f"[{_discovery.filter_name(d)}] {_discovery.device_label(d)}" for d in candidates)
     return f"the selector {name} accepted none of the devices ({seen})"
+
+
+def filter_selector(text: str) -> Selector:
+    """A selector for the devices a filter string accepts (an extension, like DPC++'s).
+
+    ``"opencl:gpu:1"``, ``"gpu"``, ``"opencl:0,1"``: the grammar of docs/device-selection.md.
+    Among the accepted devices the default selector decides (§4.6.1.2).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a malformed string.
+    """
+    terms = _device_filter.parse(text, "the device string")
+
+    def select(dev: device) -> int:
+        return default_selector_v(dev) if _discovery.filter_accepts(terms, dev) else -1
+
+    select.__name__ = repr(text)
+    return select
 
 
 def default_selector_v(dev: device) -> int:

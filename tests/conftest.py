@@ -64,13 +64,28 @@ def queue(device: sycl.device) -> sycl.queue:
     return sycl.queue(sycl.context(device), device)
 
 
-@pytest.fixture
-def pocl_pair() -> list[sycl.device]:
-    """Two PoCL devices of one platform, for multi-device tests."""
-    devs = pocl_devices()
-    if len(devs) < 2:
-        pytest.skip("needs PoCL with POCL_DEVICES='pthread pthread' (two devices in one platform)")
-    return devs[:2]
+def device_pairs() -> list[list[sycl.device]]:
+    """The first two devices of each platform under test that has two (PoCL's two with the
+    POCL_DEVICES setting above; two GPUs of one driver)."""
+    pattern = re.compile(os.environ.get("SYCL_OCL_TEST", ""), re.IGNORECASE)
+    pairs = []
+    for plat in sycl.platform.get_platforms():
+        devs = [d for d in plat.get_devices() if pattern.search(_label(d))]
+        if len(devs) >= 2:
+            pairs.append(devs[:2])
+    return pairs
+
+
+PAIRS = device_pairs()
+
+
+@pytest.fixture(params=PAIRS or [None], ids=[_label(p[0]) for p in PAIRS] or ["no pair"])
+def device_pair(request: pytest.FixtureRequest) -> list[sycl.device]:
+    """Two devices of one platform, for multi-device tests: each platform under test that has two."""
+    if request.param is None:
+        pytest.skip("needs two devices of one platform (PoCL with POCL_DEVICES='pthread pthread', "
+                    "or two GPUs of one driver)")
+    return request.param  # type: ignore[no-any-return]
 
 
 def pytest_report_header(config: pytest.Config) -> str:

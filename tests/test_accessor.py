@@ -3,6 +3,8 @@ host accessors and local accessors, with real kernels on every device under test
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -292,3 +294,154 @@ def test_two_accessors_of_one_buffer_in_one_group(queue: sycl.queue) -> None:
 
         queue.submit(cgf)
     assert (a[32:] == np.arange(32)).all() and (a[:32] == np.arange(32)).all()
+
+
+# --- host access: only through host accessors, only while they last -----------------------------
+
+
+def test_a_device_accessor_is_not_host_accessible(queue: sycl.queue) -> None:
+    """A device accessor read on the host after its kernel ran would show the old bytes, and
+    writes through it would bypass the runtime: every host access raises (§4.7.6.9)."""
+    with sycl.buffer(np.zeros(8, dtype=np.int32)) as b:
+        kept: list[sycl.accessor] = []
+
+        def cgf(h: sycl.handler) -> None:
+            kept.append(sycl.accessor(b, h))
+            h.parallel_for(8, "ta_inc", kept[0])
+
+        queue.submit(cgf).wait()
+        acc = kept[0]
+        placeholder = sycl.accessor(b)
+        for use in (lambda: np.asarray(acc), lambda: acc[0], lambda: acc.__setitem__(0, 5),
+                    lambda: np.asarray(placeholder)):
+            with pytest.raises(sycl.exception, match="host_accessor") as info:
+                use()
+            assert info.value.code() == sycl.errc.accessor
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert (np.asarray(h) == 1).all()
+
+
+def test_a_device_accessor_is_host_accessible_in_a_host_task(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(8, dtype=np.int32)) as b:
+        queue.submit(lambda h: h.parallel_for(8, "ta_inc", sycl.accessor(b, h)))
+
+        def cgf(h: sycl.handler) -> None:
+            acc = sycl.accessor(b, h)
+            h.host_task(lambda: acc.__setitem__(slice(None), np.asarray(acc) + acc[0]))
+
+        queue.submit(cgf)
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert (np.asarray(h) == 2).all()
+
+
+def test_a_host_accessor_lets_go_of_its_buffer_when_its_with_block_ends() -> None:
+    """Leaving the with block is the accessor's destruction: the buffer's last handle goes
+    with ``del`` and writes back at once; the accessor is unusable from then on."""
+    data = np.zeros(4, dtype=np.float32)
+    buf = sycl.buffer(data)
+    with sycl.host_accessor(buf) as ha:
+        ha[0] = 5.0
+    del buf
+    assert data[0] == 5.0  # written back by the del
+    for use in (lambda: np.asarray(ha), lambda: ha[0], lambda: ha.__setitem__(0, 1.0), lambda: len(ha),
+                lambda: list(ha)):
+        with pytest.raises(sycl.exception, match="was released") as info:
+            use()
+        assert info.value.code() == sycl.errc.accessor
+
+
+def test_a_released_host_accessor_never_shows_stale_data(queue: sycl.queue) -> None:
+    with sycl.buffer(np.zeros(8, dtype=np.int32)) as b:
+        ha = sycl.host_accessor(b, sycl.read_only)
+        ha.release()
+        queue.submit(lambda h: h.parallel_for(8, "ta_inc", sycl.accessor(b, h))).wait()
+        assert _codes(lambda: ha[0]) == sycl.errc.accessor  # not the old 0
+        ha.release()  # a second release is harmless
+
+
+# --- waiting for one's own host accessor (docs/scheduler.md rule S22) -----------------------------
+
+
+def test_waiting_for_a_command_that_needs_this_threads_host_accessor_raises(queue: sycl.queue) -> None:
+    """The command waits for the accessor, which ends only when this thread goes on: instead
+    of hanging, every wait raises errc.invalid naming both."""
+    a = np.zeros(4, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        with sycl.host_accessor(b) as held:
+            held[0] = 1
+            ev = queue.submit(lambda h: h.parallel_for(4, "ta_inc", sycl.accessor(b, h)))
+            for wait in (queue.wait, queue.wait_and_throw, ev.wait, ev.wait_and_throw,
+                         lambda: sycl.event.wait([ev]), lambda: sycl.host_accessor(b, sycl.read_only)):
+                with pytest.raises(sycl.exception, match="holds open") as info:
+                    wait()
+                assert info.value.code() == sycl.errc.invalid
+                assert "ta_inc" in info.value.what() and "host_accessor read_write" in info.value.what()
+            with sycl.buffer(np.ones(2, dtype=np.int32)) as c, sycl.host_accessor(c) as other:
+                assert other[0] == 1  # a host accessor that waits for nothing of this thread's
+        queue.wait()  # released: the kernel runs
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert list(h) == [2, 1, 1, 1]  # the refused accessor changed nothing
+    assert a.tolist() == [2, 1, 1, 1]
+
+
+def _copy(queue: sycl.queue, dst: sycl.buffer, src: sycl.buffer) -> None:
+    queue.submit(lambda h: h.parallel_for(4, "ta_copy", sycl.accessor(dst, h), sycl.accessor(src, h)))
+
+
+def test_destroying_a_buffer_that_waits_for_this_threads_host_accessor(
+    queue: sycl.queue, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A with block's end raises and leaves the buffer alive (it ends later, writing back); a
+    dropped last reference cannot raise: that buffer ends without writing back, with a warning."""
+    src = sycl.buffer(np.ones(4, dtype=np.int32))
+    out = np.zeros(4, dtype=np.int32)
+    dst = sycl.buffer(out)
+    held = sycl.host_accessor(src)
+    _copy(queue, dst, src)
+    with pytest.raises(sycl.exception, match="destruction") as info:
+        dst.__exit__(None, None, None)
+    assert info.value.code() == sycl.errc.invalid
+    del info  # its traceback holds the buffer
+    held.release()
+    del dst  # now it ends, and writes back
+    assert (out == 1).all()
+    lost = np.zeros(4, dtype=np.int32)
+    dropped = sycl.buffer(lost)
+    held = sycl.host_accessor(src)
+    _copy(queue, dropped, src)
+    with caplog.at_level("WARNING", logger="sycl_ocl"):
+        del dropped  # would wait for held, on this thread: never
+    assert "holds open" in caplog.text and "not written back" in caplog.text
+    held.release()
+    queue.wait()
+    assert (lost == 0).all()
+
+
+def test_a_wait_for_another_threads_host_accessor_warns(
+    queue: sycl.queue, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Whether another thread ever releases its host accessor cannot be known: a wait that
+    needs it warns after a few seconds, naming the accessor, and still ends when it goes."""
+    a = np.zeros(4, dtype=np.int32)
+    opened, warned = threading.Event(), threading.Event()
+
+    def holder(b: sycl.buffer) -> None:
+        with sycl.host_accessor(b):
+            opened.set()
+            warned.wait(20)
+
+    with caplog.at_level("WARNING", logger="sycl_ocl"), sycl.buffer(a) as b:
+        other = threading.Thread(target=holder, args=(b,))
+        other.start()
+        assert opened.wait(10)
+        queue.submit(lambda h: h.parallel_for(4, "ta_inc", sycl.accessor(b, h)))
+        waiter = threading.Thread(target=queue.wait)
+        waiter.start()
+        deadline = time.monotonic() + 10
+        while "held by thread" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+        warned.set()
+        waiter.join()
+        other.join()
+    assert "queue.wait() has waited" in caplog.text and "ta_inc" in caplog.text
+    assert (a == 1).all()

@@ -5,14 +5,22 @@ from __future__ import annotations
 
 import copy
 import gc
+import logging
+import os
 import threading
+import time
 import weakref
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 from kernel_support import aligned_ints
 
 import sycl_ocl as sycl
+from sycl_ocl.scheduler import RUNTIME
+
+# Iterations of the reference-cycle pattern (a fuzz budget: SYCL_OCL_CYCLES=10000 for more).
+CYCLES = int(os.environ.get("SYCL_OCL_CYCLES", "1000"))
 
 sycl.register_kernel_source(
     """
@@ -317,7 +325,8 @@ def test_buffer_with_block_ending_under_an_open_host_accessor(queue: sycl.queue)
         acc = sycl.host_accessor(b)
         acc[1] = 5
     assert data[1] == 5  # the with block ended the access, then wrote back
-    assert acc[1] == 5  # the view stays readable
+    with pytest.raises(sycl.exception, match="was released"):
+        acc[1]  # ended by the buffer's destruction: its memory is no longer the buffer's
     with pytest.raises(sycl.exception):
         sycl.host_accessor(b)
 
@@ -482,3 +491,147 @@ def test_a_copy_is_a_second_handle(queue: sycl.queue) -> None:
     del second
     gc.collect()
     assert list(out) == [1] * 8  # written to the final data when the last handle went
+
+
+# --- destruction by the garbage collector (docs/scheduler.md rule S21) ------------------------
+
+
+@pytest.fixture
+def frozen_heap() -> Iterator[None]:
+    """The objects alive so far out of the collector's sight: a full collection stays cheap."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
+def _fill_in_a_cycle(queue: sycl.queue, a: np.ndarray, value: float) -> None:
+    """A sub-buffer left in a reference cycle: the parent's with block does not end the buffer."""
+    with sycl.buffer(a) as buf:
+        sub = sycl.buffer(buf, sycl.id(0), sycl.range(a.size))
+        queue.submit(lambda h, s=sub: h.fill(sycl.accessor(s, h), np.float32(value)))
+        cycle: list[object] = [sub]
+        cycle.append(cycle)
+        del sub, cycle
+
+
+def test_a_buffer_ended_by_the_collector_is_written_back_before_the_collection_returns(
+    queue: sycl.queue, frozen_heap: None,
+) -> None:
+    """Once gc.collect() returns, the write-back is done, and nothing is written later over the
+    user's own writes."""
+    arrays = []
+    for i in range(CYCLES):
+        a = np.zeros(16, dtype=np.float32)
+        _fill_in_a_cycle(queue, a, i + 1)
+        gc.collect()
+        assert (a == i + 1).all(), f"stale after the collection (iteration {i})"
+        a[:] = 7.0
+        arrays.append(a)
+    queue.wait()
+    time.sleep(0.1)  # a late write-back, on the progress thread, lands within this
+    late = [i for i, a in enumerate(arrays) if not (a == 7.0).all()]
+    assert not late, f"written back after the collection returned: iterations {late[:10]}"
+
+
+def test_a_collection_inside_the_runtime_writes_nothing_back_later(
+    queue: sycl.queue, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A collection under the scheduler lock cannot run a write-back there: the buffer ends on
+    the progress thread without writing into the user's memory, and says so."""
+    a = np.zeros(16, dtype=np.float32)
+    with caplog.at_level(logging.WARNING, logger="sycl_ocl"):
+        _fill_in_a_cycle(queue, a, 3.0)
+        queue.wait()
+        with RUNTIME:
+            gc.collect()
+        deadline = time.monotonic() + 10
+        while "could not be written back" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert "could not be written back" in caplog.text
+    queue.wait()
+    time.sleep(0.1)
+    assert (a == 0).all()  # what it held, never the late bytes
+    assert a.flags.writeable  # given back
+
+
+def test_buffers_collected_anywhere_are_written_back_in_time_or_never(
+    queue: sycl.queue, frozen_heap: None,
+) -> None:
+    """Collections everywhere (the scheduler's threads, under its lock, inside an Event's
+    lock: the finalizer deadlock of rule S19) while buffers in cycles are written: each array
+    holds the written value or, where the runtime could not write back in time, what it held;
+    never a torn or a late write."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(50, 1, 1)
+    snapshots = []
+    try:
+        for i in range(CYCLES // 4):
+            a = np.zeros(16, dtype=np.float32)
+            _fill_in_a_cycle(queue, a, i + 1)
+            queue.submit(lambda h: h.host_task(lambda: [[] for _ in range(60)]))  # garbage there too
+            gc.collect()
+            snapshots.append((i + 1, a, a.copy()))
+    finally:
+        gc.set_threshold(*threshold)
+    queue.wait()
+    time.sleep(0.1)
+    for value, a, seen in snapshots:
+        assert (seen == value).all() or (seen == 0).all(), f"torn write-back: {seen}"
+        assert (a == seen).all(), f"written after the collection returned: {seen} became {a}"
+
+
+# --- the host array while a buffer owns it --------------------------------------------------------
+
+
+def test_the_array_is_read_only_while_its_buffer_owns_it(queue: sycl.queue) -> None:
+    """A write to the array while the buffer lives would race with the runtime's copies (one
+    run sees it, another not): numpy refuses it until the destruction gives the array back."""
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as b:
+        _inc(queue, b)
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = 43
+        with sycl.host_accessor(b) as h:  # the way to write while it is owned
+            h[0] = 43
+    assert a.flags.writeable
+    assert a.tolist() == [43] + [1] * 7
+    a[1] = 5  # given back
+
+
+def test_every_form_of_owned_array_is_given_back(queue: sycl.queue) -> None:
+    strided = np.zeros(16, dtype=np.int32)[::2]  # not contiguous: the buffer works on a copy
+    whole = np.zeros(8, dtype=np.int32)
+    shaped = np.zeros(12, dtype=np.int32)  # the first 8 elements, as a range
+    linked = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(strided) as b1, sycl.buffer(shaped, sycl.range(2, 4)) as b2, \
+            sycl.buffer(linked, prop_list=[sycl.property.buffer.use_host_ptr()]) as b3:
+        assert not any(x.flags.writeable for x in (strided, shaped, linked))
+        for b in (b1, b3):
+            _inc(queue, b)
+        queue.submit(lambda h: h.fill(sycl.accessor(b2, h), np.int32(2)))
+        part = whole[2:6]
+        view = sycl.buffer(part)
+        assert not part.flags.writeable and whole.flags.writeable  # only the array given is owned
+        del view
+        assert part.flags.writeable
+    assert all(x.flags.writeable for x in (strided, shaped, linked))
+    assert (strided == 1).all() and (linked == 1).all() and shaped.tolist() == [2] * 8 + [0] * 4
+
+
+def test_a_read_only_array_stays_read_only_and_is_not_written_back(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    a.flags.writeable = False
+    with sycl.buffer(a) as b:
+        _inc(queue, b)
+    assert not a.flags.writeable and (a == 0).all()
+
+
+def test_buffers_over_one_array_share_it_until_the_last_ends(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(a) as first:
+        with sycl.buffer(a) as second:  # owned already: still written back
+            queue.submit(lambda h: h.fill(sycl.accessor(second, h), np.int32(2)))
+        assert (a == 2).all() and not a.flags.writeable  # the first still owns it
+        queue.submit(lambda h: h.fill(sycl.accessor(first, h), np.int32(3)))
+    assert (a == 3).all() and a.flags.writeable

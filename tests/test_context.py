@@ -7,6 +7,7 @@ import weakref
 
 import numpy as np
 import pytest
+from kernel_support import child_json
 
 import sycl_ocl as sycl
 from sycl_ocl import library
@@ -37,10 +38,10 @@ def test_context_of_one_device(device: sycl.device) -> None:
     assert sycl.get_native(ctx).devices == [sycl.get_native(device)]
 
 
-def test_context_of_several_devices(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair)
-    assert set(ctx.get_devices()) == set(pocl_pair)
-    assert sycl.context(pocl_pair + pocl_pair).get_devices() == pocl_pair  # duplicates collapse
+def test_context_of_several_devices(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair)
+    assert set(ctx.get_devices()) == set(device_pair)
+    assert sycl.context(device_pair + device_pair).get_devices() == device_pair  # duplicates collapse
 
 
 def test_devices_of_two_platforms_are_rejected() -> None:
@@ -129,8 +130,8 @@ def test_queue_handler_wins_over_the_context_handler(device: sycl.device) -> Non
     assert (len(on_queue), len(on_context)) == (1, 0)
 
 
-def test_backend_info_takes_opencl_context_names(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair)
+def test_backend_info_takes_opencl_context_names(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair)
     assert ctx.get_backend_info("NUM_DEVICES") == 2
     with pytest.raises(sycl.exception) as info:
         ctx.get_backend_info(C.devices)
@@ -157,3 +158,33 @@ def test_a_dropped_context_frees_its_opencl_context(device: sycl.device) -> None
     gc.collect()
     assert alive() is None
     assert native.reference_count == 1  # ours: no queue, buffer or program retains it
+
+
+RANK_CONTEXT = """
+import json
+import sycl_ocl as sycl
+from sycl_ocl import _discovery
+pair = [d for d in sycl.device.get_devices() if "Portable" in repr(d)][:2]
+chosen = sycl.device()
+hidden = pair[0] if chosen == pair[1] else pair[1]
+print(json.dumps({
+    "chosen": _discovery.filter_name(chosen),
+    "default": [_discovery.filter_name(d) for d in sycl.queue().get_context().get_devices()],
+    "hidden": [_discovery.filter_name(d) for d in sycl.queue(hidden).get_context().get_devices()],
+}))
+"""
+
+
+def test_a_process_restricted_to_one_device_has_a_default_context_of_that_device(
+    device_pair: list[sycl.device],
+) -> None:
+    """Default queues share one context per platform, of the devices the environment's filters
+    let selectors see: an MPI rank given one GPU (SYCL_OCL_DEVICE_SELECTOR) has a context of that
+    GPU alone; a device the filters hide gets a context of its own."""
+    from sycl_ocl import _discovery
+    if "Portable" not in device_pair[0].get_platform().get_info(sycl.info.platform.name):
+        pytest.skip("the child process looks for PoCL's two devices")
+    second = _discovery.filter_name(device_pair[1])
+    found = child_json(RANK_CONTEXT, {"SYCL_OCL_DEVICE_SELECTOR": second, "POCL_DEVICES": "pthread pthread"})
+    assert found["chosen"] == second and found["default"] == [second]
+    assert found["hidden"] == [_discovery.filter_name(device_pair[0])]

@@ -375,17 +375,17 @@ def test_no_cycle_check_then_finalize_refuses_the_cycle(queue: sycl.queue) -> No
         g.finalize()
 
 
-def test_graph_of_another_device_is_refused(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair)
-    g = exp.command_graph(ctx, pocl_pair[0])
-    q1 = sycl.queue(ctx, pocl_pair[1])
+def test_graph_of_another_device_is_refused(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair)
+    g = exp.command_graph(ctx, device_pair[0])
+    q1 = sycl.queue(ctx, device_pair[1])
     with _invalid():
         g.begin_recording(q1)
     exe = g.finalize()
     with _invalid():
         q1.ext_oneapi_graph(exe)
     with _invalid():
-        exp.command_graph(sycl.context(pocl_pair[0]), pocl_pair[1])  # a device not in the context
+        exp.command_graph(sycl.context(device_pair[0]), device_pair[1])  # a device not in the context
 
 
 def test_bad_kernel_argument_fails_at_finalize(queue: sycl.queue, native: bool) -> None:

@@ -183,10 +183,10 @@ def test_other_queues_and_contexts_see_the_native_work(device: sycl.device) -> N
     assert out2.tolist() == [5] * 32 and out3.tolist() == [5] * 32
 
 
-def test_native_tasks_on_two_devices_of_one_context(pocl_pair: list[sycl.device]) -> None:
+def test_native_tasks_on_two_devices_of_one_context(device_pair: list[sycl.device]) -> None:
     """One context, two devices: native work on each device's queue reaches the other's kernels."""
-    ctx = sycl.context(pocl_pair)
-    q0, q1 = (sycl.queue(ctx, d) for d in pocl_pair)
+    ctx = sycl.context(device_pair)
+    q0, q1 = (sycl.queue(ctx, d) for d in device_pair)
     data = np.zeros(32, dtype=np.int32)
     with sycl.buffer(data) as buf:
         q0.submit(native_task(buf, fill(3)))
@@ -195,7 +195,7 @@ def test_native_tasks_on_two_devices_of_one_context(pocl_pair: list[sycl.device]
         def add_ten(ih: sycl.interop_handle, mem: cl.Buffer) -> None:
             arr = cl_array.Array(ih.get_native_queue(), (32,), np.int32, data=mem)
             arr += 10
-            assert ih.get_native_device() == sycl.get_native(pocl_pair[1])
+            assert ih.get_native_device() == sycl.get_native(device_pair[1])
 
         q1.submit(native_task(buf, add_ten))
         inc(q0, buf)

@@ -230,9 +230,9 @@ def test_local_range_must_match_the_required_size(queue: sycl.queue) -> None:
     assert info.value.code() is sycl.errc.nd_range and "(16, 16)" in str(info.value)
 
 
-def test_unknown_names_and_foreign_kernels_are_invalid(pocl_pair: list[sycl.device]) -> None:
-    ctx_a, ctx_b = sycl.context(pocl_pair[0]), sycl.context(pocl_pair[0])
-    q = sycl.queue(ctx_a, pocl_pair[0])
+def test_unknown_names_and_foreign_kernels_are_invalid(device_pair: list[sycl.device]) -> None:
+    ctx_a, ctx_b = sycl.context(device_pair[0]), sycl.context(device_pair[0])
+    q = sycl.queue(ctx_a, device_pair[0])
     buf = _buffer(q, np.zeros(4, np.int32))
     with pytest.raises(sycl.exception) as info:
         q.single_task("kt_no_such_kernel", buf)
@@ -242,6 +242,27 @@ def test_unknown_names_and_foreign_kernels_are_invalid(pocl_pair: list[sycl.devi
         q.single_task(foreign, buf, 1)
     assert info.value.code() is sycl.errc.invalid and "context" in str(info.value)
 
+
+
+def test_a_kernel_knows_only_the_devices_its_program_was_built_for(device_pair: list[sycl.device]) -> None:
+    """A bundle built for one device of a two-device context: per-device queries and launches of
+    its kernel are for that device only (NVIDIA's driver crashes on a per-device query for a
+    device the program was not built for), and a launch by name on the other device builds the
+    kernel's unit there."""
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
+    iota = sycl.get_kernel_bundle(E, ctx, [d0], SCALE).get_kernel(SCALE[1])
+    assert iota.get_info(sycl.info.kernel_device_specific.work_group_size, d0) > 0
+    with pytest.raises(sycl.exception) as info:
+        iota.get_info(sycl.info.kernel_device_specific.work_group_size, d1)
+    assert info.value.code() is sycl.errc.invalid and "not built for" in str(info.value)
+    q1 = sycl.queue(ctx, d1)
+    buf = _buffer(q1, np.zeros(4, np.int32))
+    with pytest.raises(sycl.exception) as info:
+        q1.single_task(iota, buf, 0)
+    assert info.value.code() is sycl.errc.invalid
+    q1.parallel_for(sycl.range(4), "kt_iota", buf, 5).wait()
+    assert _read(q1, buf, np.zeros(4, np.int32)).tolist() == [5, 6, 7, 8]
 
 
 NOT_KERNELS = [["kt_scale"], {}, {"kt_scale"}, 3]
@@ -304,16 +325,16 @@ def test_use_kernel_bundle_runs_the_bundle_kernel(queue: sycl.queue) -> None:
     assert _read(queue, buf, host).tolist() == [3, 4, 5, 6]
 
 
-def test_use_kernel_bundle_errors(pocl_pair: list[sycl.device]) -> None:
+def test_use_kernel_bundle_errors(device_pair: list[sycl.device]) -> None:
     """not executable / other context / other device -> invalid; kernel missing ->
     kernel_not_supported."""
-    d0, d1 = pocl_pair
-    ctx = sycl.context(pocl_pair)
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
     q = sycl.queue(ctx, d1)
     buf = _buffer(q, np.zeros(4, np.int32))
     cases = [
         (sycl.get_kernel_bundle(sycl.bundle_state.input, ctx, kernel_ids=SCALE), sycl.errc.invalid),
-        (sycl.get_kernel_bundle(E, sycl.context(pocl_pair), kernel_ids=SCALE), sycl.errc.invalid),
+        (sycl.get_kernel_bundle(E, sycl.context(device_pair), kernel_ids=SCALE), sycl.errc.invalid),
         (sycl.get_kernel_bundle(E, ctx, [d0], SCALE), sycl.errc.invalid),
         (sycl.get_kernel_bundle(E, ctx, kernel_ids=[FILL]), sycl.errc.kernel_not_supported),
     ]
@@ -395,12 +416,12 @@ def test_kernels_with_hint_attributes_run(queue: sycl.queue) -> None:
     assert attributes == "" or "work_group_size_hint" in attributes or "vec_type_hint" in attributes
 
 
-def test_kernel_info_misuse(pocl_pair: list[sycl.device]) -> None:
-    kb = sycl.get_kernel_bundle(E, sycl.context(pocl_pair[0]), kernel_ids=SCALE)
+def test_kernel_info_misuse(device_pair: list[sycl.device]) -> None:
+    kb = sycl.get_kernel_bundle(E, sycl.context(device_pair[0]), kernel_ids=SCALE)
     k = kb.get_kernel(SCALE[0])
     for call in (
         lambda: k.get_info(sycl.info.kernel_device_specific.work_group_size),
-        lambda: k.get_info(sycl.info.kernel_device_specific.work_group_size, pocl_pair[1]),
+        lambda: k.get_info(sycl.info.kernel_device_specific.work_group_size, device_pair[1]),
         lambda: k.get_info(sycl.info.device.name),
     ):
         with pytest.raises(sycl.exception) as info:

@@ -93,10 +93,10 @@ def test_compile_gives_an_object_bundle(queue: sycl.queue, props: object) -> Non
         assert all(img.has_kernel(PAIR[0], dev) for img in obj)
 
 
-def test_compile_drops_kernels_no_device_supports(pocl_pair: list[sycl.device]) -> None:
+def test_compile_drops_kernels_no_device_supports(device_pair: list[sycl.device]) -> None:
     """injected fault: the second device reports no fp64."""
-    d0, d1 = pocl_pair
-    ctx = sycl.context(pocl_pair)
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
     inp = sycl.get_kernel_bundle(I, ctx, kernel_ids=[PAIR[0], NEEDS_FP64[0]])
     saved = d1._aspects
     d1._aspects = frozenset(a for a in sycl.aspect if d1.has(a)) - {sycl.aspect.fp64}
@@ -110,12 +110,12 @@ def test_compile_drops_kernels_no_device_supports(pocl_pair: list[sycl.device]) 
         d1._aspects = saved
 
 
-def test_compile_rejects_devices_outside_the_bundle(pocl_pair: list[sycl.device]) -> None:
+def test_compile_rejects_devices_outside_the_bundle(device_pair: list[sycl.device]) -> None:
     """compile and build refuse devices outside the bundle, and an empty list (§4.11.11)."""
-    ctx = sycl.context(pocl_pair)
-    inp = sycl.get_kernel_bundle(I, ctx, [pocl_pair[0]], [PAIR[0]])
+    ctx = sycl.context(device_pair)
+    inp = sycl.get_kernel_bundle(I, ctx, [device_pair[0]], [PAIR[0]])
     for op in (sycl.compile, sycl.build):
-        for devs in ([pocl_pair[1]], []):
+        for devs in ([device_pair[1]], []):
             with pytest.raises(sycl.exception) as info:
                 op(inp, devs)
             assert info.value.code() is sycl.errc.invalid
@@ -282,7 +282,8 @@ def test_link_of_registered_units_across_images_in_a_child() -> None:
 
 
 def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> None:
-    """errc.build with the log, for the context and for the kernel ids forms."""
+    """errc.build with the log, for the context and for the kernel ids forms; the message names
+    the unit (by its kernel, when registered without an origin) and the failed call once."""
     result = child_json(
         f"""
         import json
@@ -296,21 +297,27 @@ def test_executable_bundle_with_a_broken_unit_is_a_build_error_in_a_child() -> N
                 try:
                     call(); out.append(None)
                 except sycl.exception as e:
-                    out.append([e.code().name, "kc_undeclared_name" in str(e)])
+                    out.append([e.code().name, "kc_undeclared_name" in str(e), str(e)])
         print(json.dumps(out))
-        """
+        """,
+        {"SYCL_OCL_DISABLE_CACHE": "1"},
     )
-    assert result and all(r == ["build", True] for r in result), result
+    assert result and all(r[:2] == ["build", True] for r in result), result
+    for executable, obj in zip(result[::2], result[1::2], strict=True):
+        assert executable[2].startswith("[build] building the unit of kernel 'kc_broken' failed"), executable
+        assert obj[2].startswith("[build] compiling the unit of kernel 'kc_broken' failed"), obj
+        assert executable[2].count("clBuildProgram failed") == 1 and "clCompileProgram" not in executable[2]
+        assert obj[2].count("clCompileProgram failed") == 1, obj
 
 
-def test_link_rejects_mixed_contexts_and_foreign_devices(pocl_pair: list[sycl.device]) -> None:
+def test_link_rejects_mixed_contexts_and_foreign_devices(device_pair: list[sycl.device]) -> None:
     """link needs one context and devices of the bundles (§4.11.11)."""
-    ctx, other = sycl.context(pocl_pair), sycl.context(pocl_pair)
-    o_ctx = sycl.get_kernel_bundle(O, ctx, [pocl_pair[0]], [PAIR[0]])
-    o_other = sycl.get_kernel_bundle(O, other, [pocl_pair[0]], [OTHER[0]])
+    ctx, other = sycl.context(device_pair), sycl.context(device_pair)
+    o_ctx = sycl.get_kernel_bundle(O, ctx, [device_pair[0]], [PAIR[0]])
+    o_other = sycl.get_kernel_bundle(O, other, [device_pair[0]], [OTHER[0]])
     for call in (
         lambda: sycl.link([o_ctx, o_other]),
-        lambda: sycl.link(o_ctx, [pocl_pair[1]]),
+        lambda: sycl.link(o_ctx, [device_pair[1]]),
         lambda: sycl.link(o_ctx, []),
         lambda: sycl.link([]),
     ):
@@ -319,10 +326,10 @@ def test_link_rejects_mixed_contexts_and_foreign_devices(pocl_pair: list[sycl.de
         assert info.value.code() is sycl.errc.invalid
 
 
-def test_link_without_devices_uses_the_intersection(pocl_pair: list[sycl.device]) -> None:
+def test_link_without_devices_uses_the_intersection(device_pair: list[sycl.device]) -> None:
     """bundles on [d0, d1] and [d1] link for [d1]."""
-    d0, d1 = pocl_pair
-    ctx = sycl.context(pocl_pair)
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
     both = sycl.get_kernel_bundle(O, ctx, [d0, d1], [PAIR[0]])
     second = sycl.get_kernel_bundle(O, ctx, [d1], [OTHER[0]])
     linked = sycl.link([both, second])
@@ -330,6 +337,18 @@ def test_link_without_devices_uses_the_intersection(pocl_pair: list[sycl.device]
     assert linked.has_kernel(PAIR[0], d1) and linked.has_kernel(OTHER[0], d1)
     q = sycl.queue(ctx, d1)
     assert _run(q, linked.get_kernel(OTHER[0]), [3]) == [6]
+
+
+def test_link_of_one_unit_compiled_for_different_device_sets(device_pair: list[sycl.device]) -> None:
+    """§4.11.11: the unit's two object images are duplicates on their common device; the
+    link is made once, for the intersection."""
+    d0, d1 = device_pair
+    ctx = sycl.context(device_pair)
+    first = sycl.get_kernel_bundle(O, ctx, [d0], [PAIR[0]])
+    both = sycl.compile(sycl.get_kernel_bundle(I, ctx, [d0, d1], [PAIR[0]]))
+    for linked in (sycl.link([first, both]), sycl.link([both, first], [d0])):
+        assert linked.get_devices() == [d0] and len(linked) == 1
+        assert _run(sycl.queue(ctx, d0), linked.get_kernel(PAIR[0]), [1, 2]) == [2, 3]
 
 
 # --- library units -------------------------------------------------------------------------

@@ -76,6 +76,7 @@ def test_no_platform_says_why_and_how_to_install(tmp_path: Path) -> None:
     assert f"No ICD file (*.icd) in {tmp_path} (OCL_ICD_VENDORS)" in result.stdout
     assert "apt-get install pocl-opencl-icd" in result.stdout
     assert "make demo" in result.stdout
+    assert "pip install \"sycl_ocl[pocl]\"" in result.stdout
     assert "*.icd files, each holding the path of one driver library" in result.stdout
     assert f"OCL_ICD_VENDORS is set to {tmp_path}: unset it to use /etc/OpenCL/vendors" in result.stdout
 

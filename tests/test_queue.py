@@ -29,10 +29,10 @@ def test_default_queues_share_the_platform_context(device: sycl.device) -> None:
     assert sycl.queue(device).get_context() == sycl.queue(device).get_context()
 
 
-def test_queue_with_device_outside_its_context_is_invalid(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair[0])
+def test_queue_with_device_outside_its_context_is_invalid(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair[0])
     with pytest.raises(sycl.exception) as info:
-        sycl.queue(ctx, pocl_pair[1])
+        sycl.queue(ctx, device_pair[1])
     assert info.value.code() is sycl.errc.invalid
     assert "not one of the devices of this context" in info.value.what()
 
@@ -106,10 +106,10 @@ def test_queue_info_descriptors(device: sycl.device) -> None:
     assert info.value.code() is sycl.errc.invalid
 
 
-def test_queue_with_a_selector_choosing_a_device_outside_the_context(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair[0])
+def test_queue_with_a_selector_choosing_a_device_outside_the_context(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair[0])
     with pytest.raises(sycl.exception) as info:
-        sycl.queue(ctx, lambda d: 1 if d == pocl_pair[1] else -1)
+        sycl.queue(ctx, lambda d: 1 if d == device_pair[1] else -1)
     assert info.value.code() is sycl.errc.invalid
 
 

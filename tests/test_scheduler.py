@@ -218,9 +218,9 @@ def test_wait_on_a_deferred_command_from_another_thread(queue: sycl.queue) -> No
 # --- several devices, contexts and platforms ---------------------------------------------------
 
 
-def test_two_devices_of_one_context_share_one_allocation(pocl_pair: list[sycl.device]) -> None:
-    ctx = sycl.context(pocl_pair)
-    q1, q2 = sycl.queue(ctx, pocl_pair[0]), sycl.queue(ctx, pocl_pair[1])
+def test_two_devices_of_one_context_share_one_allocation(device_pair: list[sycl.device]) -> None:
+    ctx = sycl.context(device_pair)
+    q1, q2 = sycl.queue(ctx, device_pair[0]), sycl.queue(ctx, device_pair[1])
     a = np.zeros(32, dtype=np.int32)
     with sycl.buffer(a) as b:
         for i in range(10):

@@ -90,9 +90,7 @@ def executable_image(
         return _program.link(objects, ctx, devices, (), " + ".join(u.origin for u in units))
 
     def make() -> device_image:
-        # The disk key: every unit's text, and the libraries' own options (the unit's are ``options``).
-        text = "\0".join([src.source, *(f"{u.source}\0{' '.join(u.options)}" for u in units[1:])])
-        prg = cache.load_or_make(ctx, devices, text, options, build)
+        prg = cache.load_or_make(ctx, devices, units, options, build)
         return device_image._make(bundle_state.executable, devices, prg, units, src.ids, spec_values, key)
 
     return cache.cached(ctx, key, make)

@@ -3,11 +3,17 @@
 It strips comments, joins continued lines, evaluates ``#if``/``#ifdef`` blocks and expands
 object-like and function-like macros (with ``#`` and ``##``). ``#include`` is skipped: kernels
 named only inside included headers are not seen (the compiler still finds them).
+``included_files`` lists the files the ``#include`` lines of a unit may read (the build cache's
+key covers them).
 """
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _TOKEN = re.compile(
@@ -258,3 +264,66 @@ def integer_value(tokens: list[str]) -> int | None:
         return int(eval(text.replace("/", "//"), {"__builtins__": {}}))
     except Exception:  # not a plain constant expression
         return None
+
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include\b[ \t]*(?:"([^"\n]+)"|<([^>\n]+)>|(.*))', re.MULTILINE)
+
+
+def include_dirs(options: Sequence[str]) -> list[str]:
+    """The ``-I`` directories of build options, in order (``-Idir`` and ``-I dir``; an option
+    string may hold several words, as the driver splits them)."""
+    words: list[str] = []
+    for option in options:
+        try:
+            words += shlex.split(option)
+        except ValueError:  # an unbalanced quote: the driver splits on blanks
+            words += option.split()
+    dirs = []
+    for i, word in enumerate(words):
+        if word == "-I" and i + 1 < len(words):
+            dirs.append(words[i + 1])
+        elif word.startswith("-I") and len(word) > 2:
+            dirs.append(word[2:])
+    return dirs
+
+
+def included_files(source: str, search: Sequence[str]) -> dict[str, str | None] | None:
+    """Every file the ``#include`` lines of ``source`` and of the files they include may read.
+
+    Each include is looked for in the directory of the including file (the working directory
+    for ``source``, as the drivers compile it), then in every ``search`` directory; every
+    candidate counts, the one a driver picks and those it might pick before it (quoted and
+    angle includes search differently from one driver to another). Lines inside ``#if``
+    blocks count too: over-covering only costs a rebuild when such a file changes.
+
+    Returns:
+        The absolute path of each candidate -> the SHA-256 of its content, or None where no
+        file is (one created there later changes the result); None when an include names
+        its file through a macro, which this reader cannot follow (or the working directory
+        is gone).
+    """
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working directory was deleted: where the driver looks is unknown
+        return None
+    found: dict[str, str | None] = {}
+    pending = [(source, cwd)]
+    while pending:
+        text, here = pending.pop()
+        for match in _INCLUDE.finditer(strip_comments(text)):
+            name = match.group(1) or match.group(2)
+            if name is None:
+                return None
+            for base in dict.fromkeys((here, *search)):
+                path = os.path.realpath(os.path.join(base, name))
+                if path in found:
+                    continue
+                try:
+                    with open(path, "rb") as header:
+                        content = header.read()
+                except OSError:  # absent, a folder, unreadable: the compiler cannot read it either
+                    found[path] = None
+                    continue
+                found[path] = hashlib.sha256(content).hexdigest()
+                pending.append((content.decode(errors="replace"), os.path.dirname(path)))
+    return found

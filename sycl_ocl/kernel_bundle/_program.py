@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
-from pyopencl import _cl
 
-from .._native import compiler_warnings_off, translate
+from .._native import compiler_warnings_off, status_exception, translate
 from ..exception import errc, exception
 from . import _progress
 
@@ -21,18 +20,15 @@ if TYPE_CHECKING:
     from ..context import context
     from ..device import device
 
+BUILD_SUCCESS, BUILD_NONE = 0, -1  # CL_BUILD_SUCCESS, CL_BUILD_NONE (PyOpenCL names none)
+
 # Always on: lets clGetKernelArgInfo name parameters in messages and info queries.
 ARG_INFO = "-cl-kernel-arg-info"
 
 
 def from_source(ctx: context, source: str) -> cl.Program:
     """A program created from source, not yet compiled (the input state)."""
-    try:
-        # The raw constructor creates the cl_program now (pyopencl.Program would defer it
-        # and warn on the first native access).
-        return cl.Program(_cl._Program(ctx._native, source))
-    except cl.Error as error:
-        raise translate(error, "creating a program from OpenCL C source", ctx) from error
+    return _created(cl.Program(ctx._native, source), ctx)
 
 
 def materialize(prg: cl.Program) -> cl.Program:
@@ -42,8 +38,17 @@ def materialize(prg: cl.Program) -> cl.Program:
     first warns that this defeats PyOpenCL's build cache. sycl_ocl compiles such a program itself
     (with its own cache), so it creates the ``cl_program`` now, as ``from_source`` does.
     """
-    if getattr(prg, "_prg", True) is None:  # PyOpenCL's not-yet-created program
-        prg._prg = _cl._Program(prg._context, prg._source)
+    return _created(prg, None)
+
+
+def _created(prg: cl.Program, ctx: context | None) -> cl.Program:
+    """``prg`` after its first native access, which creates a from-source program's cl_program
+    (public PyOpenCL API only; ``compiler_warnings_off`` silences the caching warning)."""
+    try:
+        with compiler_warnings_off:
+            _ = prg.int_ptr
+    except cl.Error as error:
+        raise translate(error, "creating a program from OpenCL C source", ctx) from error
     return prg
 
 
@@ -92,10 +97,13 @@ def link(
 def _failure(
     error: cl.Error, action: str, prg: cl.Program | None, ctx: context, devices: Sequence[device]
 ) -> exception:
+    # PyOpenCL's message repeats "clBuildProgram failed: BUILD_PROGRAM_FAILURE" once per layer of
+    # its own, then logs by PyOpenCL device and the options: say it once, log by sycl device.
+    summary, _, pyopencl_detail = str(error).strip().partition("\n")
     logs = build_logs(prg, devices) if prg is not None else ""
-    if logs and all(line in str(error) for line in logs.splitlines()[1:] if line.strip()):
-        logs = ""  # PyOpenCL's message already carries the log
-    result = translate(error, action, ctx, detail=logs)
+    options = pyopencl_detail.strip().rpartition("\n")[2] if "(options: " in pyopencl_detail else ""
+    detail = "\n".join(filter(None, (logs, options))) if logs else pyopencl_detail.strip()
+    result = status_exception(error.code, action, ctx, summary.split(" - ")[0], detail)
     if result.code() is not errc.build and error.code in (
         cl.status_code.BUILD_PROGRAM_FAILURE,
         cl.status_code.COMPILE_PROGRAM_FAILURE,
@@ -118,7 +126,24 @@ def build_logs(prg: cl.Program, devices: Sequence[device]) -> str:
     return "\n".join(parts)
 
 
-def binaries(prg: cl.Program) -> list[bytes]:
-    """``CL_PROGRAM_BINARIES``, one per device of the program."""
+def built_devices(prg: cl.Program) -> list[cl.Device]:
+    """The program's devices it was built for (build status success), in the program's order.
+
+    Per-device queries of a program or kernel are made only for these: NVIDIA's driver crashes
+    in ``clGetKernelWorkGroupInfo`` for a device of the program's context the program was not
+    built for (docs/devices/repro/two_gpu_query.py).
+    """
+    devices: list[cl.Device] = prg.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
+    return [d for d in devices if prg.get_build_info(d, cl.program_build_info.STATUS) == BUILD_SUCCESS]
+
+
+def binaries(prg: cl.Program, devices: Sequence[device]) -> list[bytes]:
+    """``CL_PROGRAM_BINARIES`` of ``devices``, devices the program was built for (a program made
+    from source holds an empty binary for each other device of its context). PoCL 3.1 lists only
+    the binaries of the devices built for, in order; any other count cannot be matched: empty."""
     found: list[Any] = prg.get_info(cl.program_info.BINARIES)  # type: ignore[assignment]
-    return [bytes(b) for b in found]
+    natives: list[cl.Device] = prg.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
+    if len(found) != len(natives):
+        return [bytes(b) for b in found] if len(found) == len(devices) else []
+    by_device = {d.int_ptr: bytes(b) for d, b in zip(natives, found, strict=True)}
+    return [by_device[d._handle] for d in devices]

@@ -21,6 +21,7 @@ from ..backend import backend
 from ..context import context
 from ..exception import errc, exception
 from ..info._descriptor import check_namespace
+from ._program import built_devices
 from ._reducers import PARAM_PREFIX as REDUCER_PREFIX
 from ._signature import KernelParam
 
@@ -91,7 +92,9 @@ class kernel(NativeWrapper):
         self._args_set = None  # the argument list ``_set_args`` set last, None when unknown
         self._program = program  # keeps the program alive as long as the kernel (driver defect)
         self._ctx_native = program.context
-        devices: list[cl.Device] = program.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
+        # The devices the program was built for, never all of its context's: NVIDIA's driver
+        # crashes in clGetKernelWorkGroupInfo for any other (docs/devices/repro/two_gpu_query.py).
+        devices = [d._native for d in image._devices] if image is not None else built_devices(program)
         self._device_ptrs = frozenset(d.int_ptr for d in devices)
         self._bits = int(devices[0].address_bits)  # size_t's width; one per program in practice
         self._image = image

@@ -148,17 +148,23 @@ def link(
 
 
 def _link_groups(ctx: context, objects: list[device_image], devices: list[device]) -> list[device_image]:
-    """One linked image per set of devices that share the same object images."""
+    """One linked image per set of devices that share the same object images.
+
+    Images of one unit compiled for different device sets (and the same specialization
+    constant values) are duplicates: each becomes the unit compiled for the group's devices,
+    which is one cached image, linked once (§4.11.11).
+    """
     groups: dict[tuple[device_image, ...], list[device]] = {}
     for dev in devices:
         mine = tuple(o for o in objects if dev in o._devices)
         if mine:
             groups.setdefault(mine, []).append(dev)
-    return [
-        linked_image(ctx, with_libraries(ctx, [_for_devices(ctx, o, tuple(devs)) for o in objs], tuple(devs)),
-                     tuple(devs))
-        for objs, devs in groups.items()
-    ]
+    linked = []
+    for objs, devs in groups.items():
+        group = tuple(devs)
+        unique = list(dict.fromkeys(_for_devices(ctx, o, group) for o in objs))
+        linked.append(linked_image(ctx, with_libraries(ctx, unique, group), group))
+    return linked
 
 
 def _for_devices(ctx: context, obj: device_image, devices: tuple[device, ...]) -> device_image:

@@ -31,7 +31,6 @@ _BINARY_TYPE = {
     bundle_state.executable: cl.program_binary_type.EXECUTABLE,
 }
 
-_BUILD_NONE = -1  # CL_BUILD_NONE (PyOpenCL names no build-status constants)
 _BINARY_NAMES: dict[int, str] = {
     cl.program_binary_type.NONE: "source only",
     cl.program_binary_type.COMPILED_OBJECT: "a compiled object",
@@ -55,8 +54,7 @@ def make_kernel_bundle(
     try:
         if _program.materialize(program).get_info(cl.program_info.CONTEXT) != ctx._native:
             raise exception(errc.invalid, "make_kernel_bundle: the program belongs to another context", ctx)
-        devices = _devices_of(program, ctx)
-        _check_binary_type(program, devices, state)
+        devices = _devices_in_state(program, _devices_of(program, ctx), state)
         key = ("interop", program.int_ptr, state)
         image = cache.cached(ctx, key, lambda: _image(program, devices, state))
     except cl.Error as error:
@@ -89,32 +87,49 @@ def _devices_of(program: cl.Program, ctx: context) -> tuple[device, ...]:
     return tuple(by_handle[n.int_ptr] for n in natives if n.int_ptr in by_handle)
 
 
-def _check_binary_type(program: cl.Program, devices: tuple[device, ...], state: bundle_state) -> None:
-    for dev in devices:
-        found = _state_of(program, dev)
-        if found != _BINARY_TYPE[state]:
-            raise exception(
-                errc.invalid,
-                f"make_kernel_bundle({state.name}): the program's binary on {dev!r} is "
-                f"{_BINARY_NAMES.get(found, found)}; compile/build it to match the state",
-            )
+def _devices_in_state(
+    program: cl.Program, devices: tuple[device, ...], state: bundle_state
+) -> tuple[device, ...]:
+    """The devices on which the program's binary is in ``state``: the bundle's devices (a
+    program built for some devices of its context is a bundle of those)."""
+    found = {dev: _state_of(program, dev) for dev in devices}
+    matching = tuple(dev for dev, kind in found.items() if kind == _BINARY_TYPE[state])
+    if not matching:
+        described = "; ".join(f"on {dev!r}: {_BINARY_NAMES.get(kind, kind)}" for dev, kind in found.items())
+        raise exception(
+            errc.invalid,
+            f"make_kernel_bundle({state.name}): the program's binary is in that state on none of its "
+            f"devices ({described}); compile/build it to match the state",
+        )
+    return matching
 
 
 def _state_of(program: cl.Program, dev: device) -> int:
     """The program's binary type on ``dev``; a program never built has none (Oclgrind 21.10
     reports an uninitialised binary type then, so the build status decides)."""
     status = program.get_build_info(dev._native, cl.program_build_info.STATUS)
-    if status == _BUILD_NONE:
+    if status == _program.BUILD_NONE:
         return int(cl.program_binary_type.NONE)
     return int(program.get_build_info(dev._native, cl.program_build_info.BINARY_TYPE))
 
 
 def _image(program: cl.Program, devices: tuple[device, ...], state: bundle_state) -> device_image:
     source = str(program.get_info(cl.program_info.SOURCE) or "")
-    if state is bundle_state.executable:
-        names = [n for n in str(program.get_info(cl.program_info.KERNEL_NAMES)).split(";") if n]
-        ids = tuple(kernel_id._make(n, None) for n in names)
-        return device_image._make(state, devices, program, (), ids, {}, ("interop", program.int_ptr))
     src = read_unit(source, (), frozenset(), "<pyopencl.Program>")
+    if state is bundle_state.executable:
+        ids = tuple(kernel_id._make(n, None) for n in _kernel_names(program, list(src.kernels)))
+        return device_image._make(state, devices, program, (), ids, {}, ("interop", program.int_ptr))
     src.ids = tuple(kernel_id._make(name, src) for name in src.kernels)
     return device_image._make(state, devices, program, (src,), src.ids, {}, ("interop", program.int_ptr))
+
+
+def _kernel_names(program: cl.Program, declared: list[str]) -> list[str]:
+    """The program's kernel names; those its source declares where the driver gives none
+    (NVIDIA refuses ``CL_PROGRAM_KERNEL_NAMES`` unless the program is built for every device of
+    its context)."""
+    try:
+        return [n for n in str(program.get_info(cl.program_info.KERNEL_NAMES)).split(";") if n]
+    except cl.Error:
+        if not declared:
+            raise
+        return declared

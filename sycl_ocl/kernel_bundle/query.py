@@ -128,13 +128,15 @@ def _selected(
 ) -> bool:
     """Ask the selector about ``src`` before building it: only the images kept get compiled.
 
-    The selector sees the image's kernels and devices; its program is the unbuilt input one.
+    In the input state the selector sees the very image the bundle then holds (§4.11.7);
+    otherwise an image with the kernels and devices of the one to build, whose program is the
+    unbuilt input one.
     """
     compatible = tuple(d for d in devices if image_compatible(src, d))
     if not compatible:
         return False
     unbuilt = input_image(ctx, src, compatible)
-    candidate = device_image._make(
+    candidate = unbuilt if state is bundle_state.input else device_image._make(
         state, compatible, unbuilt._program, (src,), src.ids, {}, ("candidate", *unbuilt._key)
     )
     return bool(selector(candidate))

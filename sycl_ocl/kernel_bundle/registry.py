@@ -20,6 +20,7 @@ registry of its own (``sycl_ocl.library``), so it takes no names from the applic
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 import threading
@@ -77,14 +78,15 @@ class ImageSource:
 
 
 def read_unit(
-    source: str, options: tuple[str, ...], device_has: frozenset[aspect], origin: str
+    source: str, options: tuple[str, ...], device_has: frozenset[aspect], origin: str | None
 ) -> ImageSource:
-    """Parse ``source`` (preprocessed with ``options``' ``-D`` definitions) into a unit; a unit
-    whose kernels take reducers gets their plain definitions ahead of its text
-    (``_reducers.PRELUDE``)."""
+    """Parse ``source`` (preprocessed with ``options``' ``-D`` definitions) into a unit; without
+    ``origin``, messages name it by what it defines. A unit whose kernels take reducers gets
+    their plain definitions ahead of its text (``_reducers.PRELUDE``)."""
     source = with_prelude(source)
     signature = parse_unit(source, definitions_from_options(options))
     names = [d.name for d in signature.kernels]
+    origin = origin or _unit_name(names, sorted(signature.exports))
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise exception(errc.invalid, f"{origin} defines kernel(s) {twice} more than once")
@@ -94,6 +96,16 @@ def read_unit(
         source, options, device_has | implicit, {d.name: d for d in signature.kernels},
         frozenset(_IDENTIFIER.findall(text)), origin, signature.exports, signature.needs,
     )
+
+
+def _unit_name(kernels: list[str], functions: list[str]) -> str:
+    """A unit in messages, by its kernels, else by its library functions."""
+    names = list(dict.fromkeys(kernels)) or functions
+    if not names:
+        return "the unit"
+    listed = ", ".join(map(repr, names[:3])) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    kind = "kernel" if kernels else "library function"
+    return f"the unit of {kind}{'s' if len(names) > 1 else ''} {listed}"
 
 
 class Registry:
@@ -109,7 +121,7 @@ class Registry:
         self._exports: dict[str, ImageSource] = {}  # function name -> the library unit defining it
 
     def register(
-        self, source: str, options: Iterable[str], device_has: Iterable[aspect], origin: str
+        self, source: str, options: Iterable[str], device_has: Iterable[aspect], origin: str | None
     ) -> list[kernel_id]:
         """Add a unit; see :func:`register_kernel_source`."""
         unit = read_unit(source, tuple(str(o) for o in options), _aspects(device_has), origin)
@@ -117,7 +129,7 @@ class Registry:
         if not unit.kernels and not unit.exports:
             raise exception(
                 errc.invalid,
-                f"{origin} defines no __kernel function and no function to link (a static "
+                f"{unit.origin} defines no __kernel function and no function to link (a static "
                 "function is private to its unit); register units that define kernels or functions",
             )
         with self._lock:
@@ -152,9 +164,13 @@ class Registry:
         try:
             return self._ids[name]
         except KeyError:
+            with self._lock:
+                names = list(self._ids)
+            close = difflib.get_close_matches(name, names, n=1)
+            guess = f"did you mean {close[0]!r}? " if close else ""
             raise exception(
                 errc.invalid,
-                f"no kernel of the {self.what} is named {name!r}; {self._hint}",
+                f"no kernel of the {self.what} is named {name!r}; {guess}{self._hint}",
             ) from None
 
     def kernel_units(self) -> list[ImageSource]:
@@ -222,7 +238,7 @@ def register_kernel_source(
     *,
     options: Iterable[str] = (),
     device_has: Iterable[aspect] = (),
-    origin: str = "<source>",
+    origin: str | None = None,
 ) -> list[kernel_id]:
     """Register an OpenCL C translation unit of the application (§4.11.1).
 
@@ -242,7 +258,8 @@ def register_kernel_source(
         options: compiler options used whenever the unit is compiled (``-D``, ``-cl-...``).
         device_has: aspects every kernel of the unit needs, like ``[[sycl::device_has]]``;
             using ``double``/``half``/64-bit atomics adds fp64/fp16/atomic64 implicitly.
-        origin: where the source came from, for messages.
+        origin: where the source came from, for messages (build errors name the unit by it);
+            by default the unit is named by its kernels ("the unit of kernel 'scale'").
 
     Returns:
         The ids of the unit's kernels, in source order (none for a library unit). Registering

@@ -8,22 +8,38 @@ never behind a user event), while submit keeps returning at once.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterable, Sequence
+
+from .._async_errors import log
+from ..exception import errc, exception
 from .coherence import access
+from .command import Command
 from .hostops import prepare, start, transfer_op
 from .memory_object import MemoryObject
-from .op import Op
+from .op import DONE, Op
 from .progress import drain
 from .requirement import HOST_READ, WRITE, Requirement
 from .runtime import RUNTIME
+from .trace import describe
+
+# The open holds: the thread that made each, and its accessor's name (rule S22).
+_owners: dict[Op, tuple[int, str]] = {}
+WAIT_WARNING_S = 3.0  # a wait for another thread's host accessor warns after this long
 
 
-def acquire(req: Requirement) -> Op:
-    """Plan and wait for a host hold on ``req``; returns the hold to release."""
+def acquire(req: Requirement, name: str) -> Op:
+    """Plan and wait for a host hold on ``req`` for the accessor ``name``; returns the hold to
+    release. ``errc.invalid`` where it would wait for a hold of this thread (rule S22)."""
     stagers: list[Op] = []
+    memory = req.memory
     with RUNTIME:
+        saved = (dict(memory.valid), memory.frontier, memory.written)
         op = transfer_op()
         access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
-        req.memory.holds.add(op)
+        _refuse_self_wait(op.deps, f"constructing {name}", lambda: memory.restore(saved))
+        memory.holds.add(op)
+        _owners[op] = (threading.get_ident(), name)
         for stager in stagers:
             start(stager)
     try:
@@ -38,8 +54,92 @@ def release(memory: MemoryObject, op: Op) -> None:
     """End the hold and issue what waited for it."""
     with RUNTIME:
         memory.holds.discard(op)
+        _owners.pop(op, None)
     op.finish()
     if RUNTIME.held():
         RUNTIME.kick()  # a finalizer inside the scheduler: let the progress thread issue
     else:
         drain()
+
+
+def check_wait(waited: Sequence[Command], what: str) -> threading.Timer | None:
+    """``errc.invalid`` where ``what`` (a wait of this thread) would wait for a command that
+    waits, directly or through others, for a host accessor this thread holds open: the access
+    ends only when this thread goes on, so the wait would never end (rule S22).
+
+    While another thread holds a host accessor open, whether it ever lets go cannot be known:
+    the returned timer (None while none is open), which the caller cancels when the wait
+    ends, warns after ``WAIT_WARNING_S`` where the wait still needs one."""
+    if not _owners:
+        return None
+    with RUNTIME:
+        _refuse_self_wait(waited, what, None)
+        waited = list(waited)
+    timer = threading.Timer(WAIT_WARNING_S, _warn_if_held, (waited, what))
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def _warn_if_held(waited: list[Command], what: str) -> None:
+    with RUNTIME:
+        held = {op: f"{name} (held by thread {thread})" for op, (thread, name) in _owners.items()}
+        found = _needing(waited, held)
+    if found is not None:
+        command, name = found
+        log.warning(
+            "sycl_ocl: %s has waited %.0f s for %s, which needs %s: it ends only when that thread "
+            "releases the host accessor", what, WAIT_WARNING_S, command, name,
+        )
+
+
+def check_destruction(memory: MemoryObject, waited: Iterable[Command]) -> None:
+    """``check_wait`` for the destruction of ``memory`` waiting for ``waited``: its own host
+    accessors do not count, the destruction ends them first (rule S13)."""
+    if _owners:
+        with RUNTIME:
+            _refuse_self_wait(waited, "the buffer's destruction", None, memory.holds)
+
+
+def _refuse_self_wait(waited: Iterable[Command], what: str, undo: Callable[[], None] | None,
+                      ended: set[Op] | frozenset[Op] = frozenset()) -> None:
+    """``check_wait`` under the lock, but for the holds ``ended``; ``undo()`` first where it
+    raises."""
+    me = threading.get_ident()
+    mine = {op: name for op, (thread, name) in _owners.items() if thread == me and op not in ended}
+    found = _needing(waited, mine) if mine else None
+    if found is None:
+        return
+    if undo is not None:
+        undo()
+    command, name = found
+    raise exception(
+        errc.invalid,
+        f"{what} waits for {command}, which needs {name} that this thread holds open: the wait "
+        "would never end; release the host accessor (end its with block) first",
+    )
+
+
+def _needing(waited: Iterable[Command], mine: dict[Op, str]) -> tuple[str, str] | None:
+    """The first of ``waited`` that needs one of the holds ``mine``, described, and the name
+    of that hold; None when none does (under the lock)."""
+    for top in waited:
+        todo, seen = [top], set()
+        while todo:
+            cmd = todo.pop()
+            if type(cmd) is not Op or cmd.state == DONE or cmd in seen:
+                continue
+            seen.add(cmd)
+            name = mine.get(cmd)
+            if name is not None:
+                return _command(top), name
+            todo += cmd.deps
+    return None
+
+
+def _command(cmd: Command) -> str:
+    """``cmd`` in an error: its kind and name (``trace.describe``)."""
+    if type(cmd) is not Op or cmd.work is None:
+        return "a command"
+    what, name, _ = describe(cmd.work, cmd.lane is not None)
+    return f"the {what} {name!r}" if name else f"a {what}"

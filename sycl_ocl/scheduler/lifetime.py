@@ -5,22 +5,28 @@ Finalizers can run while this thread holds the scheduler lock (garbage collectio
 submit) or on a scheduler thread; then a destruction that may block runs on a thread of its
 own. A garbage collection runs finalizers at any point of the thread that triggered it, even
 inside a lock of the standard library (an Event's condition) that the destruction's own work
-takes: during a collection, finalizers only queue their work, lock-free, for the progress
-thread (rule S19).
+takes: during a collection, finalizers only queue their work, lock-free, and the collection's
+end runs it on the collecting thread, before the collection returns, where that thread is at a
+safe point; elsewhere the progress thread runs it, writing nothing into the host memory
+(rules S19, S21).
 """
 
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import weakref
 from collections.abc import Callable
 from functools import partial
+from types import FrameType
 from typing import Any
 
 import numpy as np
 
+from .. import _async_errors
 from .._async_errors import log
+from ..exception import exception
 from . import holds
 from .coherence import access
 from .hostops import prepare, transfer_op
@@ -30,24 +36,120 @@ from .progress import run_logged, spawn
 from .requirement import READ, Requirement
 from .runtime import RUNTIME
 
-_collection = threading.local()  # .running: a garbage collection runs on this thread
+# .running: a garbage collection runs on this thread; .queued: the finalizers' work it queued.
+_collection = threading.local()
+_detached = threading.local()  # .running: the progress thread runs a collection's finalizers
+# Modules whose frames may hold a lock that a destruction takes: the standard library's
+# threading (an Event's or a Condition's lock, rule S19), the scheduler (its locks) and the
+# error stores (a failed command reports there); but for the frames at the bottom of every
+# thread, which hold none.
+_UNSAFE_MODULES = ("threading", __package__, _async_errors.__name__)
+_THREAD_BOTTOM = frozenset({"_bootstrap", "_bootstrap_inner", "run"})
 
 
 def _note_collection(phase: str, info: dict[str, int]) -> None:
-    _collection.running = phase == "start"
+    if phase == "start":
+        _collection.running = True
+        return
+    _collection.running = False
+    queued = getattr(_collection, "queued", None)
+    if queued:
+        _collection.queued = []
+        _finish(queued)
 
 
 gc.callbacks.append(_note_collection)
 
 
 def finalize(work: Callable[[], Any], what: str) -> None:
-    """Run a finalizer's ``work`` now, or, during a garbage collection, queue it for the
-    progress thread (``what`` names it in the log if it fails)."""
-    if getattr(_collection, "running", False) and RUNTIME.thread is not None:
-        RUNTIME.finalizers.append((work, what))
-        RUNTIME.kick()
+    """Run a finalizer's ``work`` now, or, during a garbage collection, when the collection
+    ends (``what`` names it in the log if it fails; rules S19, S21)."""
+    if getattr(_collection, "running", False):
+        queued = getattr(_collection, "queued", None)
+        if queued is None:
+            queued = _collection.queued = []
+        queued.append((work, what))  # lock-free: nothing waits inside a collection
         return
     run_logged(work, what)
+
+
+def _finish(queued: list[tuple[Callable[[], Any], str]]) -> None:
+    """At the end of a collection, run the work its finalizers queued on this thread, before
+    the collection returns, when nothing here can hold a lock the work takes; otherwise on
+    the progress thread, detached: it ends the buffers without writing into host memory
+    (rule S21). Once the interpreter finalizes, its daemon threads are frozen, maybe holding
+    the scheduler lock: the program has ended, and the work is dropped."""
+    if sys.is_finalizing():
+        return
+    if RUNTIME.thread is None or _at_safe_point():
+        for work, what in queued:
+            run_logged(work, what)
+        return
+    for work, what in queued:
+        RUNTIME.finalizers.append((partial(_run_detached, work), what))
+    RUNTIME.kick()
+
+
+def _at_safe_point() -> bool:
+    """Whether the collecting thread is a user's thread holding no scheduler lock and running
+    no code (the scheduler's, ``threading``'s) that may hold a lock a destruction takes."""
+    if RUNTIME.held() or RUNTIME.on_own_thread():
+        return False
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None and frame.f_globals is globals():
+        frame = frame.f_back  # this module's frames: the collection's end, not what it interrupted
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith(_UNSAFE_MODULES) and not (
+            module == "threading" and frame.f_code.co_name in _THREAD_BOTTOM
+        ):
+            return False
+        frame = frame.f_back
+    return True
+
+
+def _run_detached(work: Callable[[], Any]) -> None:
+    _detached.running = True
+    try:
+        work()
+    finally:
+        _detached.running = False
+
+
+# The arrays that buffers own, by id (``own``): each with a writeable view of it, made before
+# it became read-only, and how many buffers own it; read-only until the last of them ends,
+# which removes it (the memory objects keep it alive meanwhile, so its id stays its own).
+_owned_arrays: dict[int, tuple[np.ndarray, np.ndarray, int]] = {}
+
+
+def own(memory: MemoryObject, array: np.ndarray) -> None:
+    """Make the user's ``array`` read-only while ``memory`` owns it (with any other buffer
+    over it): a write to it would race with the runtime's copies (docs/data-movement.md). The
+    destruction gives it back."""
+    _, alias, owners = _owned_arrays.get(id(array), (array, array.view(), 0))
+    _owned_arrays[id(array)] = (array, alias, owners + 1)
+    array.flags.writeable = False
+    memory.locked = array
+
+
+def writeable_alias(data: Any) -> Any:
+    """``data``, or where it is an array a live buffer owns (read-only meanwhile), a writeable
+    view of it: another buffer over it shares the ownership."""
+    found = _owned_arrays.get(id(data)) if isinstance(data, np.ndarray) else None
+    return found[1] if found is not None and found[0] is data else data
+
+
+def _give_back(memory: MemoryObject) -> None:
+    """Make the owned array writeable again (it was when the buffer took it) once no buffer
+    owns it."""
+    array, memory.locked = memory.locked, None
+    if array is None:
+        return
+    _, alias, owners = _owned_arrays.pop(id(array))
+    if owners > 1:
+        _owned_arrays[id(array)] = (array, alias, owners - 1)
+    else:
+        array.flags.writeable = True
 
 
 def destroy(memory: MemoryObject) -> None:
@@ -55,13 +157,54 @@ def destroy(memory: MemoryObject) -> None:
 
     On a thread of the scheduler (a host op's, the progress thread) or inside it, blocking
     could wait for that very thread: a destruction that may block then runs on a thread of
-    its own.
+    its own. A destruction that a garbage collection could not run before it returned writes
+    nothing into the host memory (rule S21).
     """
+    if getattr(_detached, "running", False):
+        _forgo_write_back(memory, _INSIDE_THE_RUNTIME)
+    else:
+        try:
+            check_destruction(memory)
+        except exception as error:  # a finalizer's: it cannot raise, nor wait here
+            _forgo_write_back(memory, str(error))
+            _destroy_elsewhere(memory)
+            return
     if (RUNTIME.held() or RUNTIME.on_own_thread()) and _may_block(memory):
-        spawn(run_logged, (partial(_guarded_run, memory), "buffer destruction"), "sycl_ocl-destroy",
-              lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
+        _destroy_elsewhere(memory)
         return
     _guarded_run(memory)
+
+
+def _destroy_elsewhere(memory: MemoryObject) -> None:
+    """Run the destruction on a thread of its own."""
+    spawn(run_logged, (partial(_guarded_run, memory), "buffer destruction"), "sycl_ocl-destroy",
+          lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
+
+
+def check_destruction(memory: MemoryObject) -> None:
+    """``errc.invalid`` where destroying ``memory`` now would wait for a command that needs a
+    host accessor this thread holds open (rule S22)."""
+    holds.check_destruction(memory, _frontier_ops(memory))
+
+
+_INSIDE_THE_RUNTIME = (
+    "it was ended by a garbage collection inside the runtime (on one of its threads or under its "
+    "lock), where it could not be written back before the collection returned"
+)
+
+
+def _forgo_write_back(memory: MemoryObject, why: str) -> None:
+    """Write nothing back at this destruction (``why``: it cannot happen before the statement
+    that ended the buffer returns, and later it would land in the user's memory at a random
+    time); a warning says so."""
+    if _write_back_target(memory) is not None:
+        log.warning(
+            "sycl_ocl: a buffer of %d bytes is not written back: %s. Its host memory keeps what it "
+            "held. End buffers with a with block, outside reference cycles and host accessors' "
+            "with blocks", memory.size, why,
+        )
+    with RUNTIME:
+        memory.write_back = False
 
 
 def _may_block(memory: MemoryObject) -> bool:
@@ -80,6 +223,7 @@ def _guarded_run(memory: MemoryObject) -> None:
     try:
         _destroy(memory)
     finally:
+        _give_back(memory)
         if memory.mutex is not None:
             memory.mutex.release()
             memory.mutex = None
@@ -113,6 +257,7 @@ def _write_back(memory: MemoryObject, target: Any) -> None:
     finally:
         op.finish()
     if not (isinstance(target, np.ndarray) and np.shares_memory(target, memory.host_copy())):
+        _give_back(memory)  # the target may be the owned array
         _copy_out(memory, target)
 
 

@@ -147,8 +147,8 @@ class MemoryObject:
 
     __slots__ = (
         "__weakref__", "allocs", "blocking", "bound_to", "counters", "dtype", "frontier", "handles",
-        "holds", "host", "layout", "layouts", "mutex", "size", "target", "use_host_ptr", "user", "valid",
-        "write_back", "written",
+        "holds", "host", "layout", "layouts", "locked", "mutex", "size", "target", "use_host_ptr", "user",
+        "valid", "write_back", "written",
     )
 
     def __init__(self, size: int, host: np.ndarray | None, user: Any, use_host_ptr: bool) -> None:
@@ -167,6 +167,7 @@ class MemoryObject:
         self.written = False
         self.bound_to: int | None = None  # the context handle of a context_bound buffer
         self.mutex: Any = None
+        self.locked: np.ndarray | None = None  # the user's array, read-only while owned (``lifetime.own``)
         self.blocking = host is not None  # the destructor waits (host memory attached)
         self.dtype = np.dtype(np.uint8)
         # The layout it is in, while that is known (rule S17): planning anything else forgets it.

@@ -1,5 +1,6 @@
 """``python -m sycl_ocl trace SCRIPT [args]``: run a script as ``python -m cProfile`` does, recording
-what sycl_ocl did, then write ``SCRIPT.dot``, ``SCRIPT.json`` and ``SCRIPT.png`` (docs/tracing.md)."""
+what sycl_ocl did, then write ``SCRIPT.dot``, ``SCRIPT.json`` and ``SCRIPT.png`` (docs/tracing.md);
+under an MPI launcher each rank writes ``SCRIPT.rankN.*``."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def run_traced(argv: Sequence[str]) -> int:
     parser.add_argument("script", help="the Python script to run")
     parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     args = parser.parse_args(argv)
-    stem = os.path.splitext(os.path.basename(args.script))[0]
+    stem = os.path.splitext(os.path.basename(args.script))[0] + _rank_suffix()
     os.makedirs(args.out, exist_ok=True)
     status = 0
     start_tracing(args.capacity, title=f"python -m sycl_ocl trace {os.path.basename(args.script)}")
@@ -41,6 +42,21 @@ def run_traced(argv: Sequence[str]) -> int:
         note = "" if timeline_available() else " (no PNG: the timeline needs pip install 'sycl_ocl[trace]')"
         print(f"sycl_ocl trace: {len(trace.ops)} commands; wrote {', '.join(written)}{note}", file=sys.stderr)
     return status
+
+
+# The variables through which launchers tell a process its rank: Open MPI, MPICH and Intel MPI
+# (Hydra), PMIx, Slurm's srun, MVAPICH. Read from the environment: importing mpi4py here would
+# initialize MPI for a script that may not use it.
+RANK_VARIABLES = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "MV2_COMM_WORLD_RANK")
+
+
+def _rank_suffix() -> str:
+    """``.rankN`` under a launcher that gives the rank N, else nothing: one file set per rank."""
+    for name in RANK_VARIABLES:
+        rank = os.environ.get(name, "")
+        if rank.isdigit():
+            return f".rank{rank}"
+    return ""
 
 
 def _run_script(path: str, args: list[str]) -> int:

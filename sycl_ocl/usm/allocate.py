@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
+from .._native import compiler_warnings_off
 from ..context import context
 from ..device import device
 from ..exception import errc, exception
@@ -82,6 +83,7 @@ def _allocate(req: _Request, alignment: int = 0) -> usm_ptr | None:
         raise exception(errc.invalid, f"{req.what}: give a queue, or a context"
                                       + ("" if kind is alloc.host else " and a device"))
     dev, atomics = _target(req, kind, ctx)
+    _check_svm_arguments(req, ctx)
     itemsize = req.dtype.itemsize if req.dtype is not None else 1
     size = req.count * itemsize  # type: ignore[operator]
     if size == 0 or alignment < 0 or alignment & (alignment - 1):
@@ -113,6 +115,48 @@ def _target(req: _Request, kind: alloc, ctx: context) -> tuple[device, bool]:
     if not dev.has(NEEDS[kind]):
         raise _unsupported(req, kind, [dev])
     return dev, kind in ATOMICS and dev.has(ATOMICS[kind])
+
+
+_PROBE = "__kernel void sycl_ocl_svm_probe(__global int *a) { a[get_global_id(0)] += 2; }"
+_svm_arguments_work: dict[int, bool] = {}  # per cl_context handle, probed once
+
+
+def _check_svm_arguments(req: _Request, ctx: context) -> None:
+    """Refuse USM in a context of several devices where SVM pointers do not reach kernels
+    correctly: NVIDIA 580 fails such launches on one GPU and computes wrong values on the other
+    (docs/devices/repro/svm_two_gpu.py), so a pointer there could only lose data."""
+    if len(ctx.get_devices()) < 2:
+        return
+    works = _svm_arguments_work.get(ctx._handle)
+    if works is None:
+        works = _svm_arguments_work[ctx._handle] = _probe(ctx)
+    if not works:
+        raise exception(
+            errc.feature_not_supported,
+            f"{req.what}: this driver does not pass USM pointers to kernels correctly in a context of "
+            f"{len(ctx.get_devices())} devices (docs/deviations.md); allocate in a context of one "
+            "device: q = sycl.queue(sycl.context(dev), dev)",
+        )
+
+
+def _probe(ctx: context) -> bool:
+    """Whether a kernel adds 2 through a device SVM pointer on every device of ``ctx``."""
+    native = ctx._native
+    try:
+        with compiler_warnings_off:
+            kernel = cl.Program(native, _PROBE).build(cache_dir=False).sycl_ocl_svm_probe  # type: ignore[arg-type]
+        for dev in (d for d in ctx.get_devices() if d.has(NEEDS[alloc.device])):
+            q = cl.CommandQueue(native, dev._native)
+            values = cl.SVM(cl.csvm_empty(native, 4, np.dtype(np.int32)))
+            cl.enqueue_svm_memfill(q, values, np.int32(1))
+            kernel(q, (4,), None, values)
+            found = np.zeros(4, np.int32)
+            cl.enqueue_copy(q, found, values)
+            if not (found == 3).all():
+                return False
+    except cl.Error:
+        return False
+    return True
 
 
 def _svm_alloc(ctx: context, size: int, alignment: int, flags: int) -> tuple[Any, int] | None:

@@ -12,19 +12,22 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
+from .._exchange import HostExport
 from ..exception import errc, exception
 from .allocation import Allocation
 from .kinds import alloc
 
 
-class usm_ptr:
+class usm_ptr(HostExport):
     """A pointer to byte ``offset`` of a USM allocation; returned by ``sycl.malloc_*`` (§4.8.3).
 
     - As a kernel argument it is a ``__global T*`` (``clSetKernelArgSVMPointer``).
     - ``p + k`` / ``p - k`` move it by ``k`` elements of ``dtype`` (bytes when untyped),
       within the allocation (its end included).
     - ``numpy.asarray(p)`` views a host or shared allocation from ``p`` to its end; device
-      memory is never visible from the host.
+      memory is never visible from the host. The same view goes out without a copy through
+      ``numpy.from_dlpack(p)``, ``memoryview(p)`` (Python 3.12+) and the array interface
+      (``HostExport``); it keeps the memory alive after ``sycl.free``.
     - ``sycl.get_native(p)`` is the PyOpenCL SVM pointer to the same address.
 
     ``p.dtype`` is the element type (``numpy.dtype``) of a typed allocation, else None.

@@ -48,15 +48,17 @@ def test_the_scheduler_threads_carry_a_mark() -> None:
     assert seen == [True] and not runtime.on_own_thread()
 
 
-def test_finalizers_during_a_collection_run_on_the_progress_thread() -> None:
+def test_finalizers_during_a_collection_run_when_it_ends_or_on_the_progress_thread() -> None:
     # A collection may run finalizers inside a lock of the standard library that their work
-    # takes (an Event's condition): during one, they only queue their work (rule S19).
+    # takes (an Event's condition): during one, they only queue their work (rule S19). Its end
+    # runs the work on the collecting thread where that holds no lock the work may take, else
+    # the progress thread runs it (rule S21).
     progress.start()
-    ran: list[str] = []
+    ran: list[tuple[str, bool]] = []
     done = threading.Event()
 
     def work() -> None:
-        ran.append(threading.current_thread().name)
+        ran.append((threading.current_thread().name, collecting[0]))
         done.set()
 
     class Garbage:
@@ -66,11 +68,23 @@ def test_finalizers_during_a_collection_run_on_the_progress_thread() -> None:
         def __del__(self) -> None:
             lifetime.finalize(work, "a test finalizer")
 
+    collecting = [True]
     Garbage()
     gc.collect()
-    assert done.wait(10) and ran == ["sycl_ocl-progress"]
+    collecting[0] = False
+    here = threading.current_thread().name
+    assert ran == [(here, True)]  # before gc.collect() returned, on this thread
+    done.clear()
+    Garbage()
+    with RUNTIME:  # under the scheduler lock: not here
+        gc.collect()
+    assert done.wait(10) and ran[-1][0] == "sycl_ocl-progress"
+    done.clear()
+    Garbage()
+    exec("__import__('gc').collect()", {"__name__": "threading"})  # as inside an Event's lock
+    assert done.wait(10) and ran[-1][0] == "sycl_ocl-progress"
     lifetime.finalize(work, "a test finalizer")  # outside a collection: at once, on this thread
-    assert ran[-1] == threading.current_thread().name
+    assert ran[-1][0] == here
 
 
 def test_reported_errors_are_remembered_until_delivered() -> None:

@@ -69,13 +69,9 @@ static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { r
 /* The launch: each work-item keeps a private accumulator per reducer, ${'loops over the range' if items else 'runs the body once'},
  * then each work-group combines its accumulators (a tree in local memory) into one partial. */
 __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
-% for r in reds:
-    __global ${r.ctype} *restrict __sycl_part${loop.index},
-% endfor
-% if items:
-    const ulong __sycl_n0, const ulong __sycl_n1, const ulong __sycl_n2${',' if params else ''}
-% endif
-    ${',\n    '.join(params)})
+<% plist = ['__global %s *restrict __sycl_part%d' % (r.ctype, i) for i, r in enumerate(reds)] \
+          + (['const ulong __sycl_n0', 'const ulong __sycl_n1', 'const ulong __sycl_n2'] if items else []) + list(params) %>\
+    ${',\n    '.join(plist)})
 {
 % for r in reds:
     __local ${r.ctype} __sycl_scratch${loop.index}[${L}];

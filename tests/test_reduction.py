@@ -199,6 +199,32 @@ def test_range_of_two_dimensions_sees_each_item(queue: sycl.queue) -> None:
     assert total[0] == (x.astype(np.int64) * np.arange(1, 38)[:, None]).sum()
 
 
+def test_range_of_three_dimensions_and_an_offset_nd_range(queue: sycl.queue) -> None:
+    """Over a 3-D range every item is combined once with its own ids; over an nd_range with an
+    offset the ids carry the offset."""
+    sycl.register_kernel_source("""
+        __kernel void red_ids(SYCL_REDUCER(long, sum), SYCL_REDUCER(long, count)) {
+            SYCL_COMBINE(sum, get_global_id(0) + 10 * get_global_id(1) + 100 * get_global_id(2)
+                              + 1000 * (get_work_dim() == 3));
+            SYCL_COMBINE(count, 1);
+        }""")
+    ids = np.indices((3, 5, 7)).reshape(3, -1)  # SYCL order: dimension 0 is OpenCL dimension 2
+    want = (ids[2] + 10 * ids[1] + 100 * ids[0] + 1000).sum()  # get_work_dim() is the range's
+    out = np.zeros(2, np.int64)
+    with sycl.buffer(out) as bo:
+        queue.submit(lambda h: h.parallel_for(
+            sycl.range(3, 5, 7), sycl.reduction(sycl.span(bo, 1, 0), h, sycl.plus()),
+            sycl.reduction(sycl.span(bo, 1, 1), h, sycl.plus()), "red_ids"))
+    assert out.tolist() == [want, 105]
+    out[:] = 0
+    with sycl.buffer(out) as bo:
+        queue.submit(lambda h: h.parallel_for(
+            sycl.nd_range(sycl.range(8), sycl.range(4), sycl.id(16)),
+            sycl.reduction(sycl.span(bo, 1, 0), h, sycl.maximum()),
+            sycl.reduction(sycl.span(bo, 1, 1), h, sycl.plus()), "red_ids"))
+    assert out[0] == 23 and out[1] == 8  # offset 16: ids 16..23; get_work_dim() is 1
+
+
 def test_dot_product_with_two_reductions(queue: sycl.queue) -> None:
     """Two reductions of one kernel, one combining more than once per item; early returns."""
     sycl.register_kernel_source("""

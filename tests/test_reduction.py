@@ -324,6 +324,22 @@ def test_user_combiners_expression_and_function(queue: sycl.queue) -> None:
     assert s[0] == x.max()
 
 
+def test_specialization_constants_reach_the_generated_variant(queue: sycl.queue) -> None:
+    """A command group's specialization constant is seen by the kernel's body in its variant."""
+    scale = sycl.specialization_id("RED_SCALE", np.int32, 1)
+    sycl.register_kernel_source("""
+        __kernel void red_scaled(SYCL_REDUCER(int, s)) { SYCL_COMBINE(s, RED_SCALE); }""")
+    for value, want in ((None, 10), (7, 70)):
+        out = np.zeros(1, np.int32)
+        with sycl.buffer(out) as bo:
+            def cgf(h: sycl.handler, value: int | None = value) -> None:
+                if value is not None:
+                    h.set_specialization_constant(scale, value)
+                h.parallel_for(10, sycl.reduction(bo, h, sycl.plus()), "red_scaled")
+            queue.submit(cgf)
+        assert out[0] == want
+
+
 def test_reduction_result_is_ordered_before_later_commands(queue: sycl.queue) -> None:
     """The variable is a requirement: a later kernel reading it sees the result (the DAG)."""
     sycl.register_kernel_source("""

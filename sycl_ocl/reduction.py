@@ -86,6 +86,8 @@ class reduction(PropertyHolder):
         sycl.reduction(buf, h, identity, combiner, prop_list=None)
         sycl.reduction(ptr, combiner, prop_list=None)               # a typed USM pointer
         sycl.reduction(ptr, identity, combiner, prop_list=None)
+        sycl.reduction(sycl.span(ptr, n), ...)                      # n variables, each its own
+        sycl.reduction(sycl.span(buf, n, offset), h, ...)           # reduction (SYCL_COMBINE_AT)
 
     The combiner is a SYCL function object (``sycl.plus()``, ``sycl.minimum()``, ...,
     ``sycl.logical_or()``) or a user combiner in OpenCL C: an expression in ``a`` and ``b``
@@ -100,9 +102,10 @@ class reduction(PropertyHolder):
                 sycl.range(n), sycl.reduction(total, h, sycl.plus()), "sum", sycl.accessor(x, h)))
 
     Raises:
-        sycl.exception: ``errc.invalid`` for a variable that is not a one-element buffer or a
-            typed USM pointer, a combiner that cannot take its element type, no identity for a
-            combiner without a known one, or a property that is not a reduction's.
+        sycl.exception: ``errc.invalid`` for a variable that is not a one-element buffer, a
+            typed USM pointer or a ``sycl.span`` of either, a combiner that cannot take its
+            element type, no identity for a combiner without a known one, or a property that
+            is not a reduction's.
     """
 
     __slots__ = ("_acc", "_count", "_handler", "_identity", "_op", "_props", "_ptr", "dtype")

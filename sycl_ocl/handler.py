@@ -17,6 +17,8 @@ from .exception import errc, exception
 from .interop_handle import interop_handle
 from .kernel_bundle.resolve import resolve_kernel
 from .range import as_range, nd_range, range
+from .reduction import launch as launch_with_reductions
+from .reduction import reduction
 from .scheduler import (
     FIXED_VALUES,
     Barrier,
@@ -198,6 +200,10 @@ class handler:
     def parallel_for(self, rng: Any, kernel: Any, *args: Any) -> None:
         """Run the kernel once per work-item of a ``range`` or an ``nd_range`` (§4.9.4.2).
 
+        ``parallel_for(rng, red1, red2, ..., kernel, *args)`` runs it with reductions
+        (``sycl.reduction``, §4.9.2): the kernel declares one reducer per reduction as its first
+        parameters (docs/reductions.md).
+
         The kernel is an OpenCL C ``__kernel`` function. Each argument reaches the parameter
         in the same position:
 
@@ -286,6 +292,8 @@ class handler:
         Everything is checked here, so a rejected launch submits nothing. The launch's shape
         (``scheduler.Shape``) is kept for the next launches of the lane to take as it is.
         """
+        if type(kernel) is reduction:  # parallel_for(rng, reductions..., kernel, *args) (§4.9.2)
+            return self._set_action(launch_with_reductions(self, sizes, kernel, args))
         global_size, local_size, offset = ((sizes,), None, None) if type(sizes) is int else sizes
         first = self._accessors[0] if self._accessors else None
         settings = self._settings or _DEFAULTS

@@ -38,6 +38,8 @@ NEEDS = {
     "interop.py": "any OpenCL device",
     "mpi_jacobi.py": "mpi4py and an MPI (pip install 'sycl_ocl[mpi]'); alone it is one rank, "
     "tests/test_mpi.py runs two under mpiexec (a device each: PoCL's two, a node's GPUs)",
+    "dot_product.py": "any OpenCL device; the USM form where the device has USM device allocations",
+    "conjugate_gradient.py": "a device with fp64; the USM solve where the device has USM device allocations",
 }
 
 

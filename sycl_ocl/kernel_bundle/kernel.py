@@ -22,6 +22,7 @@ from ..context import context
 from ..exception import errc, exception
 from ..info._descriptor import check_namespace
 from ._program import built_devices
+from ._reducers import PARAM_PREFIX as REDUCER_PREFIX
 from ._signature import KernelParam
 
 if TYPE_CHECKING:
@@ -164,10 +165,17 @@ class kernel(NativeWrapper):
 
         Raises:
             sycl.exception: ``errc.kernel_argument`` for a wrong argument count or element
-                type; ``errc.nd_range`` for a local range that contradicts the kernel's
+                type, or a kernel taking reducers launched without reductions;
+                ``errc.nd_range`` for a local range that contradicts the kernel's
                 ``reqd_work_group_size``.
         """
         params = self._params
+        if params and params[0].name.startswith(REDUCER_PREFIX):
+            raise exception(
+                errc.kernel_argument,
+                f"kernel {self._name!r} takes reducers (SYCL_REDUCER): launch it with one sycl.reduction "
+                "per reducer, h.parallel_for(rng, reduction, ..., kernel, *args) (docs/reductions.md)",
+            )
         if params is not None and len(args) != len(params):
             raise self._count_error(len(args))
         for index, wanted in self._elements:

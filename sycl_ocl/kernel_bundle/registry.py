@@ -32,6 +32,7 @@ from typing import Any
 from ..aspect import aspect
 from ..exception import errc, exception
 from ._preprocess import definitions_from_options, strip_comments
+from ._reducers import with_prelude
 from ._signature import KernelDecl, parse_unit
 from .kernel_id import kernel_id
 
@@ -80,7 +81,9 @@ def read_unit(
     source: str, options: tuple[str, ...], device_has: frozenset[aspect], origin: str | None
 ) -> ImageSource:
     """Parse ``source`` (preprocessed with ``options``' ``-D`` definitions) into a unit; without
-    ``origin``, messages name it by what it defines."""
+    ``origin``, messages name it by what it defines. A unit whose kernels take reducers gets
+    their plain definitions ahead of its text (``_reducers.PRELUDE``)."""
+    source = with_prelude(source)
     signature = parse_unit(source, definitions_from_options(options))
     names = [d.name for d in signature.kernels]
     origin = origin or _unit_name(names, sorted(signature.exports))

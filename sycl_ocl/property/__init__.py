@@ -1,6 +1,6 @@
 """``sycl::property``: the properties of SYCL 2020 (§4.5.4, §4.6.5.3, §4.7.2.2, §4.7.6)."""
 
-from . import buffer, queue
+from . import buffer, queue, reduction
 from ._base import Property, is_property, is_property_of, property_list
 from .accessor import no_init
 
@@ -12,4 +12,5 @@ __all__ = [
     "no_init",
     "property_list",
     "queue",
+    "reduction",
 ]

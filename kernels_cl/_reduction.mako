@@ -1,0 +1,152 @@
+## The generated parts of a kernel launched with reductions (docs/reductions.md): rendered by
+## sycl_ocl/kernel_bundle/reduction.py around the kernel's own unit, one def per place.
+##   reds:   the reductions, each with .name (the reducer), .ctype, .expr (in a and b),
+##           .identity (a literal), .initialize (the variable's value is not combined in) and
+##           .count (the variable's elements: 1, or a span's extent)
+##   others: reducer names of the unit's other kernels (their SYCL_COMBINE does nothing here)
+##   L:      the work-group size (reqd: its OpenCL sizes); P: the least power of two >= L
+##   items:  over a range, its dimensions (0: over an nd_range); FL, FP: L and P of the final kernel
+<%def name="prelude(reds, others, fp64, items)">\
+% if fp64:
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+% endif
+#define SYCL_REDUCER(T, name) __global T *__sycl_reducer_##name
+#define SYCL_REDUCER_ACC(T, name) __private T *__sycl_reducer_##name
+#define SYCL_COMBINE(name, value) __sycl_combine_##name(__sycl_reducer_##name, (value))
+#define SYCL_COMBINE_AT(name, i, value) __sycl_combine_at_##name(__sycl_reducer_##name, (i), (value))
+% for name in sorted(set(others) | {r.name for r in reds}):
+#define __sycl_combine_${name}(r, v) ((void)(r), (void)(v))
+#define __sycl_combine_at_${name}(r, i, v) ((void)(r), (void)(i), (void)(v))
+% endfor
+% if items:
+## Over a range, the kernel body runs once per item of the range in a loop of each work-item:
+## get_global_id & co. in the body are the item's (its hidden parameters __sycl_i*, __sycl_r*).
+#define __SYCL_GID(d) ((d) == 0 ? __sycl_i0 : (d) == 1 ? __sycl_i1 : (d) == 2 ? __sycl_i2 : 0)
+#define __SYCL_GSIZE(d) ((d) == 0 ? __sycl_r0 : (d) == 1 ? __sycl_r1 : (d) == 2 ? __sycl_r2 : 1)
+#define __SYCL_GLINEAR() (__sycl_i0 + __sycl_r0 * (__sycl_i1 + __sycl_r1 * __sycl_i2))
+#define __SYCL_WORK_DIM() ${items}u
+% endif
+</%def>
+<%def name="ops(reds)">\
+% for r in reds:
+static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { return ${r.expr}; }
+#undef __sycl_combine_${r.name}
+#define __sycl_combine_${r.name}(r, v) (*(r) = __sycl_op_${loop.index}(*(r), (${r.ctype})(v)))
+#undef __sycl_combine_at_${r.name}
+#define __sycl_combine_at_${r.name}(r, i, v) ((r)[i] = __sycl_op_${loop.index}((r)[i], (${r.ctype})(v)))
+% endfor
+</%def>
+<%def name="restore(reds)">\
+% for r in reds:
+#undef __sycl_combine_${r.name}
+#define __sycl_combine_${r.name}(r, v) ((void)(r), (void)(v))
+#undef __sycl_combine_at_${r.name}
+#define __sycl_combine_at_${r.name}(r, i, v) ((void)(r), (void)(i), (void)(v))
+% endfor
+</%def>
+## The tree of one work-group over scratch[0..L): leaves the combination in scratch[0].
+<%def name="tree(i, lid, L, P)">\
+    barrier(CLK_LOCAL_MEM_FENCE);
+% for s in [P >> k for k in range(1, P.bit_length()) if (P >> k) > 0]:
+    if (${lid} < ${s}u${'' if s * 2 <= L else f' && {lid} + {s}u < {L}u'})
+        __sycl_scratch${i}[${lid}] = __sycl_op_${i}(__sycl_scratch${i}[${lid}], __sycl_scratch${i}[${lid} + ${s}u]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+% endfor
+</%def>
+## One call of the body over a range, for item v, combining into the accumulators named with suffix.
+<%def name="call(body, reds, args, items, v, suffix)">\
+<% accs = ['__sycl_acc%d%s' % (i, suffix) for i in range(len(reds))] %>\
+% if items == 1:
+        ${body}(${v}, 0, 0, __sycl_n0, 1, 1, ${', '.join(accs + args)});
+% elif items == 2:
+        ${body}((${v}) % __sycl_n0, (${v}) / __sycl_n0, 0, __sycl_n0, __sycl_n1, 1, ${', '.join(accs + args)});
+% else:
+        ${body}((${v}) % __sycl_n0, ((${v}) / __sycl_n0) % __sycl_n1, (${v}) / __sycl_n0 / __sycl_n1, __sycl_n0, __sycl_n1, __sycl_n2, ${', '.join(accs + args)});
+% endif
+</%def>
+<%def name="kernels(name, body, reds, params, args, reqd, items, chunked, L, P, FL, FP)">\
+
+/* The launch: each work-item keeps a private accumulator per reducer, ${'loops over the range' if items else 'runs the body once'},
+ * then each work-group combines its accumulators (a tree in local memory) into one partial. */
+__kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
+<% plist = ['__global %s *restrict __sycl_part%d' % (r.ctype, i) for i, r in enumerate(reds)] \
+          + (['const ulong __sycl_n0', 'const ulong __sycl_n1', 'const ulong __sycl_n2'] if items else []) + list(params) %>\
+    ${',\n    '.join(plist)})
+{
+% for r in reds:
+    __local ${r.ctype} __sycl_scratch${loop.index}[${L}];
+    ${r.ctype} __sycl_acc${loop.index}[${r.count}];
+% endfor
+% for r in reds:
+    for (uint e = 0; e < ${r.count}u; e++)
+        __sycl_acc${loop.index}[e] = ${r.identity};
+% endfor
+    const uint __sycl_lid = ${'get_local_id(0)' if items else 'get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))'};
+% if items:
+    const ulong __sycl_total = __sycl_n0 * __sycl_n1 * __sycl_n2;
+% if chunked:
+    ## A CPU: each work-item takes a contiguous run of items (its caches and prefetchers like
+    ## it), four at a time into four accumulators (independent additions), combined in order.
+% for r in reds:
+    ${r.ctype} __sycl_acc${loop.index}_1[${r.count}], __sycl_acc${loop.index}_2[${r.count}], __sycl_acc${loop.index}_3[${r.count}];
+    for (uint e = 0; e < ${r.count}u; e++)
+        __sycl_acc${loop.index}_1[e] = __sycl_acc${loop.index}_2[e] = __sycl_acc${loop.index}_3[e] = ${r.identity};
+% endfor
+    const ulong __sycl_chunk = (__sycl_total + get_global_size(0) - 1) / get_global_size(0);
+    const ulong __sycl_end = min(__sycl_total, (get_global_id(0) + 1) * __sycl_chunk);
+    ulong __sycl_v = get_global_id(0) * __sycl_chunk;
+    for (; __sycl_v + 4 <= __sycl_end; __sycl_v += 4) {
+% for u in range(4):
+${call(body, reds, args, items, '__sycl_v + %d' % u, '_%d' % u if u else '')}\
+% endfor
+    }
+    for (; __sycl_v < __sycl_end; __sycl_v++) {
+${call(body, reds, args, items, '__sycl_v', '')}\
+    }
+% for r in reds:
+    for (uint e = 0; e < ${r.count}u; e++)
+        __sycl_acc${loop.index}[e] = __sycl_op_${loop.index}(__sycl_op_${loop.index}(__sycl_acc${loop.index}[e], __sycl_acc${loop.index}_1[e]), __sycl_op_${loop.index}(__sycl_acc${loop.index}_2[e], __sycl_acc${loop.index}_3[e]));
+% endfor
+% else:
+    ## A GPU: neighbouring work-items take neighbouring items (coalesced loads).
+    for (ulong __sycl_v = get_global_id(0); __sycl_v < __sycl_total; __sycl_v += get_global_size(0)) {
+${call(body, reds, args, items, '__sycl_v', '')}\
+    }
+% endif
+% else:
+    ${body}(${', '.join(['__sycl_acc%d' % i for i in range(len(reds))] + args)});
+% endif
+    const size_t __sycl_group = ${'get_group_id(0)' if items else 'get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))'};
+% for r in reds:
+    for (uint e = 0; e < ${r.count}u; e++) {
+        __sycl_scratch${loop.index}[__sycl_lid] = __sycl_acc${loop.index}[e];
+${tree(loop.index, '__sycl_lid', L, P)}\
+        if (__sycl_lid == 0)
+            __sycl_part${loop.index}[__sycl_group * ${r.count}u + e] = __sycl_scratch${loop.index}[0];
+    }
+% endfor
+}
+
+/* The final combination: one work-group combines the partials in a fixed order, and the
+ * variable's value unless the reduction initializes to the identity. */
+__kernel __attribute__((reqd_work_group_size(${FL}, 1, 1))) void ${name}_sycl_final(
+% for r in reds:
+    __global const ${r.ctype} *restrict __sycl_part${loop.index}, __global ${r.ctype} *__sycl_out${loop.index},
+% endfor
+    const uint __sycl_count)
+{
+    const uint __sycl_lid = get_local_id(0);
+% for r in reds:
+    __local ${r.ctype} __sycl_scratch${loop.index}[${FL}];
+    for (uint e = 0; e < ${r.count}u; e++) {
+        ${r.ctype} acc = ${r.identity};
+        for (uint i = __sycl_lid; i < __sycl_count; i += ${FL}u)
+            acc = __sycl_op_${loop.index}(acc, __sycl_part${loop.index}[i * ${r.count}u + e]);
+        __sycl_scratch${loop.index}[__sycl_lid] = acc;
+${tree(loop.index, '__sycl_lid', FL, FP)}\
+        if (__sycl_lid == 0)
+            __sycl_out${loop.index}[e] = ${'__sycl_scratch%d[0]' % loop.index if r.initialize else '__sycl_op_%d(__sycl_out%d[e], __sycl_scratch%d[0])' % (loop.index, loop.index, loop.index)};
+    }
+% endfor
+}
+</%def>

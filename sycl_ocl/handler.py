@@ -308,7 +308,7 @@ class handler:
         memory, bindings, svm_args = kernel_args(args, self._context._handle, grouped, self._accessors)
         resolved = resolve_kernel(
             kernel, self._context, self._device, settings.bundle, settings.spec_constants)
-        resolved._check_launch(args, local_size)
+        resolved._check_launch(args, local_size, self._device)
         if svm_args:
             resolved = resolved._for_svm(svm_args)
         if self._action is not None:

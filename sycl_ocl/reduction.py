@@ -303,7 +303,7 @@ def _kernel_launch(h: handler, k: kernel, args: tuple[Any, ...], sizes: tuple[An
     application's arguments may hold local accessors (over an nd_range)."""
     global_size, local_size, offset = sizes
     memory, bindings, svm_args = kernel_args(args, h._context._handle, grouped, h._accessors)
-    k._check_launch(args, local_size)
+    k._check_launch(args, local_size, h._device)
     if svm_args:
         k = k._for_svm(svm_args)
     return KernelLaunch(k, global_size, local_size, offset, memory, bindings)

@@ -44,8 +44,8 @@ class kernel(NativeWrapper):
     """
 
     __slots__ = (
-        "_args_set", "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_name", "_params",
-        "_program", "_reqd", "_svm_twins", "_wanted",
+        "_args_set", "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_local_room", "_locals",
+        "_name", "_params", "_program", "_reqd", "_svm_twins", "_wanted",
     )
 
     _args_set: Sequence[Any] | None
@@ -54,6 +54,8 @@ class kernel(NativeWrapper):
     _device_ptrs: frozenset[int]
     _elements: tuple[tuple[int, np.dtype[Any]], ...]
     _image: device_image | None
+    _local_room: dict[int, tuple[int, int]]
+    _locals: tuple[int, ...] | None
     _name: str
     _params: tuple[KernelParam, ...] | None
     _program: cl.Program
@@ -106,6 +108,11 @@ class kernel(NativeWrapper):
         self._wanted = (
             tuple(p.element_dtype(self._bits) for p in self._params) if self._params is not None else None)
         self._elements = tuple((i, dtype) for i, dtype in enumerate(self._wanted or ()) if dtype is not None)
+        # The indices of the ``__local`` parameters (None: unknown, any argument may be one), and
+        # per device the local memory it has and this kernel's own (``_check_local_memory``).
+        self._locals = (
+            tuple(i for i, p in enumerate(self._params) if p.kind == "local") if self._params is not None else None)
+        self._local_room = {}
         if self._params is not None:
             _set_dtypes(native, self._params, self._bits)
 
@@ -155,7 +162,9 @@ class kernel(NativeWrapper):
 
     # --- launches --------------------------------------------------------------------------
 
-    def _check_launch(self, args: tuple[Any, ...], local_size: tuple[int, ...] | None) -> None:
+    def _check_launch(
+        self, args: tuple[Any, ...], local_size: tuple[int, ...] | None, dev: device | None = None,
+    ) -> None:
         """Reject a launch before anything is submitted (the handler calls this).
 
         ``args`` are the handler's arguments (accessors, not yet memory). An argument for a
@@ -167,7 +176,8 @@ class kernel(NativeWrapper):
             sycl.exception: ``errc.kernel_argument`` for a wrong argument count or element
                 type, or a kernel taking reducers launched without reductions;
                 ``errc.nd_range`` for a local range that contradicts the kernel's
-                ``reqd_work_group_size``.
+                ``reqd_work_group_size``; ``errc.kernel_argument`` for local memory beyond
+                what ``dev`` has (``_check_local_memory``).
         """
         params = self._params
         if params and params[0].name.startswith(REDUCER_PREFIX):
@@ -187,6 +197,44 @@ class kernel(NativeWrapper):
                 raise self._element_error(index, arg, held)
         if self._reqd is not None and local_size is not None and local_size != self._reqd[:len(local_size)]:
             raise self._local_size_error(local_size)
+        if local_size is not None and dev is not None and self._locals != ():
+            self._check_local_memory(args, dev)
+
+    def _check_local_memory(self, args: tuple[Any, ...], dev: device) -> None:
+        """``errc.kernel_argument`` when the ``__local`` arguments and the kernel's own local
+        memory (``CL_KERNEL_LOCAL_MEM_SIZE``, its ``__local`` variables) exceed the device's
+        ``local_mem_size``: a driver may abort the process instead of failing the launch
+        (PoCL asserts). Each argument counts rounded up to ``LOCAL_ALIGNMENT``, as a driver
+        lays them out; the device's figures are queried once (docs/errors.md)."""
+        indices = self._locals if self._locals is not None else range(len(args))
+        asked = [_local_bytes(args[i]) for i in indices]
+        room = self._local_room.get(dev._handle)
+        if room is None:
+            room = self._local_room[dev._handle] = self._query_local_room(dev)
+        limit, own = room
+        needed = own + sum(-(-n // LOCAL_ALIGNMENT) * LOCAL_ALIGNMENT for n in asked)
+        if needed > limit:
+            sizes = ", ".join(f"argument {i}: {n} bytes" for i, n in zip(indices, asked, strict=True) if n)
+            raise exception(
+                errc.kernel_argument,
+                f"kernel {self._name!r} needs {needed} bytes of local memory per work-group ({sizes}; "
+                f"the kernel's own: {own} bytes; each argument rounded up to {LOCAL_ALIGNMENT}), but "
+                f"{dev!r} has local_mem_size {limit}; use smaller local_accessors (fewer elements per "
+                "work-group, a smaller local range)",
+            )
+
+    def _query_local_room(self, dev: device) -> tuple[int, int]:
+        """The device's ``local_mem_size`` and this kernel's own local memory on it, read on a
+        ``cl_kernel`` with no argument set (``CL_KERNEL_LOCAL_MEM_SIZE`` counts those set);
+        0 for a device the program was not built for (some drivers crash on the query)."""
+        limit = int(dev._native.local_mem_size)
+        if dev._handle not in self._device_ptrs:
+            return limit, 0
+        try:
+            own = int(self._new_native().get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, dev._native))
+        except cl.Error:
+            own = 0
+        return limit, own
 
     def _element_error(self, index: int, arg: Any, held: np.dtype[Any]) -> exception:
         assert self._params is not None
@@ -325,6 +373,18 @@ class kernel(NativeWrapper):
 
     def __repr__(self) -> str:
         return f"<sycl.kernel {self._name!r}>"
+
+
+# The alignment counted for each ``__local`` argument (``_check_local_memory``): the largest a
+# driver pads one to (PoCL: its MAX_EXTENDED_ALIGNMENT, 128 bytes).
+LOCAL_ALIGNMENT = 128
+
+
+def _local_bytes(arg: Any) -> int:
+    """The bytes of local memory ``arg`` asks for: a ``pyopencl.LocalMemory``, or a
+    ``local_accessor`` (its ``_mem``); 0 for anything else."""
+    mem = arg if isinstance(arg, cl.LocalMemory) else getattr(arg, "_mem", None)
+    return int(mem.size) if isinstance(mem, cl.LocalMemory) else 0
 
 
 _NUMPY_VALUES = (np.generic, np.ndarray)  # by-value data, not memory with an element type

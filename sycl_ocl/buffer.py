@@ -270,15 +270,15 @@ class buffer(PropertyHolder):
         """Where the contents go at destruction: a writable array, a ``weakref.ref`` to one,
         or ``None`` for nowhere (§4.7.2.1)."""
         root = self._root
+        target = final_data() if isinstance(final_data, weakref.ref) else final_data
+        if target is not None:
+            _check_final_data(target, root.size // root.dtype.itemsize)
         with RUNTIME:
             root.invalidate()  # docs/scheduler.md rule S17
             if final_data is None:
                 root.write_back = False
                 root.target = None
                 return
-            target = final_data() if isinstance(final_data, weakref.ref) else final_data
-            if target is not None and not _writable(target):
-                raise exception(errc.invalid, "set_final_data needs a writable array (or a weakref to one)")
             root.target = final_data
             root.write_back = True
             root.blocking = True
@@ -393,6 +393,8 @@ def check_inside(index: Any, rng: Any, whole: range, what: str, outside: str) ->
     shape = whole.to_tuple()
     if len(index) != len(shape) or len(rng) != len(shape):
         raise exception(errc.invalid, f"{what} need {len(shape)} dimension(s)")
+    if any(i < 0 for i in index):
+        raise exception(errc.invalid, f"{what}: the offset {tuple(index)} is negative; ids count from 0")
     if any(i + r > s for i, r, s in zip(index, rng, shape, strict=False)):
         raise exception(errc.invalid, outside.format(index=index, rng=rng, whole=whole))
 
@@ -429,6 +431,20 @@ def _is_buffer_like(data: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _check_final_data(target: Any, elements: int) -> None:
+    """``errc.invalid`` unless ``target`` (``set_final_data``'s) is a writable array of at
+    least ``elements`` elements: the write-back would drop the rest."""
+    if not _writable(target):
+        raise exception(errc.invalid, "set_final_data needs a writable array (or a weakref to one)")
+    held = np.asarray(target).size
+    if held < elements:
+        raise exception(
+            errc.invalid,
+            f"set_final_data: the array has {held} elements, the buffer {elements}; give an array at "
+            "least as large (or None for no write-back)",
+        )
 
 
 def _writable(data: Any) -> bool:

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+import pyopencl as cl
 
 from .access import target
 from .accessor import accessor, host_task_body, local_accessor
@@ -16,7 +17,7 @@ from .event import event
 from .exception import errc, exception
 from .interop_handle import interop_handle
 from .kernel_bundle.resolve import resolve_kernel
-from .range import as_range, nd_range, range
+from .range import SIZE_END, as_range, nd_range, range
 from .reduction import launch as launch_with_reductions
 from .reduction import reduction
 from .scheduler import (
@@ -248,7 +249,7 @@ class handler:
                 q.submit(lambda h: h.parallel_for(
                     sycl.range(data.size), "scale", sycl.accessor(buf, h), 2.0))
         """
-        if type(rng) is int and rng >= 0:  # the common 1-D case, without a range: the int is its key
+        if type(rng) is int and 0 <= rng < SIZE_END:  # the common 1-D case, no range: the int is its key
             sizes: Any = rng
         else:
             sizes = _sizes(rng)
@@ -578,7 +579,7 @@ def _sizes(rng: Any) -> tuple[Any, ...]:
 
 def global_size(rng: Any) -> tuple[int, ...]:
     """A ``range`` (or an int, or a sequence of ints) as an OpenCL global size."""
-    if type(rng) is int and rng >= 0:  # the common 1-D case, without a range
+    if type(rng) is int and 0 <= rng < SIZE_END:  # the common 1-D case, without a range
         return (rng,)
     if type(rng) is range:
         return rng._cl
@@ -623,6 +624,8 @@ def kernel_args(
                 raise _no_work_groups(index)
             value = arg._mem
         else:
+            if kind is cl.Buffer and arg.get_info(cl.mem_info.CONTEXT).int_ptr != context_handle:
+                raise _foreign_buffer(index)
             continue
         if memory is None:
             memory = list(args)
@@ -659,6 +662,14 @@ def _not_mine(acc: accessor) -> exception:
         errc.accessor,
         f"{acc!r} is not part of this command group: make it with this handler, or "
         "bind a placeholder with h.require(acc)",
+    )
+
+
+def _foreign_buffer(index: int) -> exception:
+    return exception(
+        errc.kernel_argument,
+        f"argument {index} is a pyopencl.Buffer of another context than the queue's; make it in "
+        "the queue's context (q.get_context().get_native()) or copy its data to a sycl.buffer",
     )
 
 

@@ -13,6 +13,9 @@ from typing import Any, SupportsIndex
 
 from .exception import errc, exception
 
+# Sizes and offsets are ``size_t`` (§4.9.1): one past the largest (OpenCL cannot take more).
+SIZE_END = 1 << 64
+
 
 def _dims(values: tuple[Any, ...], kind: str) -> tuple[int, ...]:
     if 1 <= len(values) <= 3 and all(type(v) is int for v in values):
@@ -89,12 +92,17 @@ class range(_Extent):
     _cl: tuple[int, ...]
 
     def __init__(self, *values: SupportsIndex | Iterable[SupportsIndex]) -> None:
-        if len(values) == 1 and type(values[0]) is int and values[0] >= 0:
+        if len(values) == 1 and type(values[0]) is int and 0 <= values[0] < SIZE_END:
             self._v = self._cl = values  # type: ignore[assignment]  # the common 1-D case, cheaply
             return
         super().__init__(*values)
         if min(self._v) < 0:
             raise exception(errc.invalid, f"range sizes cannot be negative: {self._v}")
+        if max(self._v) >= SIZE_END:
+            raise exception(
+                errc.invalid,
+                f"range sizes are size_t, below 2**64: {self._v}; split the work into smaller ranges",
+            )
         self._cl = self._v[::-1]  # what a launch passes to OpenCL (``to_cl``)
 
     def size(self) -> int:
@@ -150,6 +158,8 @@ class nd_range:
                 f"nd_range global {self._global}, local {self._local} and offset "
                 f"{self._offset} must have the same number of dimensions",
             )
+        if any(not 0 <= o < SIZE_END for o in self._offset):
+            raise exception(errc.nd_range, f"nd_range offset {self._offset} is not a size_t (0 to 2**64 - 1)")
         for g, loc in zip(self._global, self._local, strict=True):
             if loc == 0 or g % loc:
                 raise exception(

@@ -110,8 +110,8 @@ class kernel(NativeWrapper):
         self._elements = tuple((i, dtype) for i, dtype in enumerate(self._wanted or ()) if dtype is not None)
         # The indices of the ``__local`` parameters (None: unknown, any argument may be one), and
         # per device the local memory it has and this kernel's own (``_check_local_memory``).
-        self._locals = (
-            tuple(i for i, p in enumerate(self._params) if p.kind == "local") if self._params is not None else None)
+        params = self._params
+        self._locals = None if params is None else tuple(i for i, p in enumerate(params) if p.kind == "local")
         self._local_room = {}
         if self._params is not None:
             _set_dtypes(native, self._params, self._bits)
@@ -231,7 +231,8 @@ class kernel(NativeWrapper):
         if dev._handle not in self._device_ptrs:
             return limit, 0
         try:
-            own = int(self._new_native().get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, dev._native))
+            fresh = self._new_native()
+            own = int(fresh.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, dev._native))
         except cl.Error:
             own = 0
         return limit, own

@@ -11,7 +11,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from ..range import range
+from ..range import SIZE_END, range
 from ..scheduler.direct import FIXED_VALUES, Last, Launcher
 from . import allocation
 from .pointer import usm_ptr
@@ -41,7 +41,7 @@ class Shortcut(Launcher):
         """An ``int`` or a ``sycl.range`` that is not empty (an empty range enqueues a marker,
         a negative one raises: the queue's way)."""
         if type(rng) is int:
-            return (rng,) if rng > 0 else None
+            return (rng,) if 0 < rng < SIZE_END else None
         if type(rng) is range and 0 not in rng._cl:
             return rng._cl
         return None

@@ -31,6 +31,9 @@ class AsyncErrors:
         self.fallback = fallback
         self._pending: list[BaseException] = []
         self._lock = threading.Lock()
+        if handler is not None and not callable(handler):
+            raise exception(
+                errc.invalid, f"an async_handler is a callable taking a sycl.exception_list, got {handler!r}")
 
     def report(self, error: BaseException) -> None:
         """Store an error for the next delivery."""

@@ -19,7 +19,7 @@ import pyopencl as cl
 
 from ._exchange import HostExport
 from .access import access_mode, as_mode, mode_tag_t, resolve_no_init, target
-from .buffer import buffer, check_inside, contiguous, linear
+from .buffer import buffer, check_inside, contiguous, element_type, linear
 from .exception import errc, exception
 from .property._base import PropertyHolder, make_property_list, property_list
 from .property.accessor import no_init
@@ -253,6 +253,15 @@ class _Access(HostExport):
         return f"<sycl.{type(self).__name__} {win.mode.name} {win.range} at {win.offset}>"
 
 
+def _check_writes(acc: _Access) -> None:
+    """``errc.accessor`` for a write through an accessor of a mode that does not write."""
+    if not acc._win.writes:
+        raise exception(
+            errc.accessor,
+            f"{acc!r} is read_only: it cannot be written; make it with sycl.read_write or sycl.write_only",
+        )
+
+
 class accessor(_Access):
     """A device accessor (§4.7.6.9): a kernel argument, or a host-task view.
 
@@ -355,6 +364,7 @@ class accessor(_Access):
         return self._host_view()[index]
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        _check_writes(self)
         self._host_view()[index] = value
 
 
@@ -445,6 +455,7 @@ class host_accessor(_Access):
         return self._live()[index]
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        _check_writes(self)
         self._live()[index] = value
 
     def __len__(self) -> int:
@@ -467,7 +478,7 @@ class local_accessor:
     __slots__ = ("_dtype", "_mem", "_range")
 
     def __init__(self, dtype: Any, rng: Any, h: handler | None = None) -> None:
-        self._dtype = np.dtype(dtype)
+        self._dtype = element_type(dtype)
         self._range = as_range(rng)
         self._mem = cl.LocalMemory(max(self._range.size() * self._dtype.itemsize, 1))
 

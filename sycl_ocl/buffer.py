@@ -97,7 +97,7 @@ class buffer(PropertyHolder):
     def _init_range(self, rng: range, dtype: Any) -> None:
         if dtype is None:
             raise exception(errc.invalid, "buffer(range, dtype): give the element type, e.g. numpy.float32")
-        self._extent(rng, _as_dtype(dtype))
+        self._extent(rng, element_type(dtype))
         self._root = self._new_root(None, None)
 
     def _init_host(self, data: Any, rng: Any, dtype: Any) -> None:
@@ -296,7 +296,7 @@ class buffer(PropertyHolder):
 
         ``rng`` may be a ``range`` or, for a 1-D result, omitted; the byte size must match.
         """
-        new_dtype = _as_dtype(dtype)
+        new_dtype = element_type(dtype)
         nbytes = self.byte_size()
         if rng is None:
             if self._range.dimensions == 1 or new_dtype.itemsize == self._dtype.itemsize:
@@ -373,7 +373,7 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
         raise exception(errc.invalid, f"make_buffer takes a pyopencl.Buffer, got {mem!r}")
     if mem.context != ctx._native:
         raise exception(errc.invalid, "make_buffer: the memory object belongs to another context", ctx)
-    dt = _as_dtype(dtype)
+    dt = element_type(dtype)
     if mem.size % dt.itemsize:
         raise exception(errc.invalid, f"the memory object's {mem.size} bytes are not whole {dt} elements")
     buf = buffer(range(mem.size // dt.itemsize), dt)
@@ -415,13 +415,16 @@ def contiguous(rng: tuple[int, ...], shape: tuple[int, ...]) -> bool:
     return True
 
 
-def _as_dtype(dtype: Any) -> np.dtype[Any]:
+def element_type(dtype: Any) -> np.dtype[Any]:
+    """``dtype`` as the numpy element type of memory; ``errc.invalid`` for one numpy does not
+    know or one holding Python objects (not device copyable)."""
     try:
         dt = np.dtype(dtype)
     except TypeError:
         raise exception(errc.invalid, f"{dtype!r} is not a numpy element type") from None
     if dt.hasobject:
-        raise exception(errc.invalid, "buffer elements must be plain data (device copyable), not objects")
+        raise exception(
+            errc.invalid, f"elements of {dt} are Python objects; memory holds plain data (device copyable)")
     return dt
 
 
@@ -473,7 +476,7 @@ def _host_array(data: Any, dtype: Any) -> tuple[np.ndarray, bool]:
     if isinstance(data, Iterable):
         if dtype is None:
             raise exception(errc.invalid, "buffer(iterable) needs dtype= to know the element type")
-        return np.array(list(data), dtype=_as_dtype(dtype)), False
+        return np.array(list(data), dtype=element_type(dtype)), False
     raise exception(errc.invalid, f"a buffer is made from an array, a range or an iterable, not {data!r}")
 
 

@@ -59,7 +59,7 @@ class event:
 
     @staticmethod
     def _wait_all(events: Iterable[event]) -> None:
-        evs = list(events)
+        evs = event_list(events, "event.wait")
         watch = check_wait([ev._cmd for ev in evs], "event.wait(events)")
         for ev in evs:
             ev._cmd.wait()
@@ -68,7 +68,7 @@ class event:
 
     @staticmethod
     def _wait_and_throw_all(events: Iterable[event]) -> None:
-        evs = list(events)
+        evs = event_list(events, "event.wait_and_throw")
         event._wait_all(evs)
         _deliver(evs)
 
@@ -118,3 +118,19 @@ def _deliver(events: Iterable[event]) -> None:
     stores = {id(s): s for ev in events if (s := ev._cmd.async_errors) is not None}
     for store in stores.values():
         store.deliver()
+
+
+def event_list(events: Any, call: str) -> list[event]:
+    """``events`` (an event, or an iterable of events) as a list (``call``, in errors).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for anything but ``sycl.event`` objects.
+    """
+    try:
+        evs = [events] if isinstance(events, event) else list(events)
+    except TypeError:  # not iterable: reported as the one wrong object below
+        evs = [events]
+    for ev in evs:
+        if not isinstance(ev, event):
+            raise exception(errc.invalid, f"{call} takes a sycl.event or a list of them, got {ev!r}")
+    return evs

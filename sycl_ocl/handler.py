@@ -13,10 +13,12 @@ import pyopencl as cl
 
 from .access import target
 from .accessor import accessor, host_task_body, local_accessor
-from .event import event
+from .event import event, event_list
 from .exception import errc, exception
 from .interop_handle import interop_handle
+from .kernel_bundle.bundle import kernel_bundle
 from .kernel_bundle.resolve import resolve_kernel
+from .kernel_bundle.spec_constants import checked_spec_id
 from .range import SIZE_END, as_range, nd_range, range
 from .reduction import launch as launch_with_reductions
 from .reduction import reduction
@@ -142,8 +144,12 @@ class handler:
         """Take the kernels of this command group from an executable bundle (§4.9.4.4).
 
         Raises:
-            sycl.exception: ``errc.invalid`` if the command group set a specialization constant.
+            sycl.exception: ``errc.invalid`` if the command group set a specialization constant,
+                or for anything but a ``sycl.kernel_bundle``.
         """
+        if not isinstance(bundle, kernel_bundle):
+            raise exception(
+                errc.invalid, f"use_kernel_bundle takes an executable sycl.kernel_bundle, got {bundle!r}")
         if (self._settings or _DEFAULTS).spec_constants:
             raise exception(
                 errc.invalid,
@@ -157,9 +163,11 @@ class handler:
         """Set a specialization constant for this command group's kernel (§4.9.4.5).
 
         Raises:
-            sycl.exception: ``errc.invalid`` after ``use_kernel_bundle``.
+            sycl.exception: ``errc.invalid`` after ``use_kernel_bundle``, for anything but a
+                ``sycl.specialization_id`` or a value its type cannot hold.
         """
         self._check_no_bundle("set_specialization_constant")
+        value = checked_spec_id(spec_id, "set_specialization_constant").convert(value)
         settings = self._own_settings()
         settings.spec_constants = {**settings.spec_constants, spec_id: value}
 
@@ -372,7 +380,11 @@ class handler:
             raise exception(errc.invalid, "handler.fill needs an accessor with a write mode")
         self._check_mine(dst)
         self._overwrite(dst)
-        pattern = np.array([value], dtype=dst.dtype)
+        try:
+            pattern = np.array([value], dtype=dst.dtype)
+        except (TypeError, ValueError, OverflowError) as error:
+            raise exception(
+                errc.invalid, f"handler.fill: the value {value!r} is no {dst.dtype} ({error})") from error
         if dst._win.contiguous:
             self._set_action(DeviceFill(dst._win.req, pattern))
         else:
@@ -560,11 +572,7 @@ def event_commands(events: event | Iterable[event]) -> list[Command]:
     Raises:
         sycl.exception: ``errc.invalid`` for anything but ``sycl.event`` objects.
     """
-    evs = [events] if isinstance(events, event) else list(events)
-    for ev in evs:
-        if not isinstance(ev, event):
-            raise exception(errc.invalid, f"depends_on takes sycl.event objects, got {ev!r}")
-    return [ev._cmd for ev in evs]
+    return [ev._cmd for ev in event_list(events, "depends_on")]
 
 
 def _sizes(rng: Any) -> tuple[Any, ...]:

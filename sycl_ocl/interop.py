@@ -89,6 +89,8 @@ def make_queue(native: cl.CommandQueue, ctx: context, async_handler: AsyncHandle
     """Wrap a ``pyopencl.CommandQueue`` of ``ctx`` (§4.5.1.3)."""
     _expect(native, cl.CommandQueue, "make_queue")
     _expect(ctx, context, "make_queue's second argument")
+    if native.context != ctx._native:
+        raise exception(errc.invalid, "make_queue: the queue belongs to another context than the given one", ctx)
     q = queue._from_native(native, ctx)
     if async_handler is not None:
         q._async_errors.handler = async_handler

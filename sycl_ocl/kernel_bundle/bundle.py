@@ -12,7 +12,7 @@ from .device_image import device_image
 from .kernel import kernel
 from .kernel_id import kernel_id
 from .registry import LAUNCHABLE, as_kernel_id, not_a_kernel
-from .spec_constants import live_constants, specialization_id
+from .spec_constants import checked_spec_id, live_constants, specialization_id
 from .state import bundle_state
 
 if TYPE_CHECKING:
@@ -152,7 +152,8 @@ class kernel_bundle:
 
     def has_specialization_constant(self, spec: specialization_id) -> bool:
         """Whether an image uses ``spec``: its name occurs in the source (§4.11.12)."""
-        return any(img._uses(spec.name) for img in self._images)
+        name = checked_spec_id(spec, "has_specialization_constant").name
+        return any(img._uses(name) for img in self._images)
 
     def set_specialization_constant(self, spec: specialization_id, value: Any) -> None:
         """Set the value ``spec`` gets when the bundle is compiled or built (input state only,
@@ -168,11 +169,13 @@ class kernel_bundle:
                 f"specialization constants are set on input bundles, this one is {self.state.name}; "
                 "set them before compile/build",
             )
+        checked_spec_id(spec, "set_specialization_constant")
         with self._lock:
             self._spec_values[spec] = spec.convert(value)
 
     def get_specialization_constant(self, spec: specialization_id) -> Any:
         """The value of ``spec`` in this bundle, its default if never set (§4.11.12)."""
+        checked_spec_id(spec, "get_specialization_constant")
         if spec in self._spec_values:
             return self._spec_values[spec]
         for img in self._images:

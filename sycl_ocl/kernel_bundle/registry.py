@@ -124,6 +124,8 @@ class Registry:
         self, source: str, options: Iterable[str], device_has: Iterable[aspect], origin: str | None
     ) -> list[kernel_id]:
         """Add a unit; see :func:`register_kernel_source`."""
+        if not isinstance(source, str):
+            raise exception(errc.invalid, f"a kernel source is OpenCL C text (a str), got {source!r}")
         unit = read_unit(source, tuple(str(o) for o in options), _aspects(device_has), origin)
         unit.registry = self
         if not unit.kernels and not unit.exports:

@@ -53,11 +53,14 @@ class specialization_id:
         if not isinstance(name, str) or not name.isidentifier():
             raise exception(errc.invalid, f"a specialization_id name must be a C identifier, got {name!r}")
         self.name = name
-        self.dtype = np.dtype(dtype)
+        try:
+            self.dtype = np.dtype(dtype)
+        except TypeError:
+            self.dtype = np.dtype(object)  # no numpy type: refused below, naming the type given
         if self.dtype.name not in _C_TYPES:
             raise exception(
                 errc.invalid,
-                f"specialization_id {name!r}: type {self.dtype} is not an OpenCL C scalar type; "
+                f"specialization_id {name!r}: type {dtype!r} is not an OpenCL C scalar type; "
                 f"use one of {sorted(_C_TYPES)}",
             )
         self.default = self.convert(default)
@@ -91,6 +94,17 @@ class specialization_id:
 
     def __repr__(self) -> str:
         return f"<sycl.specialization_id {self.name!r} {self.dtype} default={self.default!r}>"
+
+
+def checked_spec_id(spec: Any, call: str) -> specialization_id:
+    """``spec``, checked to be a ``specialization_id`` (``call``, in the error).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for anything else (a name, say).
+    """
+    if not isinstance(spec, specialization_id):
+        raise exception(errc.invalid, f"{call} takes a sycl.specialization_id, got {spec!r}")
+    return spec
 
 
 def _in_range(value: Any, limits: np.iinfo) -> bool:

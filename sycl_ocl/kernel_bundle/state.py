@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
+
+from ..exception import errc, exception
 
 
 class bundle_state(enum.Enum):
@@ -15,3 +18,11 @@ class bundle_state(enum.Enum):
     input = 0
     object = 1
     executable = 2
+
+    @classmethod
+    def _missing_(cls, value: Any) -> bundle_state:
+        """``bundle_state(x)`` of anything but a state: ``errc.invalid`` (not Enum's ValueError)."""
+        raise exception(
+            errc.invalid,
+            f"{value!r} is not a sycl.bundle_state; use sycl.bundle_state.executable, input or object",
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from ..exception import errc, exception
 from ._base import Property
 
 if TYPE_CHECKING:
@@ -31,6 +32,8 @@ class use_mutex(Property):
     applies_to = _BUFFERS
 
     def __init__(self, mutex: Any = None) -> None:
+        if mutex is not None and not all(callable(getattr(mutex, m, None)) for m in ("acquire", "release")):
+            raise exception(errc.invalid, f"use_mutex takes a lock (with acquire and release), got {mutex!r}")
         self._mutex = mutex if mutex is not None else threading.Lock()
 
     def get_mutex_ptr(self) -> Any:
@@ -55,6 +58,8 @@ class context_bound(Property):
     applies_to = _BUFFERS
 
     def __init__(self, ctx: context) -> None:
+        if not hasattr(ctx, "_handle") or not hasattr(ctx, "get_devices"):  # context.py imports this module
+            raise exception(errc.invalid, f"context_bound takes a sycl.context, got {ctx!r}")
         self._context = ctx
 
     def get_context(self) -> context:

@@ -66,6 +66,9 @@ def _request(what: str, size: Any, where: tuple[Any, ...], kw: dict[str, Any]) -
         req.ctx = q.get_context() if req.ctx is None else req.ctx
         req.dev = q.get_device() if req.dev is None else req.dev
     if dtype is not None:
+        if size is not None and count is not None:
+            raise exception(
+                errc.invalid, f"{what}: give the element count as count= or positionally, not both")
         req.dtype = np.dtype(dtype)
         count = size if count is None else count
     elif count is not None:

@@ -12,6 +12,7 @@ when the two differ.
 from __future__ import annotations
 
 import copy
+import importlib.util
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -1006,7 +1007,7 @@ CASES: list[Case] = [
          lambda e: sycl.make_buffer(42, e.ctx), E.invalid, "pyopencl.Buffer"),
     Case("make-buffer-other-context", "interop §4.5.1", "make_buffer of memory of another context",
          lambda e: sycl.make_buffer(_mem_of_other_context(e), e.ctx), E.invalid, "another context"),
-    Case("make-buffer-not-whole", "interop §4.5.1", "make_buffer of 64 bytes as float64 of 3 elements",
+    Case("make-buffer-not-whole", "interop §4.5.1", "make_buffer of 12 bytes as float64 elements",
          lambda e: sycl.make_buffer(cl.Buffer(sycl.get_native(e.ctx), cl.mem_flags.READ_WRITE, 12), e.ctx,
                                     np.float64), E.invalid, "whole"),
     Case("interop-native-mem-stranger", "host tasks §4.10.2",
@@ -1050,3 +1051,13 @@ def test_catalogue_is_large_and_unique() -> None:
     """At least 150 cases, each id once."""
     assert len(CASES) >= 150
     assert len({c.id for c in CASES}) == len(CASES)
+
+
+def test_errors_md_lists_the_catalogue() -> None:
+    """docs/errors.md lists exactly this table (tools/misuse_catalogue.py writes it)."""
+    spec = importlib.util.spec_from_file_location("misuse_catalogue", ROOT / "tools" / "misuse_catalogue.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    text = (ROOT / "docs" / "errors.md").read_text()
+    assert tool.updated(text, tool.render(CASES)) == text, "out of date: run python tools/misuse_catalogue.py"

@@ -1061,3 +1061,18 @@ def test_errors_md_lists_the_catalogue() -> None:
     spec.loader.exec_module(tool)
     text = (ROOT / "docs" / "errors.md").read_text()
     assert tool.updated(text, tool.render(CASES)) == text, "out of date: run python tools/misuse_catalogue.py"
+
+
+@pytest.mark.parametrize("kernel", ["misuse_local", "misuse_own_local"])
+def test_local_memory_up_to_the_limit_runs(env: Env, kernel: str) -> None:
+    """The local-memory check refuses no launch that fits: a local_accessor of all the device's
+    local memory but the kernel's own (1 KiB in misuse_own_local) and the alignment runs."""
+    limit = int(env.dev.get_info(sycl.info.device.local_mem_size))
+    elements = (limit - 2048) // 4
+    data = np.arange(16, dtype=np.float32)
+    with sycl.buffer(data) as buf:
+        env.submit(lambda h: h.parallel_for(sycl.nd_range(16, 4), kernel, sycl.accessor(buf, h),
+                                            sycl.local_accessor(np.float32, elements, h)))
+    first = np.repeat(np.arange(0, 16, 4, dtype=np.float32), 4)  # each work-group's first element
+    # misuse_local writes tmp[0] (the first); misuse_own_local tmp[0] + own[1] (the first and second)
+    np.testing.assert_array_equal(data, first if kernel == "misuse_local" else 2 * first + 1)

@@ -90,7 +90,8 @@ def make_queue(native: cl.CommandQueue, ctx: context, async_handler: AsyncHandle
     _expect(native, cl.CommandQueue, "make_queue")
     _expect(ctx, context, "make_queue's second argument")
     if native.context != ctx._native:
-        raise exception(errc.invalid, "make_queue: the queue belongs to another context than the given one", ctx)
+        raise exception(
+            errc.invalid, "make_queue: the queue belongs to another context than the one given; pass its own", ctx)
     q = queue._from_native(native, ctx)
     if async_handler is not None:
         q._async_errors.handler = async_handler

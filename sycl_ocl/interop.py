@@ -91,7 +91,7 @@ def make_queue(native: cl.CommandQueue, ctx: context, async_handler: AsyncHandle
     _expect(ctx, context, "make_queue's second argument")
     if native.context != ctx._native:
         raise exception(
-            errc.invalid, "make_queue: the queue belongs to another context than the one given; pass its own", ctx)
+            errc.invalid, "make_queue: the queue belongs to another context; pass the queue's own", ctx)
     q = queue._from_native(native, ctx)
     if async_handler is not None:
         q._async_errors.handler = async_handler

@@ -169,24 +169,15 @@ def _finalized_add(e: Env) -> None:
     exe.add(lambda h: None)
 
 
-def _end_elsewhere(e: Env) -> None:
+def _recording_elsewhere(e: Env, call: Callable[[Any, sycl.queue], Any]) -> None:
+    """``call(graph, q)`` on a graph while ``q`` records to another."""
     recording, other = _graph(e), _graph(e)
     q = sycl.queue(e.ctx, e.dev)
     recording.begin_recording(q)
     try:
-        other.end_recording(q)
+        call(other, q)
     finally:
         recording.end_recording(q)
-
-
-def _record_twice(e: Env) -> None:
-    first, second = _graph(e), _graph(e)
-    q = sycl.queue(e.ctx, e.dev)
-    first.begin_recording(q)
-    try:
-        second.begin_recording(q)
-    finally:
-        first.end_recording(q)
 
 
 def _record_foreign_queue(e: Env) -> None:
@@ -202,99 +193,36 @@ def _bundle(e: Env, state: Any = sycl.bundle_state.executable) -> Any:
     return sycl.get_kernel_bundle(state, e.ctx, kernel_ids=[sycl.get_kernel_id("misuse_scale")])
 
 
-def _spec_bundle(e: Env, state: Any) -> Any:
+def _spec_bundle(e: Env, state: Any = sycl.bundle_state.executable) -> Any:
     return sycl.get_kernel_bundle(state, e.ctx, kernel_ids=[sycl.get_kernel_id("misuse_spec")])
 
 
-def _bundle_and_constant(e: Env) -> None:
-    bundle = _spec_bundle(e, sycl.bundle_state.executable)
-
-    def cgf(h: sycl.handler) -> None:
-        h.use_kernel_bundle(bundle)
-        h.set_specialization_constant(MISUSE_SC, 4)
-
-    e.submit(cgf)
+def _in_group(e: Env, *steps: Callable[[sycl.handler], Any]) -> None:
+    """Submit one command group that takes ``steps`` in order (each a call on the handler)."""
+    e.submit(lambda h: [step(h) for step in steps])
 
 
-def _constant_then_bundle(e: Env) -> None:
-    bundle = _spec_bundle(e, sycl.bundle_state.executable)
-
-    def cgf(h: sycl.handler) -> None:
-        h.set_specialization_constant(MISUSE_SC, 4)
-        h.use_kernel_bundle(bundle)
-
-    e.submit(cgf)
+def _uses(bundle: Any) -> Callable[[sycl.handler], Any]:
+    return lambda h: h.use_kernel_bundle(bundle)
 
 
-def _bundle_then_get_constant(e: Env) -> None:
-    bundle = _spec_bundle(e, sycl.bundle_state.executable)
-
-    def cgf(h: sycl.handler) -> None:
-        h.use_kernel_bundle(bundle)
-        h.get_specialization_constant(MISUSE_SC)
-
-    e.submit(cgf)
+def _sets_constant(h: sycl.handler) -> None:
+    h.set_specialization_constant(MISUSE_SC, 4)
 
 
-def _input_bundle_launch(e: Env) -> None:
-    bundle = _bundle(e, sycl.bundle_state.input)
-
-    def cgf(h: sycl.handler) -> None:
-        h.use_kernel_bundle(bundle)
-        h.parallel_for(16, "misuse_scale", sycl.accessor(e.fresh(), h), 2.0)
-
-    e.submit(cgf)
+def _scales(e: Env) -> Callable[[sycl.handler], Any]:
+    buf = e.fresh()
+    return lambda h: h.parallel_for(16, "misuse_scale", sycl.accessor(buf, h), 2.0)
 
 
-def _bundle_of_other_context(e: Env) -> None:
-    bundle = sycl.get_kernel_bundle(sycl.bundle_state.executable, e.other,
-                                    kernel_ids=[sycl.get_kernel_id("misuse_scale")])
-
-    def cgf(h: sycl.handler) -> None:
-        h.use_kernel_bundle(bundle)
-        h.parallel_for(16, "misuse_scale", sycl.accessor(e.fresh(), h), 2.0)
-
-    e.submit(cgf)
-
-
-def _bundle_without_kernel(e: Env) -> None:
-    bundle = _bundle(e)
-
-    def cgf(h: sycl.handler) -> None:
-        h.use_kernel_bundle(bundle)
-        h.parallel_for(1, "misuse_other", sycl.accessor(e.ints, h))
-
-    e.submit(cgf)
+def _other_context_bundle(e: Env) -> Any:
+    return sycl.get_kernel_bundle(sycl.bundle_state.executable, e.other,
+                                  kernel_ids=[sycl.get_kernel_id("misuse_scale")])
 
 
 def _broken_program(e: Env) -> None:
     program = cl.Program(sycl.get_native(e.ctx), BAD_SOURCE)
     sycl.build(sycl.make_kernel_bundle(program, e.ctx, sycl.bundle_state.input))
-
-
-def _two_actions(e: Env) -> None:
-    def cgf(h: sycl.handler) -> None:
-        h.host_task(lambda: None)
-        h.host_task(lambda: None)
-
-    e.submit(cgf)
-
-
-def _set_arg_and_args(e: Env) -> None:
-    def cgf(h: sycl.handler) -> None:
-        acc = sycl.accessor(e.fresh(), h)
-        h.set_arg(0, acc)
-        h.parallel_for(16, "misuse_scale", acc, 2.0)
-
-    e.submit(cgf)
-
-
-def _set_arg_gap(e: Env) -> None:
-    def cgf(h: sycl.handler) -> None:
-        h.set_arg(1, 2.0)
-        h.parallel_for(16, "misuse_scale")
-
-    e.submit(cgf)
 
 
 def _read_only_host_write(e: Env) -> None:
@@ -675,7 +603,7 @@ CASES: list[Case] = [
          "a local_accessor above the device's local_mem_size",
          _huge_local, E.kernel_argument, "local_mem_size"),
     Case("local-accessor-too-large-together", "local_accessor §4.7.6.11",
-         "local_accessors that fit alone but not together",
+         "a local_accessor that fits alone, not beside the kernel's own __local memory",
          _local_beside_own, E.kernel_argument, "local_mem_size"),
     Case("local-accessor-negative", "local_accessor §4.7.6.11", "a negative local range",
          lambda e: sycl.local_accessor(np.float32, -1), E.invalid, "negative"),
@@ -690,13 +618,15 @@ CASES: list[Case] = [
          E.kernel_argument, "__global float *x"),
     # --- the handler (§4.9.4) ------------------------------------------------------------
     Case("handler-two-actions", "handler §4.9.4", "two actions in one command group",
-         _two_actions, E.runtime, "exactly one action"),
+         lambda e: _in_group(e, lambda h: h.host_task(lambda: None), lambda h: h.host_task(lambda: None)),
+         E.runtime, "exactly one action"),
     Case("handler-set-arg-negative", "handler §4.9.4.2", "set_arg with a negative index",
          lambda e: e.submit(lambda h: h.set_arg(-1, 1)), E.kernel_argument, "negative"),
     Case("handler-set-arg-gap", "handler §4.9.4.2", "set_arg leaving an index unset",
-         _set_arg_gap, E.kernel_argument, "never set"),
+         lambda e: _in_group(e, lambda h: h.set_arg(1, 2.0), lambda h: h.parallel_for(16, "misuse_scale")),
+         E.kernel_argument, "never set"),
     Case("handler-set-arg-and-args", "handler §4.9.4.2", "arguments both with set_arg and to the launch",
-         _set_arg_and_args, E.kernel_argument, "both"),
+         lambda e: _in_group(e, lambda h: h.set_arg(1, 2.0), _scales(e)), E.kernel_argument, "both"),
     Case("handler-host-task-not-callable", "host tasks §4.10", "host_task of something not callable",
          lambda e: e.submit(lambda h: h.host_task(42)), E.invalid, "callable"),
     Case("handler-host-task-two-parameters", "host tasks §4.10", "a host task function of two parameters",
@@ -729,19 +659,26 @@ CASES: list[Case] = [
          lambda e: e.submit(lambda h: h.ext_oneapi_graph(42)), E.invalid, "command_graph"),
     Case("handler-constant-after-bundle", "handler §4.9.4.5",
          "set_specialization_constant after use_kernel_bundle",
-         _bundle_and_constant, E.invalid, "use_kernel_bundle"),
+         lambda e: _in_group(e, _uses(_spec_bundle(e)), _sets_constant), E.invalid,
+         "use_kernel_bundle"),
     Case("handler-bundle-after-constant", "handler §4.9.4.4",
          "use_kernel_bundle after set_specialization_constant",
-         _constant_then_bundle, E.invalid, "set_specialization_constant"),
+         lambda e: _in_group(e, _sets_constant, _uses(_spec_bundle(e))), E.invalid,
+         "set_specialization_constant"),
     Case("handler-get-constant-after-bundle", "handler §4.9.4.5",
          "get_specialization_constant after use_kernel_bundle",
-         _bundle_then_get_constant, E.invalid, "use_kernel_bundle"),
+         lambda e: _in_group(e, _uses(_spec_bundle(e)),
+                             lambda h: h.get_specialization_constant(MISUSE_SC)),
+         E.invalid, "use_kernel_bundle"),
     Case("handler-input-bundle", "handler §4.9.4.4", "use_kernel_bundle of an input bundle, then a launch",
-         _input_bundle_launch, E.invalid, "executable"),
+         lambda e: _in_group(e, _uses(_bundle(e, sycl.bundle_state.input)), _scales(e)),
+         E.invalid, "executable"),
     Case("handler-bundle-other-context", "handler §4.9.4.4", "use_kernel_bundle of another context's bundle",
-         _bundle_of_other_context, E.invalid, "context"),
+         lambda e: _in_group(e, _uses(_other_context_bundle(e)), _scales(e)), E.invalid, "context"),
     Case("handler-bundle-without-kernel", "handler §4.9.4.4", "a launch of a kernel the bundle does not hold",
-         _bundle_without_kernel, E.kernel_not_supported, "misuse_other"),
+         lambda e: _in_group(e, _uses(_bundle(e)),
+                             lambda h: h.parallel_for(1, "misuse_other", sycl.accessor(e.ints, h))),
+         E.kernel_not_supported, "misuse_other"),
     Case("handler-use-bundle-not-bundle", "handler §4.9.4.4", "use_kernel_bundle of something not a bundle",
          lambda e: e.submit(lambda h: h.use_kernel_bundle(42)), E.invalid, "kernel_bundle"),
     # --- kernel launches: which kernel, its arguments (§4.9.4.2) -----------------------------
@@ -897,7 +834,7 @@ CASES: list[Case] = [
          "specialization_id"),
     Case("spec-bundle-set-executable", "kernel_bundle §4.11.12",
          "set_specialization_constant on an executable bundle",
-         lambda e: _spec_bundle(e, sycl.bundle_state.executable).set_specialization_constant(MISUSE_SC, 1),
+         lambda e: _spec_bundle(e).set_specialization_constant(MISUSE_SC, 1),
          E.invalid, "input"),
     Case("spec-bundle-get-not-id", "kernel_bundle §4.11.12",
          "get_specialization_constant of something not a specialization_id",
@@ -973,9 +910,9 @@ CASES: list[Case] = [
     Case("graph-record-other-context", "graphs", "recording a queue of another context",
          _record_foreign_queue, E.invalid, "context"),
     Case("graph-end-recording-elsewhere", "graphs", "end_recording of a queue recording to another graph",
-         _end_elsewhere, E.invalid, "another graph"),
+         lambda e: _recording_elsewhere(e, lambda g, q: g.end_recording(q)), E.invalid, "another graph"),
     Case("graph-record-twice", "graphs", "begin_recording of a queue recording to another graph",
-         _record_twice, E.invalid, "already"),
+         lambda e: _recording_elsewhere(e, lambda g, q: g.begin_recording(q)), E.invalid, "already"),
     Case("graph-add-to-executable", "graphs", "add to an executable graph",
          _finalized_add, E.invalid, "modifiable"),
     Case("graph-cycle", "graphs", "an edge that makes a cycle",

@@ -473,6 +473,11 @@ class local_accessor:
         dtype: the element type.
         rng: the number of elements per work-group.
         h: the command group's handler.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for an element type that is no plain data or a
+            negative range. A launch checks that its local memory fits the device
+            (``errc.kernel_argument``, docs/errors.md).
     """
 
     __slots__ = ("_dtype", "_mem", "_range")

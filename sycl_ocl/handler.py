@@ -242,8 +242,10 @@ class handler:
         Raises:
             sycl.exception: ``errc.invalid`` for a kernel name nobody registered;
                 ``errc.kernel_argument`` for a wrong argument count, an argument that does
-                not fit its parameter (the message names the parameter) or a local_accessor
-                over a plain range; ``errc.accessor``
+                not fit its parameter (the message names the parameter), a local_accessor
+                over a plain range, local memory beyond the device's ``local_mem_size`` or a
+                ``pyopencl.Buffer`` of another context; ``errc.invalid`` for a negative range
+                or one beyond ``size_t``; ``errc.accessor``
                 for an accessor of another command group; ``errc.build`` when the kernel's
                 unit fails to build (the message holds the build log).
 
@@ -606,7 +608,8 @@ def kernel_args(
 
     Raises:
         sycl.exception: ``errc.accessor`` for an accessor not in ``accessors``;
-            ``errc.kernel_argument`` for a ``local_accessor`` outside an nd_range.
+            ``errc.kernel_argument`` for a ``local_accessor`` outside an nd_range or a
+            ``pyopencl.Buffer`` of another context.
     """
     memory: list[Any] | None = None
     bound: list[int] | None = None

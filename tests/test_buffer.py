@@ -454,6 +454,31 @@ def test_make_buffer_and_get_native(queue: sycl.queue) -> None:
         assert (np.asarray(h) == 4).all()
 
 
+def test_a_buffer_over_a_pyopencl_buffer_gives_its_data_back_from_another_context(
+    device: sycl.device,
+) -> None:
+    """OpenCL interop (§4.5.1.3; rule S23): a make_buffer over a cl_mem of the user's own
+    PyOpenCL context, changed by a kernel on a queue of another context, puts its bytes back
+    into that cl_mem when the buffer ends; used only in its own context, it copies nothing."""
+    import pyopencl as cl
+
+    mine = cl.Context([device._native])
+    native_queue = cl.CommandQueue(mine)
+    for other_context in (True, False):
+        mem = cl.Buffer(mine, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                        hostbuf=np.arange(16, dtype=np.int32))
+        b = sycl.make_buffer(mem, sycl.make_context(mine), np.int32)
+        q = sycl.queue(device) if other_context else sycl.make_queue(native_queue, sycl.make_context(mine))
+        _inc(q, b)
+        moved = b.transfer_counters()
+        del b
+        seen = np.zeros(16, np.int32)
+        cl.enqueue_copy(native_queue, seen, mem)
+        assert seen.tolist() == list(range(1, 17)), f"used from another context: {other_context}"
+        if not other_context:
+            assert (moved.h2d_bytes, moved.d2h_bytes) == (0, 0)
+
+
 def test_get_native_before_first_use_is_usable(queue: sycl.queue) -> None:
     """get_native(buffer) of a buffer not used yet: a cl_mem holding its data, in the default
     context (or the context_bound one); what native code writes there is seen afterwards."""

@@ -15,7 +15,6 @@ import pyopencl as cl
 from .._native import compiler_warnings_off, status_exception, translate
 from ..exception import errc, exception
 from . import _progress
-from .compat import accepts_il
 
 if TYPE_CHECKING:
     from ..context import context
@@ -32,20 +31,9 @@ def from_source(ctx: context, source: str) -> cl.Program:
     return _created(cl.Program(ctx._native, source), ctx)
 
 
-def from_il(ctx: context, il: bytes, devices: Sequence[device], what: str) -> cl.Program:
-    """A program created from a SPIR-V module with ``clCreateProgramWithIL``, not yet compiled.
-
-    Raises:
-        sycl.exception: ``errc.feature_not_supported`` if a device does not accept SPIR-V.
-    """
-    lacking = [d for d in devices if not accepts_il(d)]
-    if lacking:
-        raise exception(
-            errc.feature_not_supported,
-            f"{what} is SPIR-V, which {', '.join(map(repr, lacking))} cannot take (its "
-            "CL_DEVICE_IL_VERSION names no SPIR-V and it lacks cl_khr_il_program); use a device "
-            "that does, or register the kernels' OpenCL C source",
-        )
+def from_il(ctx: context, il: bytes, what: str) -> cl.Program:
+    """A program created from a SPIR-V module with ``clCreateProgramWithIL``, not yet compiled
+    (for devices that take SPIR-V: ``compat.accepts_il``)."""
     try:
         return cl.Program(ctx._native, il)
     except cl.Error as error:

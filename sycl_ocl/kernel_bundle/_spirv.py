@@ -27,8 +27,9 @@ _OP_TYPE_IMAGE, _OP_TYPE_SAMPLER, _OP_TYPE_POINTER = 25, 26, 32
 _OP_FUNCTION, _OP_FUNCTION_PARAMETER = 54, 55
 _KERNEL_MODEL = 6  # Execution model Kernel (§3.3)
 _LOCAL_SIZE, _SUBGROUP_SIZE = 17, 35  # Execution modes LocalSize, SubgroupSize (§3.6)
-# Storage class of a pointer parameter (§3.7) -> the OpenCL C address space.
-_SPACES = {0: "constant", 4: "local", 5: "global", 8: "global"}  # UniformConstant, Workgroup, CrossWorkgroup, Generic
+# Storage class of a pointer parameter (§3.7: UniformConstant, Workgroup, CrossWorkgroup,
+# Generic) -> the OpenCL C address space.
+_SPACES = {0: "constant", 4: "local", 5: "global", 8: "global"}
 _FLOATS = {16: "half", 32: "float", 64: "double"}
 
 
@@ -88,12 +89,12 @@ def read_module(il: bytes) -> Module:
 
 
 def _words(il: bytes) -> tuple[int, ...]:
+    order = next((o for o in "<>" if len(il) >= 4 and struct.unpack_from(f"{o}I", il)[0] == MAGIC), None)
+    if order is None:
+        raise _not_spirv(f"it starts with {il[:4].hex() or 'nothing'}, not the SPIR-V magic number {MAGIC:#010x}")
     if len(il) < 4 * _HEADER_WORDS or len(il) % 4:
         raise _not_spirv(f"{len(il)} bytes, not a whole number of 32-bit words after a 5-word header")
-    for order in "<>":
-        if struct.unpack_from(f"{order}I", il)[0] == MAGIC:
-            return struct.unpack(f"{order}{len(il) // 4}I", il)
-    raise _not_spirv(f"it starts with {il[:4].hex()}, not the SPIR-V magic number {MAGIC:#010x}")
+    return struct.unpack(f"{order}{len(il) // 4}I", il)
 
 
 def _not_spirv(why: str) -> exception:
@@ -171,7 +172,8 @@ def declared_kernels(module: Module, arg_types: ArgTypes | None) -> dict[str, Ke
     unknown = sorted(set(arg_types) - set(module))
     if unknown:
         raise exception(
-            errc.invalid, f"arg_types names kernel(s) {unknown} that the module lacks; it has {sorted(module)}"
+            errc.invalid,
+            f"arg_types names kernel(s) {unknown} that the module lacks; it has {sorted(module)}",
         )
     kernels = {}
     for name, (decl, typed) in module.items():
@@ -181,11 +183,14 @@ def declared_kernels(module: Module, arg_types: ArgTypes | None) -> dict[str, Ke
     return kernels
 
 
-def _declared(name: str, given: str | Sequence[str], typed: tuple[ModuleParam, ...]) -> tuple[KernelParam, ...]:
+def _declared(
+    name: str, given: str | Sequence[str], typed: tuple[ModuleParam, ...]
+) -> tuple[KernelParam, ...]:
     """The parameters declared for kernel ``name``, checked against the module's ``typed``."""
     if not isinstance(given, str) and not all(isinstance(g, str) for g in given):
         raise exception(
-            errc.invalid, f"arg_types[{name!r}] lists OpenCL C declarations (str), e.g. {_EXAMPLE}; got {given!r}"
+            errc.invalid,
+            f"arg_types[{name!r}] lists OpenCL C declarations (str), e.g. {_EXAMPLE}; got {given!r}",
         )
     text = given if isinstance(given, str) else ", ".join(given)
     found = parse_kernels(f"__kernel void {name}({text}) {{}}", {})
@@ -206,7 +211,8 @@ def _declared(name: str, given: str | Sequence[str], typed: tuple[ModuleParam, .
                 "and size",
             )
     return tuple(
-        p if p.name else KernelParam(t.param.name, p.type_name, p.kind) for p, t in zip(params, typed, strict=True)
+        p if p.name else KernelParam(t.param.name, p.type_name, p.kind)
+        for p, t in zip(params, typed, strict=True)
     )
 
 

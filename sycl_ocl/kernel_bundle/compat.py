@@ -84,7 +84,8 @@ def kernel_compatible(kid: kernel_id, dev: device) -> bool:
     src = kid._image
     if src is None:  # a kernel of an interop program: compatible with the program's devices
         return True
-    return not _missing_aspects(src, dev) and not _il_refused(src, dev) and _sizes_fit(src.kernels[kid.get_name()], dev)
+    decl = src.kernels[kid.get_name()]
+    return not _missing_aspects(src, dev) and not _il_refused(src, dev) and _sizes_fit(decl, dev)
 
 
 def incompatibility(kid: kernel_id, dev: device) -> str:

@@ -337,10 +337,14 @@ def _numpy_name(dtype: np.dtype[Any] | None) -> str:
     return dtype.name if dtype.names is None else f"{dtype[0].name} x {len(dtype.names)}"
 
 
+def _python_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, bool)) and not isinstance(value, np.generic)
+
+
 def _check_argument(param: KernelParam | None, value: Any, bits: int) -> str:
     """Why ``value`` cannot be passed for ``param`` ("" if it can)."""
     if param is None:
-        if isinstance(value, (int, float, bool)) and not isinstance(value, np.generic):
+        if _python_scalar(value):
             return "this kernel's parameter types are unknown; pass a numpy scalar"
         return ""
     if param.kind in ("global", "constant"):
@@ -351,10 +355,11 @@ def _check_argument(param: KernelParam | None, value: Any, bits: int) -> str:
         return "" if isinstance(value, cl.LocalMemory) else "expects local memory (a local_accessor)"
     dtype = param.dtype_for(bits)
     if dtype is None:
-        if param.kind == "value" and isinstance(value, (int, float, bool)) and not isinstance(value, np.generic):
+        if param.kind == "value" and _python_scalar(value):
             return (
-                f"a Python {type(value).__name__} has no conversion to {param.type_name}; pass a numpy "
-                "scalar (a SPIR-V kernel's integers have no sign: declare them in register_kernel_il's arg_types)"
+                f"a Python {type(value).__name__} has no conversion to {param.type_name}; pass a "
+                "numpy scalar (a SPIR-V kernel's integers have no sign: declare them in "
+                "register_kernel_il's arg_types)"
             )
         return ""
     if isinstance(value, (cl.MemoryObjectHolder, cl.LocalMemory)):

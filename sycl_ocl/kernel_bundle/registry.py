@@ -67,8 +67,10 @@ class ImageSource:
     il: bytes = b""
 
     def __post_init__(self) -> None:
+        # A module's kernels are part of what was registered: their declared parameter types.
+        declared = repr(sorted(self.kernels.items())).encode() if self.il else b""
         self.digest = hashlib.sha256(
-            "\0".join((self.source, *self.options)).encode() + self.il
+            "\0".join((self.source, *self.options)).encode() + self.il + declared
         ).hexdigest()
 
     def uses(self, identifier: str) -> bool:
@@ -345,7 +347,8 @@ def register_kernel_il(
     """
     if not isinstance(il_bytes, (bytes, bytearray, memoryview)):
         raise exception(
-            errc.invalid, f"register_kernel_il takes the SPIR-V module as bytes, got {type(il_bytes).__name__}"
+            errc.invalid,
+            f"register_kernel_il takes the SPIR-V module as bytes, got {type(il_bytes).__name__}",
         )
     il = bytes(il_bytes)
     kernels = declared_kernels(read_module(il), arg_types)
@@ -355,8 +358,10 @@ def register_kernel_il(
             f"{origin or 'the SPIR-V module'} has no kernel (no OpEntryPoint of the Kernel execution model)",
         )
     origin = origin or _unit_name(list(kernels), []).replace("the unit", "the SPIR-V module", 1)
-    unit = ImageSource("", tuple(str(o) for o in options), _aspects(device_has), kernels, frozenset(), origin, il=il)
-    return APPLICATION.add(unit)
+    options = tuple(str(o) for o in options)
+    return APPLICATION.add(
+        ImageSource("", options, _aspects(device_has), kernels, frozenset(), origin, il=il)
+    )
 
 
 def _aspects(device_has: Iterable[aspect]) -> frozenset[aspect]:

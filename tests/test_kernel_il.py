@@ -82,7 +82,8 @@ def test_a_string_is_invalid() -> None:
     ({"il_nothing": ["int a"]}, "names kernel(s) ['il_nothing'] that the module lacks"),
     ({"il_offset": [3, 4]}, "lists OpenCL C declarations"),
     ({"il_offset": ["global int *out"]}, "declares 1 parameter(s)"),
-    ({"il_offset": "int out, int delta"}, "parameter 0 as (int out), but the module types it (__global i32 *out)"),
+    ({"il_offset": "int out, int delta"},
+     "parameter 0 as (int out), but the module types it (__global i32 *out)"),
     ({"il_offset": "global int *out, long delta"}, "parameter 1 as (long delta)"),
 ])
 def test_arg_types_that_do_not_fit_the_module_are_invalid(arg_types: object, why: str) -> None:

@@ -91,7 +91,8 @@ def read_module(il: bytes) -> Module:
 def _words(il: bytes) -> tuple[int, ...]:
     order = next((o for o in "<>" if len(il) >= 4 and struct.unpack_from(f"{o}I", il)[0] == MAGIC), None)
     if order is None:
-        raise _not_spirv(f"it starts with {il[:4].hex() or 'nothing'}, not the SPIR-V magic number {MAGIC:#010x}")
+        start = il[:4].hex() or "nothing"
+        raise _not_spirv(f"it starts with {start}, not the SPIR-V magic number {MAGIC:#010x}")
     if len(il) < 4 * _HEADER_WORDS or len(il) % 4:
         raise _not_spirv(f"{len(il)} bytes, not a whole number of 32-bit words after a 5-word header")
     return struct.unpack(f"{order}{len(il) // 4}I", il)

@@ -35,7 +35,7 @@ def il_ids() -> list[sycl.kernel_id]:
 
 def test_module_kernels_and_types_are_read_from_the_module() -> None:
     module = read_module(IL)
-    assert list(module) == ["il_axpy", "il_offset", "il_group_sum"]
+    assert list(module) == ["il_axpy", "il_offset", "il_scale", "il_group_sum"]
     axpy, _ = module["il_axpy"]
     assert [p.declaration() for p in axpy.params] == [
         "__global float *y", "__global float *x", "float a", "i32 n"]
@@ -46,7 +46,7 @@ def test_module_kernels_and_types_are_read_from_the_module() -> None:
 
 
 def test_registration_gives_ids_by_name_and_is_idempotent(il_ids: list[sycl.kernel_id]) -> None:
-    assert [k.get_name() for k in il_ids] == ["il_axpy", "il_offset", "il_group_sum"]
+    assert [k.get_name() for k in il_ids] == ["il_axpy", "il_offset", "il_scale", "il_group_sum"]
     assert sycl.register_kernel_il(bytearray(IL), ARG_TYPES) == il_ids
     assert sycl.get_kernel_id("il_offset") == il_ids[1]
 
@@ -168,9 +168,15 @@ def test_spirv_kernels_run_on_intels_runtime(tmp_path: Path) -> None:
                 lambda h: h.parallel_for({N}, "il_offset", sycl.accessor(ob, h))))
         result["offset"] = out.tolist()
 
+        # No declared types: the float converts, the signless integer takes a numpy scalar.
+        a = np.ones({N}, np.float32)
+        with sycl.buffer(a) as ab:
+            q.submit(lambda h: h.parallel_for({N}, "il_scale", sycl.accessor(ab, h), 3.0, np.int32(4)))
+        result["scale"] = a.tolist()
+
         # Through bundles: input -> object -> executable (clCompileProgram + clLinkProgram of IL).
         ctx = q.get_context()
-        inp = sycl.get_kernel_bundle(sycl.bundle_state.input, ctx, [q.get_device()], ids[2:])
+        inp = sycl.get_kernel_bundle(sycl.bundle_state.input, ctx, [q.get_device()], ids[3:])
         exe = sycl.link(sycl.compile(inp))
         sums = np.zeros(2, np.float32)
         with sycl.buffer(x) as xb, sycl.buffer(sums) as sb:
@@ -189,6 +195,7 @@ def test_spirv_kernels_run_on_intels_runtime(tmp_path: Path) -> None:
     expected[:N - 3] += 2 * np.arange(N - 3, dtype=np.float32)
     np.testing.assert_array_equal(outcome["axpy"], expected)
     assert outcome["offset"] == [-5] * N
+    assert outcome["scale"] == [3.0] * 4 + [1.0] * (N - 4)
     assert outcome["python_int"][0] == "kernel_argument"
     assert "register_kernel_il's arg_types" in outcome["python_int"][1]
     assert outcome["count"][0] == "kernel_argument"

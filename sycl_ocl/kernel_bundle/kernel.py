@@ -403,8 +403,7 @@ def _params_from_arg_info(native: cl.Kernel) -> tuple[KernelParam, ...] | None:
 
 
 def _set_dtypes(native: cl.Kernel, params: Sequence[KernelParam], bits: int) -> None:
-    """Install the typed setter, unless a by-value parameter's type is unknown (a struct):
-    then PyOpenCL's untyped setter stays, which takes numpy scalars."""
-    dtypes = [p.dtype_for(bits) for p in params]
-    if not any(p.kind == "value" and d is None for p, d in zip(params, dtypes, strict=True)):
-        native.set_scalar_arg_dtypes(dtypes)
+    """Install the typed setter. A by-value parameter of no numpy type (a struct, a SPIR-V
+    integer of unknown sign) gets None: PyOpenCL sets it untyped, which takes numpy scalars,
+    while the other parameters still convert Python values."""
+    native.set_scalar_arg_dtypes([p.dtype_for(bits) for p in params])

@@ -11,6 +11,14 @@ __kernel void il_offset(__global int *out, int delta) {
     out[get_global_id(0)] += delta;
 }
 
+// A float and an integer, launched without declared types.
+__kernel void il_scale(__global float *a, float s, int count) {
+    size_t i = get_global_id(0);
+    if (i < count) {
+        a[i] *= s;
+    }
+}
+
 // One partial sum per work-group of 4 items, through local memory.
 __kernel __attribute__((reqd_work_group_size(4, 1, 1)))
 void il_group_sum(__global const float *in, __global float *sums, __local float *scratch) {

@@ -9,6 +9,7 @@ sees only Intel's CPU runtime (``pip install intel-opencl-rt intel-cmplr-lib-rt`
 from __future__ import annotations
 
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
@@ -62,6 +63,7 @@ def test_the_same_module_with_other_types_clashes(il_ids: list[sycl.kernel_id]) 
     (b"__kernel void k(__global int *a) {}", "not the SPIR-V magic number"),
     (IL[:17], "not a whole number of 32-bit words"),
     (IL[:20] + b"\0\0\0\0", "word count of 0"),
+    (IL[:20] + struct.pack("<2I", 2 << 16 | 15, 6), "lacks operands"),  # OpEntryPoint Kernel, no more
 ])
 def test_bytes_that_are_no_module_are_invalid(il: bytes, why: str) -> None:
     with pytest.raises(sycl.exception) as info:

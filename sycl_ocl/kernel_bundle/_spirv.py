@@ -1,7 +1,7 @@
 """What a SPIR-V module declares: its kernels and their parameters (SYCL 2020 §4.11.6).
 
-Read from the module's instructions (SPIR-V 1.x, §2.3 "Physical Layout" and §2.4 "Logical
-Layout" of the SPIR-V specification), so a module's kernels are known at registration like
+Read from the module's instructions (the SPIR-V specification's "Physical Layout" and
+"Logical Layout" of a module), so a module's kernels are known at registration like
 those of OpenCL C source, without a driver. A driver gives no argument info for a program
 made from IL, so the parameters come from the module's types; SPIR-V integers carry no sign in
 OpenCL modules, so an integer parameter is named ``i32`` (``i8``, ``i16``, ``i64``) and has no
@@ -20,15 +20,16 @@ from ._signature import KernelDecl, KernelParam, parse_kernels
 MAGIC = 0x07230203
 _HEADER_WORDS = 5
 
-# Opcodes (SPIR-V specification §3.42).
+# Opcodes, execution models, execution modes and storage classes: the SPIR-V specification's
+# "Binary Form" chapter.
 _OP_NAME, _OP_ENTRY_POINT, _OP_EXECUTION_MODE = 5, 15, 16
 _OP_TYPE_INT, _OP_TYPE_FLOAT, _OP_TYPE_VECTOR = 21, 22, 23
 _OP_TYPE_IMAGE, _OP_TYPE_SAMPLER, _OP_TYPE_POINTER = 25, 26, 32
 _OP_FUNCTION, _OP_FUNCTION_PARAMETER = 54, 55
-_KERNEL_MODEL = 6  # Execution model Kernel (§3.3)
-_LOCAL_SIZE, _SUBGROUP_SIZE = 17, 35  # Execution modes LocalSize, SubgroupSize (§3.6)
-# Storage class of a pointer parameter (§3.7: UniformConstant, Workgroup, CrossWorkgroup,
-# Generic) -> the OpenCL C address space.
+_KERNEL_MODEL = 6  # Execution model Kernel
+_LOCAL_SIZE, _SUBGROUP_SIZE = 17, 35  # Execution modes LocalSize, SubgroupSize
+# Storage class of a pointer parameter (UniformConstant, Workgroup, CrossWorkgroup, Generic)
+# -> the OpenCL C address space.
 _SPACES = {0: "constant", 4: "local", 5: "global", 8: "global"}
 _FLOATS = {16: "half", 32: "float", 64: "double"}
 
@@ -53,14 +54,20 @@ def read_module(il: bytes) -> Module:
     Raises:
         sycl.exception: ``errc.invalid`` if ``il`` is not a SPIR-V module.
     """
-    words = _words(il)
+    try:
+        return _kernels(_instructions(_words(il)))
+    except IndexError:  # an instruction with fewer operands than its opcode has
+        raise _not_spirv("an instruction lacks operands") from None
+
+
+def _kernels(instructions: Iterator[tuple[int, tuple[int, ...]]]) -> Module:
     names: dict[int, str] = {}
     entries: dict[int, str] = {}
     modes: dict[int, dict[int, tuple[int, ...]]] = {}
     types: dict[int, tuple[int, ...]] = {}
     params: dict[int, list[tuple[int, int]]] = {}  # function id -> (type id, parameter id)
     function = None
-    for op, operands in _instructions(words):
+    for op, operands in instructions:
         if op == _OP_NAME:
             names[operands[0]] = _string(operands[1:])
         elif op == _OP_ENTRY_POINT and operands[0] == _KERNEL_MODEL:
@@ -117,7 +124,7 @@ def _instructions(words: tuple[int, ...]) -> Iterator[tuple[int, tuple[int, ...]
 
 
 def _string(words: tuple[int, ...]) -> str:
-    """A literal string operand: UTF-8, nul-terminated, packed little end first (§2.2.1)."""
+    """A literal string operand: UTF-8, nul-terminated, packed into words low byte first."""
     raw = struct.pack(f"<{len(words)}I", *words)
     return raw.split(b"\0", 1)[0].decode("utf-8", "replace")
 

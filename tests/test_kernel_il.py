@@ -64,6 +64,7 @@ def test_the_same_module_with_other_types_clashes(il_ids: list[sycl.kernel_id]) 
     (IL[:17], "not a whole number of 32-bit words"),
     (IL[:20] + b"\0\0\0\0", "word count of 0"),
     (IL[:20] + struct.pack("<2I", 2 << 16 | 15, 6), "lacks operands"),  # OpEntryPoint Kernel, no more
+    (IL[:20], "has no kernel"),
 ])
 def test_bytes_that_are_no_module_are_invalid(il: bytes, why: str) -> None:
     with pytest.raises(sycl.exception) as info:

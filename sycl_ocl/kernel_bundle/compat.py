@@ -38,10 +38,9 @@ def _il_refused(src: ImageSource, dev: device) -> bool:
 def image_compatible(src: ImageSource, dev: device) -> bool:
     """Whether the unit is compiled for ``dev``: the device has every aspect the unit (and the
     library units it links) declares or uses, takes SPIR-V if the unit is a SPIR-V module, and
-    can run one of its kernels. A unit whose
-    kernels all need larger work-groups or other sub-group sizes is never compiled for it
-    (§4.11.7: kernels not compatible with the devices are not compiled), so a driver cannot
-    fail, or crash, compiling it."""
+    can run one of its kernels. A unit whose kernels all need larger work-groups or other
+    sub-group sizes is never compiled for it (§4.11.7: kernels not compatible with the devices
+    are not compiled), so a driver cannot fail, or crash, compiling it."""
     if _missing_aspects(src, dev) or _il_refused(src, dev):
         return False
     return not src.kernels or any(_sizes_fit(decl, dev) for decl in src.kernels.values())

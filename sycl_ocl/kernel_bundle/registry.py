@@ -304,7 +304,7 @@ def register_kernel_file(
 
 
 def register_kernel_il(
-    il_bytes: bytes,
+    il_bytes: bytes | bytearray | memoryview,
     arg_types: Mapping[str, str | Sequence[str]] | None = None,
     options: Iterable[str] = (),
     *,
@@ -327,7 +327,7 @@ def register_kernel_il(
             "axpy": ["global float *y", "global const float *x", "float a", "uint n"]})
 
     Args:
-        il_bytes: the SPIR-V module (bytes).
+        il_bytes: the SPIR-V module (``bytes``, ``bytearray`` or ``memoryview``).
         arg_types: for any of the module's kernels, its parameters as OpenCL C declarations
             (a list of them, or one comma-separated string); checked against the module's
             count, address spaces and sizes.
@@ -338,12 +338,13 @@ def register_kernel_il(
 
     Returns:
         The ids of the module's kernels, in the module's order. Registering the same module
-        with the same options and aspects again returns the same ids.
+        with the same ``arg_types``, options and aspects again returns the same ids.
 
     Raises:
         sycl.exception: ``errc.invalid`` if ``il_bytes`` is no SPIR-V module or has no kernel,
-            ``arg_types`` does not fit the module, another unit already registered one of its
-            kernel names, or an aspect is not a ``sycl.aspect``.
+            ``arg_types`` does not fit the module, another unit (or this module with other
+            ``arg_types``) already registered one of its kernel names, or an aspect is not a
+            ``sycl.aspect``.
     """
     if not isinstance(il_bytes, (bytes, bytearray, memoryview)):
         raise exception(

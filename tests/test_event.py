@@ -181,3 +181,31 @@ def test_profiling_of_dependent_sycl_kernels(device: sycl.device) -> None:
     for submit, start, end in times:
         assert submit <= start <= end
     assert times[1][1] >= times[0][2]  # the second kernel read what the first wrote
+
+
+def test_command_submit_is_the_submit_time_even_behind_a_host_task(device: sycl.device) -> None:
+    """§4.6.6.2 (Table 37): ``command_submit`` is when ``submit`` took the command, not when the
+    command could be enqueued behind a gated host task; reading it never waits."""
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling(), sycl.property.queue.in_order()])
+    host = np.zeros(64, dtype=np.int32)
+    with sycl.buffer(host) as buf:
+        task, gate = _gated(q)
+        kernel = q.submit(lambda h: h.parallel_for(sycl.range(64), "fdn_event_inc", sycl.accessor(buf, h)))
+        submitted = kernel.get_profiling_info(EP.command_submit)  # the gate is still closed
+        assert kernel.get_info(STATUS) is not S.complete
+        gate.set()
+        task_start, task_end = (task.get_profiling_info(d) for d in (EP.command_start, EP.command_end))
+        start = kernel.get_profiling_info(EP.command_start)
+    assert (host == 1).all()
+    assert task.get_profiling_info(EP.command_submit) <= submitted <= task_end <= start
+
+
+def test_command_start_of_a_host_task_waits_only_until_it_runs(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    started, gate = threading.Event(), threading.Event()
+    task = q.submit(lambda h: h.host_task(lambda: (started.set(), gate.wait(30))))
+    assert started.wait(30)
+    start = task.get_profiling_info(EP.command_start)  # the body still waits on the gate
+    assert task.get_info(STATUS) is not S.complete
+    gate.set()
+    assert task.get_profiling_info(EP.command_submit) <= start <= task.get_profiling_info(EP.command_end)

@@ -194,8 +194,9 @@ class Op:
         a device op's start and end, the submit time of one enqueued within its submit.
 
         "queued" never waits (§4.6.6.2: the submit time is known once ``submit`` returned);
-        "start" of a host op waits until the op started, "end" until it completed. A native task ends when its native
-        work does: at the later of its body's return and the end of its marker.
+        "start" of a host op waits until the op started, "end" until it completed. A native
+        task ends when its native work does: at the later of its body's return and the end of
+        its marker.
         """
         times = self.times
         if times is None or (field != "queued" and not self.host):

@@ -160,11 +160,26 @@ class queue(NativeWrapper, PropertyHolder):
         """The value of a ``sycl.info.queue`` descriptor (§4.6.5.2)."""
         return check_namespace(desc, "queue", "queue").query(self)
 
-    def submit(self, cgf: Callable[[handler], Any]) -> event:
+    def submit(self, cgf: Callable[[handler], Any], secondary_queue: queue | None = None) -> event:
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1).
 
         On a queue recording to a command graph, the command becomes a node of the graph.
+
+        Args:
+            cgf: the command-group function, called with a ``sycl.handler``.
+            secondary_queue: the fallback of Table 28: when the submission to this queue
+                raises a ``sycl.exception`` (the command group cannot run here, such as a
+                kernel bundle of another context), ``cgf`` runs again, on ``secondary_queue``,
+                and the event is of that queue. Errors after a successful submission stay
+                asynchronous errors of this queue.
+
+        Raises:
+            sycl.exception: the secondary queue's error when both submissions fail (its
+                ``__cause__`` is the primary's); ``errc.invalid`` when ``secondary_queue`` is
+                not a queue.
         """
+        if secondary_queue is not None:
+            return self._submit_or_fall_back(cgf, secondary_queue)
         # handler._make(self), in place: the call costs as much as the stores
         # (tests/test_handler.py checks that both make the same handler).
         h = handler()
@@ -184,6 +199,19 @@ class queue(NativeWrapper, PropertyHolder):
         if self._recording is None and not h._depends:
             return h._submit()
         return self._finish(h)
+
+    def _submit_or_fall_back(self, cgf: Callable[[handler], Any], secondary: queue) -> event:
+        if not isinstance(secondary, queue):
+            raise exception(errc.invalid, f"submit(cgf, secondary_queue) takes a sycl.queue second, got "
+                                          f"{type(secondary).__name__}; pass properties to the queue's "
+                                          "constructor")
+        try:
+            return self.submit(cgf)
+        except exception as primary_error:
+            try:
+                return secondary.submit(cgf)
+            except exception as error:
+                raise error from primary_error
 
     def _finish(self, h: handler) -> event:
         """Schedule the finished command group, or record it (``graph.record``)."""

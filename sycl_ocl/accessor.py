@@ -10,7 +10,7 @@ data is on the host and holds back later users of its window until released.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
@@ -455,18 +455,24 @@ class host_accessor(_Access):
 
 
 
-class local_accessor:
+class local_accessor(PropertyHolder):
     """Work-group local memory for an nd_range kernel (§4.7.6.11): ``__local T*`` argument.
 
     Args:
         dtype: the element type.
         rng: the number of elements per work-group.
         h: the command group's handler.
+        prop_list: a ``sycl.property_list`` or a list of properties (§4.5.4); SYCL 2020 defines
+            none for a local accessor, so any property raises ``errc.invalid``.
     """
 
-    __slots__ = ("_dtype", "_mem", "_range")
+    __slots__ = ("_dtype", "_mem", "_props", "_range")
 
-    def __init__(self, dtype: Any, rng: Any, h: handler | None = None) -> None:
+    def __init__(
+        self, dtype: Any, rng: Any, h: handler | None = None,
+        prop_list: property_list | Iterable[Any] | None = None,
+    ) -> None:
+        self._props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, "local_accessor")
         self._dtype = np.dtype(dtype)
         self._range = as_range(rng)
         self._mem = cl.LocalMemory(max(self._range.size() * self._dtype.itemsize, 1))

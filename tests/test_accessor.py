@@ -134,6 +134,22 @@ def test_accessor_properties() -> None:
     plain.release()
 
 
+def test_local_accessor_has_the_property_interface(queue: sycl.queue) -> None:
+    """§4.5.4, §4.7.6.11: a local accessor takes a property list (SYCL 2020 defines no
+    property for it) and answers has_property / get_property."""
+    seen: list[sycl.local_accessor] = []
+
+    def cgf(h: sycl.handler) -> None:
+        seen.append(sycl.local_accessor(np.int32, sycl.range(8), h, prop_list=sycl.property_list()))
+        assert _codes(lambda: sycl.local_accessor(np.int32, 8, h, [sycl.property.no_init()])) == sycl.errc.invalid
+
+    queue.submit(cgf)
+    assert not seen[0].has_property(sycl.property.no_init)
+    with pytest.raises(sycl.exception) as info:
+        seen[0].get_property(sycl.property.no_init)
+    assert info.value.code() == sycl.errc.invalid
+
+
 def test_accessors_of_one_kind_share_their_window() -> None:
     """A buffer keeps the window of each kind of accessor (mode, range, offset, ``no_init``),
     by which the submit path knows a command group it launched before; a loop over many

@@ -23,7 +23,7 @@ from .handler import event_commands, global_size, handler, kernel_args
 from .info._descriptor import check_namespace
 from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
-from .property._base import PropertyHolder, make_property_list, property_list
+from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
 from .range import nd_range
 from .scheduler import Command, KernelLaunch, Shape, launch, open_lane, submit, trace
 from .scheduler.holds import check_wait
@@ -74,6 +74,8 @@ class queue(NativeWrapper, PropertyHolder):
         async_handler: AsyncHandler | None = None,
         prop_list: property_list | Iterable[Any] | None = None,
     ) -> None:
+        (second, async_handler), prop_list = trailing_property_list(  # queue(dev, propList), C++'s order
+            (second, async_handler), prop_list, "queue")
         props = make_property_list(prop_list, "queue")
         if isinstance(first, context):
             ctx = first
@@ -83,7 +85,8 @@ class queue(NativeWrapper, PropertyHolder):
             if second is not None:
                 raise exception(
                     errc.invalid,
-                    "queue(x, y) takes a context first; use queue(device) or queue(context, device)",
+                    "queue(x, y) takes a context first; use queue(device) or queue(context, device), "
+                    "with async_handler= and prop_list= as keywords",
                 )
             dev = select_device(first) if first is not None else device()
             ctx = context._default_for_device(dev)

@@ -635,3 +635,14 @@ def test_buffers_over_one_array_share_it_until_the_last_ends(queue: sycl.queue) 
         assert (a == 2).all() and not a.flags.writeable  # the first still owns it
         queue.submit(lambda h: h.fill(sycl.accessor(first, h), np.int32(3)))
     assert (a == 3).all() and a.flags.writeable
+
+
+def test_a_property_list_in_the_cpp_position(queue: sycl.queue) -> None:
+    """``buffer(data, propList)`` and ``buffer(data, range, propList)``, C++'s order."""
+    a = np.arange(8, dtype=np.int32)
+    with sycl.buffer(a, [sycl.property.buffer.use_host_ptr()]) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr)
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert np.shares_memory(np.asarray(h), a)
+    with sycl.buffer(a, sycl.range(4), sycl.property.buffer.use_host_ptr()) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr) and b.size() == 4

@@ -235,3 +235,18 @@ def test_submit_raises_when_both_queues_fail(device: sycl.device) -> None:
         sycl.queue(device).submit(lambda h: None, [sycl.property.queue.in_order()])  # type: ignore[arg-type]
     assert info.value.code() is sycl.errc.invalid
     assert "secondary_queue" in info.value.what()
+
+
+def test_a_property_list_in_the_cpp_position(device: sycl.device) -> None:
+    """``queue(dev, propList)`` and ``queue(ctx, dev, propList)``, C++'s order, are accepted;
+    a second argument that is no property list names the keywords."""
+    ctx = sycl.context(device)
+    for q in (
+        sycl.queue(device, [sycl.property.queue.in_order()]),
+        sycl.queue(device, sycl.property.queue.in_order()),
+        sycl.queue(ctx, device, sycl.property_list(sycl.property.queue.in_order())),
+    ):
+        assert q.is_in_order() and q.get_device() == device
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(device, device)
+    assert info.value.code() is sycl.errc.invalid and "prop_list=" in info.value.what()

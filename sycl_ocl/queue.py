@@ -25,8 +25,9 @@ from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
 from .range import nd_range
-from .scheduler import Command, KernelLaunch, Shape, launch, open_lane, submit, trace
+from .scheduler import Command, KernelLaunch, Shape, launch, lifetime, open_lane, submit, trace
 from .scheduler.holds import check_wait
+from .scheduler.progress import run_logged
 from .selector import default_selector_v, select_device
 from .usm.launch import Shortcut
 
@@ -389,6 +390,13 @@ class queue(NativeWrapper, PropertyHolder):
         if handle is None:
             raise exception(errc.invalid, f"{self!r} does not record to a command graph")
         return handle
+
+    def __del__(self) -> None:
+        """The destruction (§4.13.1): errors still stored go to the async handler when it runs
+        on a user's thread (``del q``); inside a garbage collection they are logged later."""
+        errors: AsyncErrors | None = getattr(self, "_async_errors", None)
+        if errors is not None and errors.pending() and lifetime.may_call_user():
+            run_logged(errors.hand_over, "the async handler at a queue's destruction")
 
     def __repr__(self) -> str:
         return f"<sycl.queue on {self._device!r}>"

@@ -7,6 +7,7 @@ import logging
 import threading
 import time
 import traceback
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -250,3 +251,23 @@ def test_a_property_list_in_the_cpp_position(device: sycl.device) -> None:
     with pytest.raises(sycl.exception) as info:
         sycl.queue(device, device)
     assert info.value.code() is sycl.errc.invalid and "prop_list=" in info.value.what()
+
+
+def test_errors_pending_at_del_go_to_the_async_handler(device: sycl.device) -> None:
+    """§4.13.1: ``del q`` on the user's thread hands the queue's undelivered errors to its
+    async handler (else its context's), not to the log."""
+    received: list[str] = []
+    ctx = sycl.context(device, async_handler=lambda errors: received.extend(e.what() for e in errors))
+    for own in (True, False):
+        q = sycl.queue(ctx, device, async_handler=(lambda errors: received.extend(
+            "own: " + e.what() for e in errors)) if own else None)
+        q.submit(lambda h: h.host_task(_fail_with("lost at del"))).wait()
+        del q
+    assert received == ["own: lost at del", "lost at del"]
+
+
+def _fail_with(message: str) -> Callable[[], None]:
+    def fail() -> None:
+        raise sycl.exception(sycl.errc.runtime, message)
+
+    return fail

@@ -403,6 +403,21 @@ def test_use_host_ptr_views_the_users_memory(queue: sycl.queue) -> None:
     assert (a == np.arange(8) + 1).all()
 
 
+def test_use_host_ptr_over_read_only_data_is_copied(queue: sycl.queue) -> None:
+    """docs/deviations.md: over read-only data (here memory Python holds immutable, a
+    ``bytes``) use_host_ptr cannot be honoured; the data is copied, the kernel's writes land
+    in the copy and the user's memory never changes."""
+    data = np.arange(8, dtype=np.int32).tobytes()
+    const = np.frombuffer(data, dtype=np.int32)
+    with sycl.buffer(const, prop_list=[sycl.property.buffer.use_host_ptr()]) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr)
+        _inc(queue, b)
+        with b.get_host_access() as h:
+            assert not np.shares_memory(np.asarray(h), const)
+            assert (np.asarray(h) == np.arange(8) + 1).all()
+    assert data == np.arange(8, dtype=np.int32).tobytes()
+
+
 def test_use_mutex_is_held_while_the_buffer_lives(queue: sycl.queue) -> None:
     lock = threading.Lock()
     a = np.zeros(4, dtype=np.int32)

@@ -2,10 +2,11 @@
 
 ``command_submit`` is the host time ``submit`` took the command group (Table 37), expressed on
 the device's profiling clock: taken on the host and converted (``ContextRecord.clock_offset``),
-also for a command that waits behind a host task or another queue's command; for one enqueued
-within its submit, OpenCL's ``CL_PROFILING_COMMAND_QUEUED``. A command run on the host (a host
-task, a host-side copy) has host start and end times converted alike, so they compare with its
-device commands'.
+also for a command that waits behind a host task or another queue's command (one enqueued
+within its submit is stamped just before its enqueue); for an OpenCL event made into a SYCL
+one (``make_event``), OpenCL's ``CL_PROFILING_COMMAND_QUEUED``. A command run on the host (a
+host task, a host-side copy) has host start and end times converted alike, so they compare
+with its device commands'.
 
 A query blocks only until its answer exists: ``command_submit`` never waits for the command;
 ``command_start`` of a host command waits until it started. OpenCL gives a device command's

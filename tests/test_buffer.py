@@ -403,6 +403,21 @@ def test_use_host_ptr_views_the_users_memory(queue: sycl.queue) -> None:
     assert (a == np.arange(8) + 1).all()
 
 
+def test_use_host_ptr_over_read_only_data_is_copied(queue: sycl.queue) -> None:
+    """docs/deviations.md: over read-only data (here memory Python holds immutable, a
+    ``bytes``) use_host_ptr cannot be honoured; the data is copied, the kernel's writes land
+    in the copy and the user's memory never changes."""
+    data = np.arange(8, dtype=np.int32).tobytes()
+    const = np.frombuffer(data, dtype=np.int32)
+    with sycl.buffer(const, prop_list=[sycl.property.buffer.use_host_ptr()]) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr)
+        _inc(queue, b)
+        with b.get_host_access() as h:
+            assert not np.shares_memory(np.asarray(h), const)
+            assert (np.asarray(h) == np.arange(8) + 1).all()
+    assert data == np.arange(8, dtype=np.int32).tobytes()
+
+
 def test_use_mutex_is_held_while_the_buffer_lives(queue: sycl.queue) -> None:
     lock = threading.Lock()
     a = np.zeros(4, dtype=np.int32)
@@ -660,3 +675,14 @@ def test_buffers_over_one_array_share_it_until_the_last_ends(queue: sycl.queue) 
         assert (a == 2).all() and not a.flags.writeable  # the first still owns it
         queue.submit(lambda h: h.fill(sycl.accessor(first, h), np.int32(3)))
     assert (a == 3).all() and a.flags.writeable
+
+
+def test_a_property_list_in_the_cpp_position(queue: sycl.queue) -> None:
+    """``buffer(data, propList)`` and ``buffer(data, range, propList)``, C++'s order."""
+    a = np.arange(8, dtype=np.int32)
+    with sycl.buffer(a, [sycl.property.buffer.use_host_ptr()]) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr)
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert np.shares_memory(np.asarray(h), a)
+    with sycl.buffer(a, sycl.range(4), sycl.property.buffer.use_host_ptr()) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr) and b.size() == 4

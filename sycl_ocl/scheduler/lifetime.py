@@ -63,6 +63,12 @@ def _note_collection(phase: str, info: dict[str, int]) -> None:
 gc.callbacks.append(_note_collection)
 
 
+def may_call_user() -> bool:
+    """Whether a finalizer running now may call the user's code (an async handler): on a
+    user's thread, outside a garbage collection and the scheduler's lock (rule S19)."""
+    return not getattr(_collection, "running", False) and not RUNTIME.held() and not RUNTIME.on_own_thread()
+
+
 def finalize(work: Callable[[], Any], what: str) -> None:
     """Run a finalizer's ``work`` now, or, during a garbage collection, when the collection
     ends (``what`` names it in the log if it fails; rules S19, S21)."""

@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         make_kernel,
         make_kernel_bundle,
         register_kernel_file,
+        register_kernel_il,
         register_kernel_source,
         specialization_id,
     )
@@ -203,6 +204,7 @@ __all__ = [
     "read_write",
     "reduction",
     "register_kernel_file",
+    "register_kernel_il",
     "register_kernel_source",
     "span",
     "specialization_id",
@@ -271,6 +273,7 @@ _LAZY = {
     "queue": ".queue",
     "reduction": ".reduction",
     "register_kernel_file": ".kernel_bundle",
+    "register_kernel_il": ".kernel_bundle",
     "register_kernel_source": ".kernel_bundle",
     "span": ".reduction",
     "specialization_id": ".kernel_bundle",

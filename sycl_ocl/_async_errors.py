@@ -3,8 +3,10 @@
 Errors found after ``submit`` returned are stored on the queue (or, with no queue, the
 context) and handed over once: to the queue's ``async_handler``, else the context's, at
 ``wait_and_throw`` / ``throw_asynchronous``. With no handler anywhere they are raised
-there instead. Errors never delivered are logged when their queue or context is collected,
-or at interpreter exit. The interpreter is never terminated.
+there instead. A queue destroyed on a user's thread (``del q``, its last reference dropped)
+hands its errors to its handler, else its context's. Errors never delivered are logged when
+their queue or context is collected, or at interpreter exit. The interpreter is never
+terminated.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ class AsyncErrors:
             errors += self.fallback._take()
         if not errors:
             return
-        handler = self.handler or (self.fallback.handler if self.fallback else None)
+        handler = self._handler()
         if handler is not None:
             handler(exception_list(errors))
             return
@@ -65,6 +67,21 @@ class AsyncErrors:
             log.error("sycl_ocl: %d more asynchronous errors after the first: %s", len(errors) - 1,
                       "; ".join(map(str, errors[1:])))
         raise first if isinstance(first, exception) else exception(errc.runtime, str(first))
+
+    def _handler(self) -> Callable[[exception_list], Any] | None:
+        return self.handler or (self.fallback.handler if self.fallback else None)
+
+    def hand_over(self) -> None:
+        """At the owner's destruction on a user's thread: the stored errors go to the handler
+        (the owner's, else its fallback's), or are logged where there is none (a destructor
+        cannot raise)."""
+        handler = self._handler()
+        if handler is None:
+            self.log_undelivered()
+            return
+        errors = self._take()
+        if errors:
+            handler(exception_list(errors))
 
     def log_undelivered(self) -> None:
         """Log the errors nobody received (the queue or context is gone, or the interpreter ends)."""

@@ -10,7 +10,7 @@ data is on the host and holds back later users of its window until released.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import wraps
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +21,13 @@ from ._exchange import HostExport
 from .access import access_mode, as_mode, mode_tag_t, resolve_no_init, target
 from .buffer import buffer, check_inside, contiguous, element_type, linear
 from .exception import errc, exception
-from .property._base import PropertyHolder, make_property_list, property_list
+from .property._base import (
+    PropertyHolder,
+    is_property_list_like,
+    make_property_list,
+    property_list,
+    trailing_property_list,
+)
 from .property.accessor import no_init
 from .range import as_id, as_range, id, range
 from .scheduler import holds, lifetime
@@ -127,6 +133,16 @@ def window(buf: buffer, mode: Any, access_range: Any, access_offset: Any, prop_l
     if key is not None:
         _keep(buf._windows, key, win)
     return win
+
+
+def _cpp_order(mode: Any, access_range: Any, access_offset: Any, prop_list: Any,
+               owner: str) -> tuple[Any, Any, Any, Any]:
+    """The arguments with a property list given where C++ takes it (after the mode, range or
+    offset given: ``accessor(buf, h, sycl.write_only, sycl.property.no_init())``) moved to
+    ``prop_list``; a mode left out is ``read_write``."""
+    (mode, access_range, access_offset), prop_list = trailing_property_list(
+        (mode, access_range, access_offset), prop_list, owner)
+    return (access_mode.read_write if mode is None else mode), access_range, access_offset, prop_list
 
 
 def _new_window(buf: buffer, mode: Any, rng: range, off: id, props: property_list, span: tuple[int, int],
@@ -310,9 +326,12 @@ class accessor(_Access):
                     accessors.append(self)  # h.require(self), less its checks: a new accessor
                     h._requirements.append(win.req)  # type: ignore[union-attr]
                     return
-        if type(h) in _MODE_TYPES:
-            # accessor(buf, sycl.read_only): a placeholder with a mode given positionally.
-            h, mode = None, h
+        if type(h) in _MODE_TYPES or is_property_list_like(h):
+            # accessor(buf, sycl.read_only[, propList]): a placeholder with its mode (or its
+            # property list) in h's place; a property list after it moves along.
+            h, mode, access_range = None, h, (mode if is_property_list_like(mode) else access_range)
+        mode, access_range, access_offset, prop_list = _cpp_order(
+            mode, access_range, access_offset, prop_list, "accessor")
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
         self._kind = _BOUND if target is _DEVICE and h is not None else (target, h is None)
         if h is not None:
@@ -410,6 +429,8 @@ class host_accessor(_Access):
         prop_list: Any = None,
     ) -> None:
         self._hold: Op | None = None
+        mode, access_range, access_offset, prop_list = _cpp_order(
+            mode, access_range, access_offset, prop_list, "host_accessor")
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf: buffer | None = buf
@@ -466,13 +487,15 @@ class host_accessor(_Access):
 
 
 
-class local_accessor:
+class local_accessor(PropertyHolder):
     """Work-group local memory for an nd_range kernel (§4.7.6.11): ``__local T*`` argument.
 
     Args:
         dtype: the element type.
         rng: the number of elements per work-group.
         h: the command group's handler.
+        prop_list: a ``sycl.property_list`` or a list of properties (§4.5.4); SYCL 2020 defines
+            none for a local accessor, so any property raises ``errc.invalid``.
 
     Raises:
         sycl.exception: ``errc.invalid`` for an element type that is no plain data or a
@@ -480,9 +503,13 @@ class local_accessor:
             (``errc.kernel_argument``, docs/errors.md).
     """
 
-    __slots__ = ("_dtype", "_mem", "_range")
+    __slots__ = ("_dtype", "_mem", "_props", "_range")
 
-    def __init__(self, dtype: Any, rng: Any, h: handler | None = None) -> None:
+    def __init__(
+        self, dtype: Any, rng: Any, h: handler | None = None,
+        prop_list: property_list | Iterable[Any] | None = None,
+    ) -> None:
+        self._props = _NO_PROPERTIES if prop_list is None else make_property_list(prop_list, "local_accessor")
         self._dtype = element_type(dtype)
         self._range = as_range(rng)
         self._mem = cl.LocalMemory(max(self._range.size() * self._dtype.itemsize, 1))

@@ -21,7 +21,7 @@ import pyopencl as cl
 from .access import access_mode, as_mode
 from .exception import errc, exception
 from .property import buffer as buffer_props
-from .property._base import PropertyHolder, make_property_list, property_list
+from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
 from .range import as_id, as_range, range
 from .scheduler import lifetime
 from .scheduler.memory_object import MemoryObject, TransferCounters
@@ -81,6 +81,9 @@ class buffer(PropertyHolder):
         dtype: Any = None,
         prop_list: property_list | Iterable[Any] | None = None,
     ) -> None:
+        if (second is not None or third is not None) and not isinstance(data, buffer):
+            # buffer(data, [range,] propList), C++'s order
+            (second, third), prop_list = trailing_property_list((second, third), prop_list, "buffer")
         self._props = make_property_list(prop_list, "buffer")
         self._sub = False
         self._base = 0

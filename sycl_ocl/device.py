@@ -135,7 +135,8 @@ class device(NativeWrapper):
         Args:
             prop: how to partition.
             arg: the count for ``partition_equally``, the list of counts for
-                ``partition_by_counts``, the ``partition_affinity_domain`` otherwise.
+                ``partition_by_counts`` (one sub-device per non-zero count: ``[0]`` makes
+                none), the ``partition_affinity_domain`` otherwise.
 
         Raises ``errc.feature_not_supported`` when the device cannot partition that way and
         ``errc.invalid`` when the counts exceed the device's compute units or sub-device limit.
@@ -148,6 +149,8 @@ class device(NativeWrapper):
                 "(see get_info(sycl.info.device.partition_properties))",
             )
         spec = _partition_spec(prop, arg, self)
+        if spec == [cl.device_partition_property.BY_COUNTS, 0]:
+            return []  # no non-zero count: no sub-device (§4.6.4.1); OpenCL would refuse the empty list
         try:
             natives = self._native.create_sub_devices(spec)
         except cl.Error as error:
@@ -221,8 +224,8 @@ def _counts(arg: Any, dev: device) -> list[int]:
     counts = [_as_int(c, "partition_by_counts") for c in _as_sequence(arg)]
     nonzero = [c for c in counts if c]  # OpenCL ends the list at the first 0
     limit = int(dev.get_info(info.device.partition_max_sub_devices))
-    if any(c < 0 for c in counts) or not nonzero:
-        raise exception(errc.invalid, f"partition_by_counts needs counts >= 0, not all 0; got {arg!r}")
+    if any(c < 0 for c in counts):
+        raise exception(errc.invalid, f"partition_by_counts needs counts >= 0; got {arg!r}")
     if len(nonzero) > limit:
         raise exception(
             errc.invalid, f"partition_by_counts wants {len(nonzero)} sub-devices; the device allows {limit}"

@@ -23,10 +23,11 @@ from .handler import event_commands, global_size, handler, kernel_args
 from .info._descriptor import check_namespace
 from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
-from .property._base import PropertyHolder, make_property_list, property_list
+from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
 from .range import nd_range
-from .scheduler import Command, KernelLaunch, Shape, launch, open_lane, submit, trace
+from .scheduler import Command, KernelLaunch, Shape, launch, lifetime, open_lane, submit, trace
 from .scheduler.holds import check_wait
+from .scheduler.progress import run_logged
 from .selector import default_selector_v, select_device
 from .usm.launch import Shortcut
 
@@ -74,6 +75,8 @@ class queue(NativeWrapper, PropertyHolder):
         async_handler: AsyncHandler | None = None,
         prop_list: property_list | Iterable[Any] | None = None,
     ) -> None:
+        (second, async_handler), prop_list = trailing_property_list(  # queue(dev, propList), C++'s order
+            (second, async_handler), prop_list, "queue")
         props = make_property_list(prop_list, "queue")
         if isinstance(first, context):
             ctx = first
@@ -83,7 +86,8 @@ class queue(NativeWrapper, PropertyHolder):
             if second is not None:
                 raise exception(
                     errc.invalid,
-                    "queue(x, y) takes a context first; use queue(device) or queue(context, device)",
+                    "queue(x, y) takes a context first; use queue(device) or queue(context, device), "
+                    "with async_handler= and prop_list= as keywords",
                 )
             dev = select_device(first) if first is not None else device()
             ctx = context._default_for_device(dev)
@@ -160,11 +164,26 @@ class queue(NativeWrapper, PropertyHolder):
         """The value of a ``sycl.info.queue`` descriptor (§4.6.5.2)."""
         return check_namespace(desc, "queue", "queue").query(self)
 
-    def submit(self, cgf: Callable[[handler], Any]) -> event:
+    def submit(self, cgf: Callable[[handler], Any], secondary_queue: queue | None = None) -> event:
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1).
 
         On a queue recording to a command graph, the command becomes a node of the graph.
+
+        Args:
+            cgf: the command-group function, called with a ``sycl.handler``.
+            secondary_queue: the fallback of Table 28: when the submission to this queue
+                raises a ``sycl.exception`` (the command group cannot run here, such as a
+                kernel bundle of another context), ``cgf`` runs again, on ``secondary_queue``,
+                and the event is of that queue. Errors after a successful submission stay
+                asynchronous errors of this queue.
+
+        Raises:
+            sycl.exception: the secondary queue's error when both submissions fail (its
+                ``__cause__`` is the primary's); ``errc.invalid`` when ``secondary_queue`` is
+                not a queue.
         """
+        if secondary_queue is not None:
+            return self._submit_or_fall_back(cgf, secondary_queue)
         # handler._make(self), in place: the call costs as much as the stores
         # (tests/test_handler.py checks that both make the same handler).
         h = handler()
@@ -184,6 +203,19 @@ class queue(NativeWrapper, PropertyHolder):
         if self._recording is None and not h._depends:
             return h._submit()
         return self._finish(h)
+
+    def _submit_or_fall_back(self, cgf: Callable[[handler], Any], secondary: queue) -> event:
+        if not isinstance(secondary, queue):
+            raise exception(errc.invalid, f"submit(cgf, secondary_queue) takes a sycl.queue second, got "
+                                          f"{type(secondary).__name__}; pass properties to the queue's "
+                                          "constructor")
+        try:
+            return self.submit(cgf)
+        except exception as primary_error:
+            try:
+                return secondary.submit(cgf)
+            except exception as error:
+                raise error from primary_error
 
     def _finish(self, h: handler) -> event:
         """Schedule the finished command group, or record it (``graph.record``)."""
@@ -358,6 +390,13 @@ class queue(NativeWrapper, PropertyHolder):
         if handle is None:
             raise exception(errc.invalid, f"{self!r} does not record to a command graph")
         return handle
+
+    def __del__(self) -> None:
+        """The destruction (§4.13.1): errors still stored go to the async handler when it runs
+        on a user's thread (``del q``); inside a garbage collection they are logged later."""
+        errors: AsyncErrors | None = getattr(self, "_async_errors", None)
+        if errors is not None and errors.pending() and lifetime.may_call_user():
+            run_logged(errors.hand_over, "the async handler at a queue's destruction")
 
     def __repr__(self) -> str:
         return f"<sycl.queue on {self._device!r}>"

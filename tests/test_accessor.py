@@ -134,6 +134,23 @@ def test_accessor_properties() -> None:
     plain.release()
 
 
+def test_local_accessor_has_the_property_interface(queue: sycl.queue) -> None:
+    """§4.5.4, §4.7.6.11: a local accessor takes a property list (SYCL 2020 defines no
+    property for it) and answers has_property / get_property."""
+    seen: list[sycl.local_accessor] = []
+
+    def cgf(h: sycl.handler) -> None:
+        seen.append(sycl.local_accessor(np.int32, sycl.range(8), h, prop_list=sycl.property_list()))
+        refused = _codes(lambda: sycl.local_accessor(np.int32, 8, h, [sycl.property.no_init()]))
+        assert refused == sycl.errc.invalid
+
+    queue.submit(cgf)
+    assert not seen[0].has_property(sycl.property.no_init)
+    with pytest.raises(sycl.exception) as info:
+        seen[0].get_property(sycl.property.no_init)
+    assert info.value.code() == sycl.errc.invalid
+
+
 def test_accessors_of_one_kind_share_their_window() -> None:
     """A buffer keeps the window of each kind of accessor (mode, range, offset, ``no_init``),
     by which the submit path knows a command group it launched before; a loop over many
@@ -445,3 +462,20 @@ def test_a_wait_for_another_threads_host_accessor_warns(
         other.join()
     assert "queue.wait() has waited" in caplog.text and "ta_inc" in caplog.text
     assert (a == 1).all()
+
+
+def test_a_property_list_in_the_cpp_position(queue: sycl.queue) -> None:
+    """C++ passes the property list after the mode: ``accessor(buf, h, write, no_init())``
+    and ``host_accessor(buf, write, no_init())`` work as with ``prop_list=``."""
+    b = sycl.buffer(sycl.range(4), np.int32)
+    kept: list[sycl.accessor] = []
+    queue.submit(lambda h: kept.append(sycl.accessor(b, h, sycl.access_mode.write, sycl.property.no_init())))
+    assert kept[0].has_property(sycl.property.no_init)
+    assert kept[0].mode is sycl.access_mode.write
+    placeholder = sycl.accessor(b, sycl.write_only, [sycl.property.no_init()])
+    assert placeholder.is_placeholder() and placeholder.has_property(sycl.property.no_init)
+    with sycl.host_accessor(b, sycl.write_only, sycl.property_list(sycl.property.no_init())) as acc:
+        assert acc.has_property(sycl.property.no_init)
+    with pytest.raises(sycl.exception) as info:
+        sycl.host_accessor(b, sycl.write_only, [sycl.property.no_init()], prop_list=[sycl.property.no_init()])
+    assert info.value.code() == sycl.errc.invalid and "prop_list=" in info.value.what()

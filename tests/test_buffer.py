@@ -403,6 +403,21 @@ def test_use_host_ptr_views_the_users_memory(queue: sycl.queue) -> None:
     assert (a == np.arange(8) + 1).all()
 
 
+def test_use_host_ptr_over_read_only_data_is_copied(queue: sycl.queue) -> None:
+    """docs/deviations.md: over read-only data (here memory Python holds immutable, a
+    ``bytes``) use_host_ptr cannot be honoured; the data is copied, the kernel's writes land
+    in the copy and the user's memory never changes."""
+    data = np.arange(8, dtype=np.int32).tobytes()
+    const = np.frombuffer(data, dtype=np.int32)
+    with sycl.buffer(const, prop_list=[sycl.property.buffer.use_host_ptr()]) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr)
+        _inc(queue, b)
+        with b.get_host_access() as h:
+            assert not np.shares_memory(np.asarray(h), const)
+            assert (np.asarray(h) == np.arange(8) + 1).all()
+    assert data == np.arange(8, dtype=np.int32).tobytes()
+
+
 def test_use_mutex_is_held_while_the_buffer_lives(queue: sycl.queue) -> None:
     lock = threading.Lock()
     a = np.zeros(4, dtype=np.int32)
@@ -452,6 +467,31 @@ def test_make_buffer_and_get_native(queue: sycl.queue) -> None:
     _inc(queue, b)
     with b.get_host_access(sycl.read_only) as h:
         assert (np.asarray(h) == 4).all()
+
+
+def test_a_buffer_over_a_pyopencl_buffer_gives_its_data_back_from_another_context(
+    device: sycl.device,
+) -> None:
+    """OpenCL interop (§4.5.1.3; rule S23): a make_buffer over a cl_mem of the user's own
+    PyOpenCL context, changed by a kernel on a queue of another context, puts its bytes back
+    into that cl_mem when the buffer ends; used only in its own context, it copies nothing."""
+    import pyopencl as cl
+
+    mine = cl.Context([device._native])
+    native_queue = cl.CommandQueue(mine)
+    for other_context in (True, False):
+        mem = cl.Buffer(mine, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR,
+                        hostbuf=np.arange(16, dtype=np.int32))
+        b = sycl.make_buffer(mem, sycl.make_context(mine), np.int32)
+        q = sycl.queue(device) if other_context else sycl.make_queue(native_queue, sycl.make_context(mine))
+        _inc(q, b)
+        moved = b.transfer_counters()
+        del b
+        seen = np.zeros(16, np.int32)
+        cl.enqueue_copy(native_queue, seen, mem)
+        assert seen.tolist() == list(range(1, 17)), f"used from another context: {other_context}"
+        if not other_context:
+            assert (moved.h2d_bytes, moved.d2h_bytes) == (0, 0)
 
 
 def test_get_native_before_first_use_is_usable(queue: sycl.queue) -> None:
@@ -635,3 +675,14 @@ def test_buffers_over_one_array_share_it_until_the_last_ends(queue: sycl.queue) 
         assert (a == 2).all() and not a.flags.writeable  # the first still owns it
         queue.submit(lambda h: h.fill(sycl.accessor(first, h), np.int32(3)))
     assert (a == 3).all() and a.flags.writeable
+
+
+def test_a_property_list_in_the_cpp_position(queue: sycl.queue) -> None:
+    """``buffer(data, propList)`` and ``buffer(data, range, propList)``, C++'s order."""
+    a = np.arange(8, dtype=np.int32)
+    with sycl.buffer(a, [sycl.property.buffer.use_host_ptr()]) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr)
+        with sycl.host_accessor(b, sycl.read_only) as h:
+            assert np.shares_memory(np.asarray(h), a)
+    with sycl.buffer(a, sycl.range(4), sycl.property.buffer.use_host_ptr()) as b:
+        assert b.has_property(sycl.property.buffer.use_host_ptr) and b.size() == 4

@@ -131,6 +131,12 @@ def test_fp_configs(device: sycl.device) -> None:
         assert device.get_info(D.half_fp_config) == []
 
 
+def test_double_fp_config_holds_only_the_values_table_25_lists(device: sycl.device) -> None:
+    """double_fp_config's entry of Table 25 has no correctly_rounded_divide_sqrt (PoCL sets
+    the OpenCL bit for doubles), single_fp_config's has it."""
+    assert sycl.info.fp_config.correctly_rounded_divide_sqrt not in device.get_info(D.double_fp_config)
+
+
 def test_image_limits_when_images_are_supported(device: sycl.device) -> None:
     assert device.get_info(D.image_support) == device.has(sycl.aspect.image)
     if not device.has(sycl.aspect.image):

@@ -14,6 +14,9 @@ import pytest
 import sycl_ocl as sycl
 
 sycl.register_kernel_source("__kernel void fdn_event_inc(__global int *a) { a[get_global_id(0)] += 1; }")
+sycl.register_kernel_source(
+    "__kernel void fdn_event_spin(__global uint *a, uint n) {"
+    " uint x = a[0]; for (uint i = 0; i < n; ++i) x = x * 1664525u + 1013904223u; a[0] = x; }")
 S = sycl.info.event_command_status
 EP = sycl.info.event_profiling
 STATUS = sycl.info.event.command_execution_status
@@ -181,3 +184,44 @@ def test_profiling_of_dependent_sycl_kernels(device: sycl.device) -> None:
     for submit, start, end in times:
         assert submit <= start <= end
     assert times[1][1] >= times[0][2]  # the second kernel read what the first wrote
+
+
+def test_command_submit_is_the_submit_time_even_behind_a_host_task(device: sycl.device) -> None:
+    """§4.6.6.2 (Table 37): ``command_submit`` is when ``submit`` took the command, not when the
+    command could be enqueued behind a gated host task; reading it never waits."""
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling(), sycl.property.queue.in_order()])
+    host = np.zeros(64, dtype=np.int32)
+    with sycl.buffer(host) as buf:
+        task, gate = _gated(q)
+        kernel = q.submit(lambda h: h.parallel_for(sycl.range(64), "fdn_event_inc", sycl.accessor(buf, h)))
+        submitted = kernel.get_profiling_info(EP.command_submit)  # the gate is still closed
+        assert kernel.get_info(STATUS) is not S.complete
+        gate.set()
+        task_end = task.get_profiling_info(EP.command_end)
+        start = kernel.get_profiling_info(EP.command_start)
+    assert (host == 1).all()
+    assert task.get_profiling_info(EP.command_submit) <= submitted <= task_end <= start
+
+
+def test_command_start_of_a_host_task_waits_only_until_it_runs(device: sycl.device) -> None:
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    started, gate = threading.Event(), threading.Event()
+    task = q.submit(lambda h: h.host_task(lambda: (started.set(), gate.wait(30))))
+    assert started.wait(30)
+    start = task.get_profiling_info(EP.command_start)  # the body still waits on the gate
+    assert task.get_info(STATUS) is not S.complete
+    gate.set()
+    assert task.get_profiling_info(EP.command_submit) <= start <= task.get_profiling_info(EP.command_end)
+
+
+def test_command_submit_of_a_kernel_enqueued_at_once_does_not_wait(device: sycl.device) -> None:
+    """A command group repeated is enqueued within its submit (docs/scheduler.md rule S20);
+    its command_submit is known then, while the kernel still runs."""
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    spins = 1000 if "Oclgrind" in device.get_info(sycl.info.device.name) else 100_000_000
+    with sycl.buffer(np.zeros(1, dtype=np.uint32)) as buf:
+        for n in (1, 1, spins):  # the third launch of the shape is enqueued at once
+            ev = q.submit(lambda h, n=n: h.single_task("fdn_event_spin", sycl.accessor(buf, h), np.uint32(n)))
+        submitted = ev.get_profiling_info(EP.command_submit)
+        assert ev.get_info(STATUS) is not S.complete
+        assert submitted <= ev.get_profiling_info(EP.command_start)

@@ -442,3 +442,24 @@ def test_a_kernel_named_like_a_built_in_function(queue: sycl.queue) -> None:
     else:
         assert _read(queue, buf, host).tolist() == [2.0] * 4
         assert "Portable" not in queue.get_device().get_platform().get_info(sycl.info.platform.name)
+
+
+STRUCT_ARG = sycl.register_kernel_source(
+    """
+    typedef struct { float a; int b; } kt_pair;
+    __kernel void kt_struct(__global float *out, kt_pair p, float s)
+    {
+        out[get_global_id(0)] = p.a * p.b * s;
+    }
+    """
+)
+
+
+def test_a_struct_parameter_leaves_the_others_converted(queue: sycl.queue) -> None:
+    """A by-value struct (no numpy type: passed as a numpy record) does not stop a Python float
+    from converting for the kernel's float parameter."""
+    host = np.zeros(4, np.float32)
+    buf = _buffer(queue, host)
+    pair = np.array((1.5, 2), dtype=[("a", np.float32), ("b", np.int32)])[()]
+    queue.parallel_for(sycl.range(4), STRUCT_ARG[0], buf, pair, 2.0).wait()
+    assert _read(queue, buf, host).tolist() == [6.0] * 4

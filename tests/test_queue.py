@@ -7,7 +7,9 @@ import logging
 import threading
 import time
 import traceback
+from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 import sycl_ocl as sycl
@@ -184,3 +186,88 @@ def test_undelivered_errors_are_logged_when_their_queue_is_collected(
             gc.collect()  # the host thread may still hold the command for a moment
             time.sleep(0.01)
     assert "never delivered" in caplog.text and "nobody waits and throws for this" in caplog.text
+
+
+# --- submit(cgf, secondary_queue) (§4.6.5.1, Table 28) ------------------------------------------
+
+sycl.register_kernel_source("__kernel void fdn_queue_inc(__global int *a) { a[get_global_id(0)] += 1; }")
+
+
+def test_submit_falls_back_to_the_secondary_queue(device: sycl.device) -> None:
+    """The command group uses a kernel bundle of the secondary queue's context: the primary
+    refuses it (errc.invalid), so it runs on the secondary, whose event submit returns."""
+    primary, secondary = sycl.queue(device), sycl.queue(sycl.context(device), device)
+    bundle = sycl.get_kernel_bundle(sycl.bundle_state.executable, secondary.get_context())
+    host = np.zeros(16, dtype=np.int32)
+    with sycl.buffer(host) as buf:
+
+        def cgf(h: sycl.handler) -> None:
+            h.use_kernel_bundle(bundle)
+            h.parallel_for(sycl.range(16), "fdn_queue_inc", sycl.accessor(buf, h))
+
+        with pytest.raises(sycl.exception):
+            primary.submit(cgf)
+        ev = primary.submit(cgf, secondary)
+        ev.wait()
+    assert (host == 1).all()
+    assert ev.get_info(sycl.info.event.command_execution_status) is sycl.info.event_command_status.complete
+
+
+def test_submit_runs_on_the_primary_when_it_can(device: sycl.device) -> None:
+    primary, secondary = sycl.queue(device), sycl.queue(device)
+    ran_on: list[int] = []
+    primary.submit(lambda h: ran_on.append(1), secondary).wait()
+    assert ran_on == [1]  # the command group function ran once
+
+
+def test_submit_raises_when_both_queues_fail(device: sycl.device) -> None:
+    attempts: list[str] = []
+
+    def refused(h: sycl.handler) -> None:
+        attempts.append("cgf")
+        raise sycl.exception(sycl.errc.feature_not_supported, f"refused on attempt {len(attempts)}")
+
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(device).submit(refused, sycl.queue(device))
+    assert info.value.what() == "refused on attempt 2"
+    assert isinstance(info.value.__cause__, sycl.exception)
+    assert info.value.__cause__.what() == "refused on attempt 1"
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(device).submit(lambda h: None, [sycl.property.queue.in_order()])  # type: ignore[arg-type]
+    assert info.value.code() is sycl.errc.invalid
+    assert "secondary_queue" in info.value.what()
+
+
+def test_a_property_list_in_the_cpp_position(device: sycl.device) -> None:
+    """``queue(dev, propList)`` and ``queue(ctx, dev, propList)``, C++'s order, are accepted;
+    a second argument that is no property list names the keywords."""
+    ctx = sycl.context(device)
+    for q in (
+        sycl.queue(device, [sycl.property.queue.in_order()]),
+        sycl.queue(device, sycl.property.queue.in_order()),
+        sycl.queue(ctx, device, sycl.property_list(sycl.property.queue.in_order())),
+    ):
+        assert q.is_in_order() and q.get_device() == device
+    with pytest.raises(sycl.exception) as info:
+        sycl.queue(device, device)
+    assert info.value.code() is sycl.errc.invalid and "prop_list=" in info.value.what()
+
+
+def test_errors_pending_at_del_go_to_the_async_handler(device: sycl.device) -> None:
+    """§4.13.1: ``del q`` on the user's thread hands the queue's undelivered errors to its
+    async handler (else its context's), not to the log."""
+    received: list[str] = []
+    ctx = sycl.context(device, async_handler=lambda errors: received.extend(e.what() for e in errors))
+    for own in (True, False):
+        q = sycl.queue(ctx, device, async_handler=(lambda errors: received.extend(
+            "own: " + e.what() for e in errors)) if own else None)
+        q.submit(lambda h: h.host_task(_fail_with("lost at del"))).wait()
+        del q
+    assert received == ["own: lost at del", "lost at del"]
+
+
+def _fail_with(message: str) -> Callable[[], None]:
+    def fail() -> None:
+        raise sycl.exception(sycl.errc.runtime, message)
+
+    return fail

@@ -622,7 +622,7 @@ def test_a_known_shape_makes_its_op_as_direct_enqueued_does(queue: sycl.queue) -
             assert type(op) is Op and op.work is None and lane.last is op  # not planned in full
             twin_lane = copy.copy(lane)
             twin_lane.ops, twin_lane.last, twin_lane.unflushed = deque(), None, False
-            twin = enqueued(twin_lane, op.event, None)
+            twin = enqueued(twin_lane, op.event, None, 0)  # not profiled: no submit time
             fields = [name for name in Op.__slots__ if name not in ("__weakref__", "lane")]
             assert [getattr(twin, name) for name in fields] == [getattr(op, name) for name in fields]
             assert list(twin_lane.ops) == [twin] and twin_lane.last is twin

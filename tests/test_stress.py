@@ -149,6 +149,10 @@ def _resources() -> dict[str, float]:
     }
 
 
+def _add_one(q: sycl.queue, buf: sycl.buffer) -> None:
+    q.submit(lambda h: h.parallel_for(4, "tst_add", sycl.accessor(buf, h), 1))
+
+
 def _round(q: sycl.queue, count: int) -> None:
     """``count`` commands, ``count / 10`` buffers and queues made and dropped."""
     data = np.zeros(N, np.int32)
@@ -160,8 +164,8 @@ def _round(q: sycl.queue, count: int) -> None:
     assert (data == count).all()
     dev = q.get_device()
     for _ in range(count // 10):
-        with sycl.buffer(np.ones(4, np.int32)) as b:
-            q.submit(lambda h, b=b: h.parallel_for(4, "tst_add", sycl.accessor(b, h), 1))
+        with sycl.buffer(np.ones(4, np.int32)) as short_lived:
+            _add_one(q, short_lived)
         sycl.queue(dev).wait()
 
 

@@ -203,18 +203,23 @@ max_samplers = _int("max_samplers", "MAX_SAMPLERS")
 # --- floating point -----------------------------------------------------------------------
 
 
-def _fp_config(cl_name: str, needs: str | None) -> Callable[[_dev], list[fp_config]]:
+def _fp_config(
+    cl_name: str, needs: str | None, listed: frozenset[fp_config] = frozenset(fp_config)
+) -> Callable[[_dev], list[fp_config]]:
+    """The query of an ``*_fp_config`` descriptor: the values its entry of Table 25 ``listed``."""
     def query(d: _dev) -> list[fp_config]:
         if needs is not None and not _has(d, needs):
             return []  # the CL query is only defined when the type is supported
-        return _decode.bitfield(d._cl_info(cl_name), fp_config)
+        return [m for m in _decode.bitfield(d._cl_info(cl_name), fp_config) if m in listed]
 
     return query
 
 
 half_fp_config = _desc("half_fp_config", list[fp_config], _fp_config("HALF_FP_CONFIG", "fp16"))
 single_fp_config = _desc("single_fp_config", list[fp_config], _fp_config("SINGLE_FP_CONFIG", None))
-double_fp_config = _desc("double_fp_config", list[fp_config], _fp_config("DOUBLE_FP_CONFIG", "fp64"))
+# Table 25 lists no correctly_rounded_divide_sqrt for double (PoCL reports the CL bit there).
+double_fp_config = _desc("double_fp_config", list[fp_config], _fp_config(
+    "DOUBLE_FP_CONFIG", "fp64", frozenset(fp_config) - {fp_config.correctly_rounded_divide_sqrt}))
 
 # --- atomics (OpenCL 3.0 capability queries; the guarantees of earlier versions otherwise) --
 

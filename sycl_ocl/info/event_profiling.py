@@ -1,9 +1,17 @@
 """``sycl::info::event_profiling`` descriptors (SYCL 2020 §4.6.6.2).
 
-``command_submit`` is the host time the command group was submitted, expressed on the
-device's profiling clock: OpenCL's ``CL_PROFILING_COMMAND_QUEUED`` of the command. A command
-run on the host (a host task, a host-side copy) has host times converted to the device's
-profiling clock (``ContextRecord.clock_offset``), so they compare with its device commands'.
+``command_submit`` is the host time ``submit`` took the command group (Table 37), expressed on
+the device's profiling clock: taken on the host and converted (``ContextRecord.clock_offset``),
+also for a command that waits behind a host task or another queue's command (one enqueued
+within its submit is stamped just before its enqueue); for an OpenCL event made into a SYCL
+one (``make_event``), OpenCL's ``CL_PROFILING_COMMAND_QUEUED``. A command run on the host (a
+host task, a host-side copy) has host start and end times converted alike, so they compare
+with its device commands'.
+
+A query blocks only until its answer exists: ``command_submit`` never waits for the command;
+``command_start`` of a host command waits until it started. OpenCL gives a device command's
+start and end only once it completed (``CL_PROFILING_INFO_NOT_AVAILABLE`` before), so those wait
+for its completion.
 """
 
 from __future__ import annotations
@@ -23,12 +31,12 @@ if TYPE_CHECKING:
 
 def _timestamp(field: str) -> Callable[[event], int]:
     def query(ev: event) -> int:
-        ev.wait()
         cmd = ev._cmd
         try:
             stamp = cmd.host_time(field)
             if stamp is not None:
                 return stamp
+            ev.wait()
             native = cmd.cl_event()
             if native is None:
                 raise exception(errc.invalid, "this command has no profiling timestamps")

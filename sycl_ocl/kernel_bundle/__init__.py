@@ -21,7 +21,7 @@ from .kernel_id import kernel_id
 from .operations import build, compile, join, link
 from .pyopencl_programs import make_kernel, make_kernel_bundle
 from .query import get_kernel_bundle, get_kernel_id, get_kernel_ids, has_kernel_bundle, is_compatible
-from .registry import register_kernel_file, register_kernel_source
+from .registry import register_kernel_file, register_kernel_il, register_kernel_source
 from .resolve import resolve_kernel
 from .spec_constants import specialization_id
 from .state import bundle_state
@@ -45,6 +45,7 @@ __all__ = [
     "make_kernel",
     "make_kernel_bundle",
     "register_kernel_file",
+    "register_kernel_il",
     "register_kernel_source",
     "resolve_kernel",
     "specialization_id",

@@ -51,7 +51,7 @@ def input_image(ctx: context, src: ImageSource, devices: tuple[device, ...]) -> 
     """The unit as a program created from source, not compiled (§4.11.4)."""
     key = ("input", src.digest, _handles(devices))
     return cache.cached(ctx, key, lambda: device_image._make(
-        bundle_state.input, devices, _program.from_source(ctx, src.source), (src,), src.ids, {}, key
+        bundle_state.input, devices, _unbuilt(ctx, src), (src,), src.ids, {}, key
     ))
 
 
@@ -65,7 +65,7 @@ def object_image(
     key = ("object", src.digest, _handles(devices), options)
 
     def make() -> device_image:
-        prg = _program.from_source(ctx, src.source)
+        prg = _unbuilt(ctx, src)
         _program.compile_program(prg, ctx, devices, options, f"{src.origin}")
         return device_image._make(bundle_state.object, devices, prg, (src,), src.ids, spec_values, key)
 
@@ -85,15 +85,23 @@ def executable_image(
 
     def build() -> cl.Program:
         if len(units) == 1:
-            return _program.build(_program.from_source(ctx, src.source), ctx, devices, options, src.origin)
+            return _program.build(_unbuilt(ctx, src), ctx, devices, options, src.origin)
         objects = [object_image(ctx, u, devices, values)._program for u in units]
         return _program.link(objects, ctx, devices, (), " + ".join(u.origin for u in units))
 
     def make() -> device_image:
-        prg = cache.load_or_make(ctx, devices, units, options, build)
+        # The disk cache keys OpenCL C text; a SPIR-V module builds without a front end anyway.
+        prg = build() if src.il else cache.load_or_make(ctx, devices, units, options, build)
         return device_image._make(bundle_state.executable, devices, prg, units, src.ids, spec_values, key)
 
     return cache.cached(ctx, key, make)
+
+
+def _unbuilt(ctx: context, src: ImageSource) -> cl.Program:
+    """The unit's program, created from its SPIR-V module or from its source."""
+    if src.il:
+        return _program.from_il(ctx, src.il, src.origin)
+    return _program.from_source(ctx, src.source)
 
 
 def with_libraries(

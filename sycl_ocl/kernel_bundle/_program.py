@@ -31,6 +31,15 @@ def from_source(ctx: context, source: str) -> cl.Program:
     return _created(cl.Program(ctx._native, source), ctx)
 
 
+def from_il(ctx: context, il: bytes, what: str) -> cl.Program:
+    """A program created from a SPIR-V module with ``clCreateProgramWithIL``, not yet compiled
+    (for devices that take SPIR-V: ``compat.accepts_il``)."""
+    try:
+        return cl.Program(ctx._native, il)
+    except cl.Error as error:
+        raise translate(error, f"creating a program from {what}", ctx) from error
+
+
 def materialize(prg: cl.Program) -> cl.Program:
     """``prg`` with its ``cl_program`` created.
 

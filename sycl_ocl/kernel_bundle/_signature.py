@@ -47,6 +47,12 @@ class KernelParam:
     type_name: str
     kind: str
 
+    def declaration(self) -> str:
+        """The parameter as OpenCL C declares it: ``__global float *x``, ``uint n``."""
+        space = "" if self.kind in ("value", "image", "sampler") else f"__{self.kind} "
+        pointer = " *" if self.kind in ("global", "local", "constant") else " "
+        return f"{space}{self.type_name}{pointer}{self.name}".replace("  ", " ").strip()
+
     def dtype_for(self, address_bits: int) -> np.dtype | None:
         """The numpy dtype a by-value argument is converted to; None for memory/other kinds."""
         if self.kind != "value":

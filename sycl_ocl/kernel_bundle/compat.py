@@ -20,13 +20,28 @@ if TYPE_CHECKING:
 STATE_ASPECT = {bundle_state.input: aspect.online_compiler, bundle_state.object: aspect.online_linker}
 
 
+def accepts_il(dev: device) -> bool:
+    """Whether ``dev`` takes SPIR-V programs: its ``CL_DEVICE_IL_VERSION`` (OpenCL 2.1) names
+    SPIR-V, or it has ``cl_khr_il_program``."""
+    if "cl_khr_il_program" in dev._extensions():
+        return True
+    try:
+        return "SPIR-V" in str(dev._cl_info("IL_VERSION"))
+    except (exception, AttributeError):  # before OpenCL 2.1
+        return False
+
+
+def _il_refused(src: ImageSource, dev: device) -> bool:
+    return bool(src.il) and not accepts_il(dev)
+
+
 def image_compatible(src: ImageSource, dev: device) -> bool:
     """Whether the unit is compiled for ``dev``: the device has every aspect the unit (and the
-    library units it links) declares or uses, and can run one of its kernels. A unit whose
-    kernels all need larger work-groups or other sub-group sizes is never compiled for it
-    (§4.11.7: kernels not compatible with the devices are not compiled), so a driver cannot
-    fail, or crash, compiling it."""
-    if _missing_aspects(src, dev):
+    library units it links) declares or uses, takes SPIR-V if the unit is a SPIR-V module, and
+    can run one of its kernels. A unit whose kernels all need larger work-groups or other
+    sub-group sizes is never compiled for it (§4.11.7: kernels not compatible with the devices
+    are not compiled), so a driver cannot fail, or crash, compiling it."""
+    if _missing_aspects(src, dev) or _il_refused(src, dev):
         return False
     return not src.kernels or any(_sizes_fit(decl, dev) for decl in src.kernels.values())
 
@@ -68,7 +83,8 @@ def kernel_compatible(kid: kernel_id, dev: device) -> bool:
     src = kid._image
     if src is None:  # a kernel of an interop program: compatible with the program's devices
         return True
-    return not _missing_aspects(src, dev) and _sizes_fit(src.kernels[kid.get_name()], dev)
+    decl = src.kernels[kid.get_name()]
+    return not _missing_aspects(src, dev) and not _il_refused(src, dev) and _sizes_fit(decl, dev)
 
 
 def incompatibility(kid: kernel_id, dev: device) -> str:
@@ -80,6 +96,11 @@ def incompatibility(kid: kernel_id, dev: device) -> str:
     missing = _missing_aspects(src, dev)
     if missing:
         return f"kernel {kid.get_name()!r} needs aspect(s) {missing} that {dev!r} lacks"
+    if _il_refused(src, dev):
+        return (
+            f"kernel {kid.get_name()!r} comes from {src.origin}, and {dev!r} takes no SPIR-V (its "
+            "CL_DEVICE_IL_VERSION names none and it lacks cl_khr_il_program)"
+        )
     decl = src.kernels[kid.get_name()]
     if not work_group_fits(decl.reqd_work_group_size, dev):
         return (

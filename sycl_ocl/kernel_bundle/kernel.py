@@ -245,7 +245,7 @@ class kernel(NativeWrapper):
         fix = getattr(arg, "_retype_hint", "view the buffer as {wanted} with buffer.reinterpret")
         return exception(
             errc.kernel_argument,
-            f"argument {index} of {self._name!r} is `{_describe(param)}`, the "
+            f"argument {index} of {self._name!r} is `{param.declaration()}`, the "
             f"{type(arg).__name__} holds {_numpy_name(held)}; pass memory of {wanted}, or "
             + fix.format(wanted=wanted),
         )
@@ -343,7 +343,7 @@ class kernel(NativeWrapper):
 
     def _count_error(self, given: int) -> exception:
         params = self._params or ()
-        listing = ", ".join(_describe(p) for p in params) or "none"
+        listing = ", ".join(p.declaration() for p in params) or "none"
         return exception(
             errc.kernel_argument,
             f"kernel {self._name!r} takes {len(params)} argument(s) ({listing}), got {given}",
@@ -365,7 +365,7 @@ class kernel(NativeWrapper):
             param = params[index] if params is not None and index < len(params) else None
             problem = _check_argument(param, value, self._bits)
             if problem:
-                what = f"argument {index}" + (f" ({_describe(param)})" if param else "")
+                what = f"argument {index}" + (f" ({param.declaration()})" if param else "")
                 return exception(
                     errc.kernel_argument,
                     f"kernel {self._name!r}, {what}: {problem}; got {value!r}",
@@ -398,16 +398,14 @@ def _numpy_name(dtype: np.dtype[Any] | None) -> str:
     return dtype.name if dtype.names is None else f"{dtype[0].name} x {len(dtype.names)}"
 
 
-def _describe(param: KernelParam) -> str:
-    space = "" if param.kind in ("value", "image", "sampler") else f"__{param.kind} "
-    pointer = " *" if param.kind in ("global", "local", "constant") else " "
-    return f"{space}{param.type_name}{pointer}{param.name}".replace("  ", " ").strip()
+def _python_scalar(value: Any) -> bool:
+    return isinstance(value, (int, float, bool)) and not isinstance(value, np.generic)
 
 
 def _check_argument(param: KernelParam | None, value: Any, bits: int) -> str:
     """Why ``value`` cannot be passed for ``param`` ("" if it can)."""
     if param is None:
-        if isinstance(value, (int, float, bool)) and not isinstance(value, np.generic):
+        if _python_scalar(value):
             return "this kernel's parameter types are unknown; pass a numpy scalar"
         return ""
     if param.kind in ("global", "constant"):
@@ -418,6 +416,12 @@ def _check_argument(param: KernelParam | None, value: Any, bits: int) -> str:
         return "" if isinstance(value, cl.LocalMemory) else "expects local memory (a local_accessor)"
     dtype = param.dtype_for(bits)
     if dtype is None:
+        if param.kind == "value" and _python_scalar(value):
+            return (
+                f"a Python {type(value).__name__} has no conversion to {param.type_name}; pass a "
+                "numpy scalar (a SPIR-V kernel's integers have no sign: declare them in "
+                "register_kernel_il's arg_types)"
+            )
         return ""
     if isinstance(value, (cl.MemoryObjectHolder, cl.LocalMemory)):
         return f"expects a {dtype} value, not memory"
@@ -460,8 +464,7 @@ def _params_from_arg_info(native: cl.Kernel) -> tuple[KernelParam, ...] | None:
 
 
 def _set_dtypes(native: cl.Kernel, params: Sequence[KernelParam], bits: int) -> None:
-    """Install the typed setter, unless a by-value parameter's type is unknown (a struct):
-    then PyOpenCL's untyped setter stays, which takes numpy scalars."""
-    dtypes = [p.dtype_for(bits) for p in params]
-    if not any(p.kind == "value" and d is None for p, d in zip(params, dtypes, strict=True)):
-        native.set_scalar_arg_dtypes(dtypes)
+    """Install the typed setter. A by-value parameter of no numpy type (a struct, a SPIR-V
+    integer of unknown sign) gets None: PyOpenCL sets it untyped, which takes numpy scalars,
+    while the other parameters still convert Python values."""
+    native.set_scalar_arg_dtypes([p.dtype_for(bits) for p in params])

@@ -24,7 +24,7 @@ import difflib
 import hashlib
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from ..exception import errc, exception
 from ._preprocess import definitions_from_options, strip_comments
 from ._reducers import with_prelude
 from ._signature import KernelDecl, parse_unit
+from ._spirv import declared_kernels, read_module
 from .kernel_id import kernel_id
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
@@ -49,7 +50,8 @@ _IMPLICIT_ASPECTS = (
 
 @dataclass(eq=False)
 class ImageSource:
-    """One translation unit: the source of one device image, or a library unit (no kernels)."""
+    """One translation unit: the source of one device image, or a library unit (no kernels).
+    A unit registered as a SPIR-V module holds it in ``il`` (and no source)."""
 
     source: str
     options: tuple[str, ...]
@@ -62,10 +64,13 @@ class ImageSource:
     registry: Registry | None = None
     digest: str = field(init=False)
     ids: tuple[kernel_id, ...] = ()
+    il: bytes = b""
 
     def __post_init__(self) -> None:
+        # A module's kernels are part of what was registered: their declared parameter types.
+        declared = repr(sorted(self.kernels.items())).encode() if self.il else b""
         self.digest = hashlib.sha256(
-            "\0".join((self.source, *self.options)).encode()
+            "\0".join((self.source, *self.options)).encode() + self.il + declared
         ).hexdigest()
 
     def uses(self, identifier: str) -> bool:
@@ -127,13 +132,17 @@ class Registry:
         if not isinstance(source, str):
             raise exception(errc.invalid, f"a kernel source is OpenCL C text (a str), got {source!r}")
         unit = read_unit(source, tuple(str(o) for o in options), _aspects(device_has), origin)
-        unit.registry = self
         if not unit.kernels and not unit.exports:
             raise exception(
                 errc.invalid,
                 f"{unit.origin} defines no __kernel function and no function to link (a static "
                 "function is private to its unit); register units that define kernels or functions",
             )
+        return self.add(unit)
+
+    def add(self, unit: ImageSource) -> list[kernel_id]:
+        """Add a read unit; the ids of its kernels (those it got before if it is known)."""
+        unit.registry = self
         with self._lock:
             known = self._known.get((unit.digest, unit.device_has))
             if known is not None:
@@ -294,6 +303,68 @@ def register_kernel_file(
     except OSError as error:
         raise exception(errc.invalid, f"cannot read kernel file {path}: {error}") from error
     return register_kernel_source(text, options=options, device_has=device_has, origin=str(path))
+
+
+def register_kernel_il(
+    il_bytes: bytes | bytearray | memoryview,
+    arg_types: Mapping[str, str | Sequence[str]] | None = None,
+    options: Iterable[str] = (),
+    *,
+    device_has: Iterable[aspect] = (),
+    origin: str | None = None,
+) -> list[kernel_id]:
+    """Register the kernels of a SPIR-V module, like :func:`register_kernel_source` (§4.11.1).
+
+    The kernels (the module's entry points of the Kernel execution model) get ids, join
+    bundles and launch by name like those of OpenCL C source. Their programs are created with
+    ``clCreateProgramWithIL``, on devices that accept SPIR-V (``CL_DEVICE_IL_VERSION`` names
+    SPIR-V, or ``cl_khr_il_program``); on any other device the kernels are incompatible
+    (§4.11.9): bundles leave them out and a launch there raises ``errc.kernel_not_supported``.
+
+    A driver gives no argument info for IL, so the parameters come from the module's types,
+    where integers have no sign (``i32``): a Python ``int`` converts only for an integer
+    parameter declared in ``arg_types``; numpy scalars always work::
+
+        sycl.register_kernel_il(Path("axpy.spv").read_bytes(), arg_types={
+            "axpy": ["global float *y", "global const float *x", "float a", "uint n"]})
+
+    Args:
+        il_bytes: the SPIR-V module (``bytes``, ``bytearray`` or ``memoryview``).
+        arg_types: for any of the module's kernels, its parameters as OpenCL C declarations
+            (a list of them, or one comma-separated string); checked against the module's
+            count, address spaces and sizes.
+        options: compiler options used whenever the module is built (``-cl-...``).
+        device_has: aspects every kernel of the module needs, like ``[[sycl::device_has]]``.
+        origin: where the module came from, for messages (default: "the SPIR-V module of
+            kernel(s) ...").
+
+    Returns:
+        The ids of the module's kernels, in the module's order. Registering the same module
+        with the same ``arg_types``, options and aspects again returns the same ids.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` if ``il_bytes`` is no SPIR-V module or has no kernel,
+            ``arg_types`` does not fit the module, another unit (or this module with other
+            ``arg_types``) already registered one of its kernel names, or an aspect is not a
+            ``sycl.aspect``.
+    """
+    if not isinstance(il_bytes, (bytes, bytearray, memoryview)):
+        raise exception(
+            errc.invalid,
+            f"register_kernel_il takes the SPIR-V module as bytes, got {type(il_bytes).__name__}",
+        )
+    il = bytes(il_bytes)
+    kernels = declared_kernels(read_module(il), arg_types)
+    if not kernels:
+        raise exception(
+            errc.invalid,
+            f"{origin or 'the SPIR-V module'} has no kernel (no OpEntryPoint of the Kernel execution model)",
+        )
+    origin = origin or _unit_name(list(kernels), []).replace("the unit", "the SPIR-V module", 1)
+    options = tuple(str(o) for o in options)
+    return APPLICATION.add(
+        ImageSource("", options, _aspects(device_has), kernels, frozenset(), origin, il=il)
+    )
 
 
 def _aspects(device_has: Iterable[aspect]) -> frozenset[aspect]:

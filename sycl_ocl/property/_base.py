@@ -88,6 +88,34 @@ class property_list:
         return f"sycl.property_list({', '.join(map(repr, self))})"
 
 
+def is_property_list_like(value: Any) -> bool:
+    """Whether ``value`` is a property, a ``property_list`` or a non-empty list or tuple of
+    properties: what C++ passes as ``propList``, accepted positionally where C++ takes it."""
+    return isinstance(value, (Property, property_list)) or (
+        isinstance(value, (list, tuple)) and bool(value) and all(isinstance(p, Property) for p in value))
+
+
+def trailing_property_list(args: tuple[Any, ...], prop_list: Any, call: str) -> tuple[tuple[Any, ...], Any]:
+    """``args`` (optional positional arguments) and ``prop_list``, with a property list given
+    in the first of ``args`` that holds one (the C++ order, where the property list follows
+    the optional arguments given) moved to ``prop_list``; ``call`` names the call in errors.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a property list given twice, or followed by more
+            positional arguments.
+    """
+    for i, arg in enumerate(args):
+        if is_property_list_like(arg):
+            rest = args[i + 1:]
+            if prop_list is not None or any(a is not None for a in rest):
+                raise exception(
+                    errc.invalid,
+                    f"{call}: a property list comes last and once; pass it as prop_list=[...]",
+                )
+            return (*args[:i], *(None,) * (len(args) - i)), arg
+    return args, prop_list
+
+
 def make_property_list(
     prop_list: property_list | Iterable[Property] | Property | None, owner: str
 ) -> property_list:

@@ -40,8 +40,9 @@ class Command(Protocol):
         """The commands this one waits on directly."""
 
     def host_time(self, field: str) -> int | None:
-        """A profiling timestamp ("queued", "start", "end") of a command run on the host, on
-        its device's profiling clock; None for a command with device timestamps."""
+        """A profiling timestamp ("queued", "start", "end") taken on the host (any command's
+        submit, a host command's start and end), on its device's profiling clock; None where
+        the OpenCL event has it."""
 
 
 _CL_STATUS = {

@@ -10,6 +10,7 @@ runs under the one scheduler lock, in submission order (rule S1); ``submit`` nev
 from __future__ import annotations
 
 from collections.abc import Sequence
+from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
@@ -106,11 +107,12 @@ def launch(
             if args[index] is not kept[index]:
                 native = None
                 break
+        submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
         try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
             ev = _enqueue(*shape.call) if native is not None else shape.enqueue(lane.cl_queue, args)
         except cl.Error as error:
             raise translate(error, "enqueueing a command") from error
-        op = enqueued(lane, ev, None)
+        op = enqueued(lane, ev, None, submitted)
         replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
         return op
     finally:

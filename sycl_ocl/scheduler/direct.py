@@ -10,6 +10,7 @@ in-order queue's last op still waits in the DAG, or runs on the host) is not its
 from __future__ import annotations
 
 from collections.abc import Sequence
+from time import monotonic_ns
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
@@ -119,19 +120,21 @@ class Launcher:
                 return None
             if values is not kernel._args_set:  # OpenCL keeps a kernel's arguments between enqueues
                 kernel._set_args(values)
+            submitted = monotonic_ns() if lane.profiling else 0
             try:
                 ev = _enqueue(lane.cl_queue, kernel._native, global_size, None)
             except cl.Error as error:
                 raise translate(error, "enqueueing a command") from error
-            return enqueued(lane, ev, values)
+            return enqueued(lane, ev, values, submitted)
         finally:
             release()
 
 
-def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:
+def enqueued(lane: Lane, ev: cl.Event, keep: Any, submitted: int) -> Op:
     """The op of a device command enqueued on ``lane`` as ``ev``, with no dependency and no
     transfer, added to the lane (the scheduler's lock held, no trace recording): ``new_op(...)``,
-    ``op.issued(ev, keep)`` and ``lane.add(op)``, in place."""
+    ``op.issued(ev, keep)`` and ``lane.add(op)``, in place. ``submitted``: on a profiling
+    lane, ``monotonic_ns()`` just before the enqueue (its ``command_submit``), else 0."""
     op = Op()
     op.lane = lane
     op.ctx = lane.ctx
@@ -145,7 +148,7 @@ def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:
     op.keep = keep
     op.flag = None
     op.failed = False
-    op.times = None
+    op.times = [submitted, 0, 0] if submitted else None
     lane.unflushed = True
     ops = lane.ops
     ops.append(op)

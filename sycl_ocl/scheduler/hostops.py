@@ -14,7 +14,6 @@ commands wait for the native work through wait lists, as for any device command.
 from __future__ import annotations
 
 from contextlib import nullcontext, suppress
-from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
@@ -50,10 +49,7 @@ def transfer_op(
 
 
 def start(op: Op) -> None:
-    """Run the host op on its own thread (a profiling queue's op notes its submission time)."""
-    lane = op.lane
-    if lane is not None and lane.profiling:
-        op.times = [monotonic_ns(), 0, 0]
+    """Run the host op on its own thread."""
     run = _run_native if type(op.work) is NativeTask else _run
     spawn(run, (op,), "sycl_ocl-host-op",
           lambda error: op.fail(exception(errc.runtime, f"no thread could run a host command: {error}")))

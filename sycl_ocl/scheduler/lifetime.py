@@ -23,14 +23,16 @@ from types import FrameType
 from typing import Any
 
 import numpy as np
+import pyopencl as cl
 
 from .. import _async_errors
 from .._async_errors import log
+from .._native import translate
 from ..exception import exception
 from . import holds
 from .coherence import access
 from .hostops import prepare, transfer_op
-from .memory_object import MemoryObject
+from .memory_object import Allocation, MemoryObject
 from .op import Op
 from .progress import run_logged, spawn
 from .requirement import READ, Requirement
@@ -59,6 +61,12 @@ def _note_collection(phase: str, info: dict[str, int]) -> None:
 
 
 gc.callbacks.append(_note_collection)
+
+
+def may_call_user() -> bool:
+    """Whether a finalizer running now may call the user's code (an async handler): on a
+    user's thread, outside a garbage collection and the scheduler's lock (rule S19)."""
+    return not getattr(_collection, "running", False) and not RUNTIME.held() and not RUNTIME.on_own_thread()
 
 
 def finalize(work: Callable[[], Any], what: str) -> None:
@@ -242,23 +250,49 @@ def _destroy(memory: MemoryObject) -> None:
     target = _write_back_target(memory)
     if target is not None:
         _write_back(memory, target)  # waits for the writers the bytes come from
+    if memory.adopted is not None:
+        _give_back_to_native(memory, memory.adopted)
     for op in accesses:
         op.wait()
 
 
-def _write_back(memory: MemoryObject, target: Any) -> None:
-    """Read the memory object's bytes back and copy them to ``target``."""
+def _read_all(memory: MemoryObject, what: str) -> None:
+    """Bring every current byte of the memory object into its host copy (after its writers)."""
     stagers: list[Op] = []
     with RUNTIME:
-        op = transfer_op(what="write-back")
+        op = transfer_op(what=what)
         access(Requirement(memory, 0, memory.size, False, True, 0, memory.size), READ, None, op, stagers)
     try:
         prepare(op)
     finally:
         op.finish()
+
+
+def _write_back(memory: MemoryObject, target: Any) -> None:
+    """Read the memory object's bytes back and copy them to ``target``."""
+    _read_all(memory, "write-back")
     if not (isinstance(target, np.ndarray) and np.shares_memory(target, memory.host_copy())):
         _give_back(memory)  # the target may be the owned array
         _copy_out(memory, target)
+
+
+def _give_back_to_native(memory: MemoryObject, native: Allocation) -> None:
+    """Rule S23: a buffer made over a ``cl_mem`` (``make_buffer``) puts its bytes back into it
+    when it ends, where commands of another context changed them: through the host, as any
+    move between contexts."""
+    with RUNTIME:
+        current = memory.holds_all(native.ctx.handle)
+    if current or native.buf is None:
+        return
+    _read_all(memory, "write-back into the interop cl_mem")
+    try:
+        cl.enqueue_copy(native.ctx.transfer_queue(), native.buf, memory.host_copy(), is_blocking=True)
+    except cl.Error as error:
+        raise translate(error, "writing an interop buffer's data back into its cl_mem",
+                        native.ctx.user_context()) from error
+    with RUNTIME:
+        memory.counters.h2d_bytes += memory.size
+        memory.counters.h2d_copies += 1
 
 
 def _write_back_target(memory: MemoryObject) -> Any:

@@ -146,9 +146,9 @@ class MemoryObject:
     """The coherence record of one buffer and all its sub-buffers and reinterpretations."""
 
     __slots__ = (
-        "__weakref__", "allocs", "blocking", "bound_to", "counters", "dtype", "frontier", "handles",
-        "holds", "host", "layout", "layouts", "locked", "mutex", "size", "target", "use_host_ptr", "user",
-        "valid", "write_back", "written",
+        "__weakref__", "adopted", "allocs", "blocking", "bound_to", "counters", "dtype", "frontier",
+        "handles", "holds", "host", "layout", "layouts", "locked", "mutex", "size", "target", "use_host_ptr",
+        "user", "valid", "write_back", "written",
     )
 
     def __init__(self, size: int, host: np.ndarray | None, user: Any, use_host_ptr: bool) -> None:
@@ -173,6 +173,7 @@ class MemoryObject:
         # The layout it is in, while that is known (rule S17): planning anything else forgets it.
         self.layout: Layout | None = None
         self.layouts: list[Layout] = []  # those seen, a few
+        self.adopted: Allocation | None = None  # the cl_mem of an interop buffer (``adopt``)
 
     def host_copy(self) -> np.ndarray:
         """The host copy, made on first use."""
@@ -202,9 +203,19 @@ class MemoryObject:
         """Take ``buf`` of ``ctx`` as the allocation holding the current contents (interop: a
         new memory object, not used yet, so no allocation is replaced)."""
         assert ctx.handle not in self.allocs
-        self.allocs[ctx.handle] = Allocation(buf, ctx, False)
+        self.adopted = self.allocs[ctx.handle] = Allocation(buf, ctx, False)
         self.valid[ctx.handle] = [(0, self.size, None)]
         self.layout = None
+        self.blocking = True  # its destruction gives the data back into ``buf`` (rule S23)
+
+    def holds_all(self, loc: int) -> bool:
+        """Whether location ``loc`` (a context handle, or HOST) holds every current byte."""
+        end = 0
+        for lo, hi, _ in sorted(self.valid.get(loc, ())):
+            if lo > end:
+                return False
+            end = max(end, hi)
+        return end >= self.size
 
     def restore(self, saved: Snapshot) -> None:
         """Undo the planning of a command that could not be enqueued: ``saved`` is

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .memory_object import Allocation, MemoryObject
 
 DEFERRED, ISSUED, DONE = 0, 1, 2
-SUBMIT, START, END = 0, 1, 2  # the host times of a host op on a profiling queue (``Op.times``)
+SUBMIT, START, END = 0, 1, 2  # the host times of an op on a profiling queue (``Op.times``)
 _TIME_FIELDS = {"queued": SUBMIT, "start": START, "end": END}  # named as in pyopencl's Event.profile
 CL_COMPLETE = cl.command_execution_status.COMPLETE
 CL_STATUS = cl.event_info.COMMAND_EXECUTION_STATUS
@@ -67,7 +67,7 @@ class Op:
     keep: list[Any] | None
     flag: threading.Event | None
     failed: bool
-    times: list[int] | None  # host ops on a profiling queue: monotonic_ns()
+    times: list[int] | None  # ops on a profiling queue: monotonic_ns() (a device op: its submit only)
 
     # --- state --------------------------------------------------------------------------
 
@@ -189,20 +189,35 @@ class Op:
         return self.lane is not None and self.lane.profiling
 
     def host_time(self, field: str) -> int | None:
-        """``field`` ("queued", "start", "end") of a host op on a profiling queue, on the
-        device's profiling clock (``ContextRecord.clock_offset``); None for a device op.
+        """``field`` ("queued", "start", "end") of an op on a profiling queue, on the device's
+        profiling clock (``ContextRecord.clock_offset``); None where the OpenCL event has it:
+        a device op's start and end, the submit time of one enqueued within its submit.
 
-        A native task ends when its native work does: at the later of its body's return and
-        the end of its marker.
+        "queued" never waits (§4.6.6.2: the submit time is known once ``submit`` returned);
+        "start" of a host op waits until the op started, "end" until it completed. A native
+        task ends when its native work does: at the later of its body's return and the end of
+        its marker.
         """
         times = self.times
-        if times is None:
+        if times is None or (field != "queued" and not self.host):
             return None
+        if field == "start":
+            self.wait_started()
+        elif field == "end":
+            self.wait()
         lane: Lane = self.lane  # type: ignore[assignment]  # only a lane's ops note times
         stamp = times[_TIME_FIELDS[field]] + lane.context.clock_offset(lane.cl_queue.device)
         if field == "end" and self.event is not None:
             stamp = max(stamp, int(self.event.profile.end))
         return stamp
+
+    def wait_started(self) -> None:
+        """Block until a host op on a profiling queue started (or completed)."""
+        times: list[int] = self.times  # type: ignore[assignment]
+        flag: threading.Event = self.flag  # type: ignore[assignment]  # every host op has one
+        RUNTIME.kick()  # a host wait wakes the progress thread (docs/scheduler.md rule S9)
+        while not times[START] and not flag.wait(0.001):
+            pass
 
     def stamp(self, which: int) -> None:
         """Note the host time of ``START`` or ``END`` (on a profiling queue only)."""
@@ -228,7 +243,8 @@ def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | 
     op.keep = None
     op.flag = threading.Event() if host else None
     op.failed = False
-    op.times = None
+    # The submit time, taken before the op waits for anything (§4.6.6.2, Table 37)
+    op.times = [monotonic_ns(), 0, 0] if lane is not None and lane.profiling else None
     if trace.RECORDER is not None:
         trace.RECORDER.created(op)
     return op

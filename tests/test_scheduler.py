@@ -5,9 +5,7 @@ tasks waiting on a threading.Event), never sleeps."""
 
 from __future__ import annotations
 
-import copy
 import threading
-from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,8 +16,6 @@ from kernel_support import aligned_ints, run_child
 
 import sycl_ocl as sycl
 from sycl_ocl.info import event_command_status as status
-from sycl_ocl.scheduler.direct import enqueued
-from sycl_ocl.scheduler.op import Op
 
 sycl.register_kernel_source(
     """
@@ -603,33 +599,6 @@ def test_a_known_shape_recorded_into_a_graph(queue: sycl.queue) -> None:
             queue.ext_oneapi_graph(exe)
         _inc(queue, b)
     assert list(data) == [6] * 4
-
-
-def test_a_known_shape_makes_its_op_as_direct_enqueued_does(queue: sycl.queue) -> None:
-    """``command_group.launch`` makes the op of a known shape's launch in place, a copy of
-    ``direct.enqueued`` (the USM fast path's): both make the same op and add it to the lane
-    alike. The queue is held behind a user event, so the op stays as it was made."""
-    ctx = queue.get_context()
-    gate = cl.UserEvent(sycl.get_native(ctx))
-    data = np.zeros(4, np.int32)
-    with sycl.buffer(data) as b:
-        _inc(queue, b).wait()
-        _inc(queue, b).wait()
-        queue.submit(lambda h: h.depends_on(sycl.make_event(gate, ctx)))
-        try:
-            lane = queue._lane
-            op = _inc(queue, b)._cmd
-            assert type(op) is Op and op.work is None and lane.last is op  # not planned in full
-            twin_lane = copy.copy(lane)
-            twin_lane.ops, twin_lane.last, twin_lane.unflushed = deque(), None, False
-            twin = enqueued(twin_lane, op.event, None, 0)  # not profiled: no submit time
-            fields = [name for name in Op.__slots__ if name not in ("__weakref__", "lane")]
-            assert [getattr(twin, name) for name in fields] == [getattr(op, name) for name in fields]
-            assert list(twin_lane.ops) == [twin] and twin_lane.last is twin
-            assert lane.unflushed and twin_lane.unflushed
-        finally:
-            gate.set_status(cl.command_execution_status.COMPLETE)
-    assert list(data) == [3] * 4
 
 
 def test_failed_command_errors_are_delivered_once(device: sycl.device) -> None:

@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
 from pyopencl import _cl
 
-from .._native import compiler_warnings_off, translate
+from .._native import cl, compiler_warnings_off, translate
 from ..exception import errc, exception
 from . import _progress
 

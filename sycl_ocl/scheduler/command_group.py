@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .._native import translate
+from .._native import cl, translate
 from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import depend_on, distinct, plan, replay, replayable, restore
@@ -107,7 +105,10 @@ def launch(
                 native = None
                 break
         try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
-            ev = _enqueue(*shape.call) if native is not None else shape.enqueue(lane.cl_queue, args)
+            if native is not None:
+                ev = cl.enqueue_nd_range_kernel(*shape.call)
+            else:
+                ev = shape.enqueue(lane.cl_queue, args)
         except cl.Error as error:
             raise translate(error, "enqueueing a command") from error
         op = enqueued(lane, ev, None)
@@ -117,7 +118,7 @@ def launch(
         release()
 
 
-_enqueue = cl.enqueue_nd_range_kernel
+
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:

@@ -13,9 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-import pyopencl as cl
 
-from .._native import translate
+from .._native import cl, translate
 from . import trace
 from .op import DONE, ISSUED, NONE, Op
 from .runtime import acquire, release
@@ -120,7 +119,7 @@ class Launcher:
             if values is not kernel._args_set:  # OpenCL keeps a kernel's arguments between enqueues
                 kernel._set_args(values)
             try:
-                ev = _enqueue(lane.cl_queue, kernel._native, global_size, None)
+                ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel._native, global_size, None)
             except cl.Error as error:
                 raise translate(error, "enqueueing a command") from error
             return enqueued(lane, ev, values)
@@ -153,6 +152,3 @@ def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:
     if len(ops) >= lane.trim_at:
         lane.trim()
     return op
-
-
-_enqueue = cl.enqueue_nd_range_kernel

@@ -17,9 +17,7 @@ from contextlib import nullcontext, suppress
 from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .._native import translate
+from .._native import cl, translate
 from ..exception import errc, exception
 from . import trace
 from .actions import HostTask, NativeScope, NativeTask

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .._native import translate
+from .._native import cl, translate
 
 if TYPE_CHECKING:
     from .actions import DeviceAction

@@ -6,8 +6,7 @@ from collections import deque
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
+from .._native import cl
 from .op import CL_COMPLETE, CL_STATUS, DONE
 from .runtime import RUNTIME
 

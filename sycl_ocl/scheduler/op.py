@@ -12,8 +12,7 @@ import threading
 from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
+from .._native import cl
 from ..exception import errc, exception
 from ..info.enums import event_command_status
 from . import trace

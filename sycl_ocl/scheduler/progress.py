@@ -13,9 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
 from .._async_errors import log
+from .._native import cl
 from ..exception import exception
 from .issue import issue
 from .op import DEFERRED, DONE, Op

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
+from .._native import cl
 from ..exception import exception
 from .actions import KernelLaunch
 from .coherence import blocked, distinct, finished, following

@@ -22,13 +22,14 @@ from .issue import issue
 from .lane import Lane
 from .op import DEFERRED, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
+from .refusal import UNDO, snapshot
 from .runtime import RUNTIME, acquire, release
 from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .command import Command
-    from .memory_object import Plan
+    from .memory_object import MemoryObject, Plan, Snapshot
     from .requirement import Requirement
     from .shape import Shape
 
@@ -64,6 +65,8 @@ def submit(
         events = wait_list(op) if op.deps else None
         if events is BLOCKED:
             defer(op)
+            # Undone if its enqueue fails (rule S22): the replayed memory objects as they are now.
+            UNDO[op] = [*(saved or ()), *((found.memory, snapshot(found.memory)) for found in replays or ())]
         else:
             try:
                 issue(op, events)
@@ -156,7 +159,7 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
     stagers: list[Op] = []
     saved = plan(op, rest, lane.context, False, stagers, cache=lane.ordered)
     for stager in stagers:
-        start(stager)
+        start(stager, saved)
     return replays, saved
 
 
@@ -167,13 +170,14 @@ def _submit_host(
     """A host task on ``lane``: planned in full, run on a thread of its own (rule S11)."""
     with RUNTIME:
         op = _open(lane, depends_on, True)
+        saved: Sequence[tuple[MemoryObject, Snapshot]] = ()
         if requirements:
             stagers: list[Op] = []
             # A native task's memory is current in the lane's context, a host task's on the host.
-            plan(op, requirements, lane.context, type(action) is HostTask, stagers)
+            saved = plan(op, requirements, lane.context, type(action) is HostTask, stagers)
             for stager in stagers:
-                start(stager)
+                start(stager, saved)
         op.work = action
         lane.add(op)
-        start(op)
+        start(op, saved)
     return op

@@ -13,6 +13,7 @@ from .hostops import prepare, start, transfer_op
 from .memory_object import MemoryObject
 from .op import Op
 from .progress import drain
+from .refusal import UNDO, snapshot
 from .requirement import HOST_READ, WRITE, Requirement
 from .runtime import RUNTIME
 
@@ -22,10 +23,12 @@ def acquire(req: Requirement) -> Op:
     stagers: list[Op] = []
     with RUNTIME:
         op = transfer_op()
+        saved = [(req.memory, snapshot(req.memory))]
+        UNDO[op] = saved  # undone if its read-back fails (rule S22)
         access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
         req.memory.holds.add(op)
         for stager in stagers:
-            start(stager)
+            start(stager, saved)
     try:
         prepare(op)
     except BaseException:

@@ -24,7 +24,8 @@ from .actions import HostTask, NativeScope, NativeTask
 from .issue import enqueue_moves
 from .memory_object import HOST
 from .op import END, START, Op, new_op
-from .progress import drain, spawn
+from .progress import drain, run_host
+from .refusal import UNDO, current, keep_bytes, undo
 from .runtime import RUNTIME
 
 # Host bytes a read behind its producers saves first (``prepare``): beyond, a wait costs less
@@ -32,8 +33,10 @@ from .runtime import RUNTIME
 SAVED_BYTES_MAX = 1 << 20
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .._async_errors import AsyncErrors
-    from .memory_object import MemoryObject
+    from .memory_object import MemoryObject, Snapshot
 
 
 def transfer_op(
@@ -47,14 +50,24 @@ def transfer_op(
     return op
 
 
-def start(op: Op) -> None:
-    """Run the host op on its own thread (a profiling queue's op notes its submission time)."""
+def start(op: Op, saved: Sequence[tuple[MemoryObject, Snapshot]] = ()) -> None:
+    """Run the host op on a host thread once its dependencies allow it (under the lock; a
+    profiling queue's op notes its submission time). ``saved``: what its planning changed,
+    undone if it fails before it changed anything (rule S22)."""
     lane = op.lane
     if lane is not None and lane.profiling:
         op.times = [monotonic_ns(), 0, 0]
-    run = _run_native if type(op.work) is NativeTask else _run
-    spawn(run, (op,), "sycl_ocl-host-op",
-          lambda error: op.fail(exception(errc.runtime, f"no thread could run a host command: {error}")))
+    if saved:
+        UNDO[op] = saved
+    run_host(op, _run_native if type(op.work) is NativeTask else _run, _no_thread)
+
+
+def _no_thread(op: Op, error: BaseException) -> None:
+    """No thread can run ``op``: it fails undone (rule S22)."""
+    with RUNTIME:
+        undo(op)
+    op.fail(exception(errc.runtime, f"no thread could run a host command: {error}"))
+    drain()
 
 
 def _run(op: Op) -> None:
@@ -95,12 +108,16 @@ def _run_native(op: Op) -> None:
     keep: list[Any] = []
     failure: BaseException | None = None
     marker: cl.Event | None = None
+    moved = False
     with lane.serial or nullcontext():
         try:
             if op.moves:
                 with RUNTIME:  # enqueues (and their counters) under the lock, as everywhere
                     enqueue_moves(op, lane, None, keep)
                 cl.wait_for_events([ev for ev in keep if isinstance(ev, cl.Event)])
+            moved = True
+            with RUNTIME:
+                UNDO.pop(op, None)
             op.stamp(START)
             try:
                 op.work.fn(NativeScope(lane))
@@ -122,6 +139,8 @@ def _run_native(op: Op) -> None:
             op.host = False  # from now on a command of the lane's OpenCL queue (rule S16)
             op.issued(marker, keep)
     else:
+        with RUNTIME:  # its memory holds what the body left; failed transfers changed nothing
+            keep_bytes(op) if moved else undo(op)
         op.fail(failure)
     drain()
 
@@ -150,20 +169,32 @@ def prepare(op: Op) -> None:
     wait and then a read on the transfer queue. The replaced host bytes are saved first and
     put back where the command that produced the bytes read turns out to have failed. If a
     read fails there (a failed command fails what follows it on some drivers), the op waits
-    and reads as anywhere else.
+    and reads as anywhere else. If the reads fail, the op's planning is undone (rule S22).
     """
+    try:
+        _read(op)
+    except BaseException:  # nothing was done: the host copy is no more current than before
+        with RUNTIME:
+            undo(op)
+        raise
+    with RUNTIME:
+        UNDO.pop(op, None)
+    if trace.RECORDER is not None:
+        trace.RECORDER.moved(op)
+
+
+def _read(op: Op) -> None:
     staging = op.work.staging
     queue = _behind(op)
     done = 0 if queue is None else _read_behind(op, queue, staging)
     if queue is None or done < len(op.moves):
         wait_for_dependencies(op)
-        for memory, alloc, lo, hi, producer in op.moves[done:]:
-            if producer is None or not producer.failed:
+        for move in op.moves[done:]:
+            memory, alloc = move[0], move[1]
+            for lo, hi in current(move, alloc.loc, True):
                 read_back(memory, alloc, lo, hi, staging)
     elif trace.RECORDER is not None:
         trace.RECORDER.started(op)
-    if trace.RECORDER is not None:
-        trace.RECORDER.moved(op)
 
 
 def _read_behind(op: Op, queue: cl.CommandQueue, staging: bool) -> int:
@@ -178,10 +209,15 @@ def _read_behind(op: Op, queue: cl.CommandQueue, staging: bool) -> int:
         for memory, alloc, lo, hi, _ in moves:
             read_back(memory, alloc, lo, hi, staging, queue)
             done += 1
-    for (memory, _, lo, hi, producer), old in zip(moves[:done], saved, strict=False):
+    for move, old in zip(moves[:done], saved, strict=False):
+        memory, alloc, lo, hi, producer = move
         # Complete by now (the queue is in order): polled, a failure shows.
         if producer is not None and producer.poll() and producer.failed:
-            memory.host_copy()[lo:hi] = old
+            host = memory.host_copy()
+            read = host[lo:hi].copy()
+            host[lo:hi] = old  # but the bytes it left there where it was undone (rule S22)
+            for a, b in current(move, alloc.loc, True):
+                host[a:b] = read[a - lo:b - lo]
     return done
 
 

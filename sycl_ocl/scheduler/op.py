@@ -136,13 +136,18 @@ class Op:
         if trace.RECORDER is not None:
             trace.RECORDER.finished(self)
 
-    def fail(self, error: BaseException) -> None:
+    def fail(self, error: BaseException, after: cl.Event | None = None) -> None:
         """Complete with an error, reported once to the queue's (or context's) handler
-        (docs/scheduler.md rule S10)."""
+        (docs/scheduler.md rule S10); with ``after`` (a marker behind what the op followed on
+        its queue), complete once that completes, so that what waits for the op still waits
+        for those (rule S22)."""
         if not self.failed and self.async_errors is not None:
             RUNTIME.report(self.async_errors, error)
         self.failed = True
-        self.finish()
+        if after is not None:
+            self.issued(after, None)
+        else:
+            self.finish()
 
     # --- the Command protocol -----------------------------------------------------------
 

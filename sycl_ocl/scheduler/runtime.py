@@ -46,8 +46,8 @@ class Runtime:
     """
 
     __slots__ = (
-        "_records_lock", "_start_lock", "contexts", "deferred", "exiting", "finalizers", "lanes", "local",
-        "lock", "native_commands", "spawns", "thread", "undelivered", "wake", "watched",
+        "_records_lock", "_start_lock", "contexts", "deferred", "exiting", "finalizers", "hosts", "lanes",
+        "local", "lock", "native_commands", "spawns", "thread", "undelivered", "wake", "watched",
     )
 
     def __init__(self) -> None:
@@ -55,6 +55,8 @@ class Runtime:
         self.local = threading.local()  # .scheduler_thread: set on the scheduler's own threads
         self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
         self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
+        # Host ops waiting for their dependencies: (op, run, failed) (``progress.run_host``).
+        self.hosts: list[tuple[Op, Callable[[Op], Any], Callable[[Op, BaseException], Any]]] = []
         self.watched: set[int] = set()  # OpenCL events with a completion callback
         # Wakes the progress thread. A SimpleQueue, not an Event: its put takes no Python lock,
         # so a finalizer may wake the thread even when it runs inside an Event's own lock.

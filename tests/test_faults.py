@@ -19,6 +19,7 @@ import sycl_ocl as sycl
 from sycl_ocl import _native
 
 from kernel_support import child_json
+from sycl_ocl.scheduler.pool import POOL
 
 sycl.register_kernel_source(
     """
@@ -169,3 +170,51 @@ def test_a_host_task_without_a_thread_keeps_the_kernels_results_around_it() -> N
         print(json.dumps([data.tolist(), ran, [e.code().name for e in seen]]))
     """)
     assert result == [[2] * 64, [], ["runtime"]]
+
+
+# --- the host thread pool (rule S21) ---------------------------------------------------------
+
+
+def test_host_tasks_behind_a_gate_hold_at_most_the_pool_of_threads(queue: sycl.queue) -> None:
+    """1,000 host tasks behind a gate start no thread until it opens, then all run on at most
+    the pool's threads."""
+    gate = threading.Event()
+    before = threading.active_count()
+    first = queue.submit(gated(gate))
+    done: list[int] = []
+    tasks = [queue.submit(lambda h: (h.depends_on(first), h.host_task(lambda: done.append(1))))
+             for _ in range(1000)]
+    held = max(threading.active_count() - before for _ in range(300) if not gate.wait(0.001))
+    gate.set()
+    for task in tasks:
+        task.wait()
+    assert held <= POOL.size + 1  # the gate's task may have started its thread
+    assert threading.active_count() - before <= POOL.size
+    assert len(done) == 1000
+
+
+def test_host_tasks_waiting_for_each_others_events_on_a_pool_of_one(device: sycl.device) -> None:
+    """A pool of one thread: each host task waits for the event of the one submitted after it
+    (the last one waits for nothing); all complete, none starves the pool."""
+    size = POOL.size
+    POOL.size = 1
+    try:
+        q = sycl.queue(device)
+        events: list[sycl.event] = []
+        submitted = threading.Event()
+        order: list[int] = []
+
+        def body(i: int) -> None:
+            submitted.wait(30)
+            if i + 1 < len(events):
+                events[i + 1].wait()
+            order.append(i)
+
+        for i in range(6):
+            events.append(q.submit(lambda h, i=i: h.host_task(lambda: body(i))))
+        submitted.set()
+        for ev in events:
+            ev.wait()
+        assert order == [5, 4, 3, 2, 1, 0]
+    finally:
+        POOL.size = size

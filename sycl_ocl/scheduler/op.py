@@ -17,6 +17,7 @@ from ..exception import errc, exception
 from ..info.enums import event_command_status
 from . import trace
 from .command import cl_status
+from .pool import POOL
 from .runtime import RUNTIME
 
 if TYPE_CHECKING:
@@ -160,7 +161,11 @@ class Op:
         if self.event is None:
             RUNTIME.kick()  # a host wait wakes the progress thread (docs/scheduler.md rule S9)
             assert self.flag is not None
-            self.flag.wait()
+            POOL.waiting(True)  # on a host thread, another may start meanwhile (rule S21)
+            try:
+                self.flag.wait()
+            finally:
+                POOL.waiting(False)
         ev = self.event
         if ev is not None and self.state != DONE:
             serial = self.lane.serial if self.lane is not None else None

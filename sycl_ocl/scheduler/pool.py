@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import Any
 
 from .._native import threads
-from .runtime import RUNTIME
 
 # Queued work: (item, run, failed): ``run(item)``, or ``failed(item, error)`` when no thread can.
 IDLE_S = 5.0  # a pool thread with no work for this long ends
@@ -34,6 +33,9 @@ class HostPool:
 
     def __init__(self, size: int) -> None:
         self.size = size
+        # Set by the runtime: wake the progress thread; mark a thread as the scheduler's.
+        self.wake: Callable[[], None] = lambda: None
+        self.mark: Callable[[], None] = lambda: None
         self.work: deque[Work] = deque()
         self.threads = 0  # started and not ended
         self.idle = 0  # waiting for work
@@ -50,7 +52,7 @@ class HostPool:
             if self.idle:
                 self._cond.notify()
                 return
-        RUNTIME.kick()
+        self.wake()
 
     def waiting(self, blocked: bool) -> None:
         """Note that the calling thread enters (True) or leaves (False) a blocking SYCL wait;
@@ -60,9 +62,9 @@ class HostPool:
         with self._cond:
             self.blocked += 1 if blocked else -1
         if blocked:
-            RUNTIME.kick()
+            self.wake()
 
-    def grow(self) -> None:
+    def grow(self, exiting: bool) -> None:
         """Start the threads the queued work needs, within the bound (on the progress thread).
         When none can start and none runs, the work fails (``errc.runtime``) instead of
         waiting for good; at interpreter exit it runs here (rule S14)."""
@@ -72,8 +74,7 @@ class HostPool:
                     return
                 self.threads += 1
             try:
-                threads.start(threading.Thread(
-                    target=RUNTIME.run_thread, args=(self._serve, ()), name="sycl_ocl-host", daemon=True))
+                threads.start(threading.Thread(target=self._serve, name="sycl_ocl-host", daemon=True))
             except RuntimeError as error:  # "can't start new thread"
                 with self._cond:
                     self.threads -= 1
@@ -81,7 +82,7 @@ class HostPool:
                     if stranded:
                         self.work.clear()
                 for item, run, failed in stranded:
-                    if RUNTIME.exiting:  # Python 3.12 starts no thread at exit
+                    if exiting:  # Python 3.12 starts no thread at exit
                         run(item)
                     else:
                         failed(item, error)
@@ -92,6 +93,7 @@ class HostPool:
         needed (idle for long, or above the bound)."""
         cond = self._cond
         self._local.mine = True
+        self.mark()  # a scheduler thread (rule S12)
         while True:
             with cond:
                 while not self.work:

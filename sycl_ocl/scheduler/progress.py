@@ -217,7 +217,7 @@ def _progress() -> None:
             _start(*spawns.popleft())  # in a function: this loop keeps no reference to its args
         try:
             drain()
-            POOL.grow()
+            POOL.grow(RUNTIME.exiting)
         except Exception:  # the progress thread outlives any one failure; drain retries later
             log.exception("sycl_ocl: issuing deferred commands failed")
 

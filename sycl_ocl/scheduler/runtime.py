@@ -24,6 +24,7 @@ import pyopencl as cl
 from .._async_errors import log
 from .command import NativeCommand
 from .context_record import ContextRecord
+from .pool import POOL
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
@@ -106,8 +107,12 @@ class Runtime:
     def run_thread(self, target: Callable[..., Any], args: tuple[Any, ...]) -> None:
         """The body of every scheduler thread: ``target(*args)``, marked as the scheduler's
         (rule S12)."""
-        self.local.scheduler_thread = True
+        self.mark_thread()
         target(*args)
+
+    def mark_thread(self) -> None:
+        """Mark the calling thread as one of the scheduler's (rule S12)."""
+        self.local.scheduler_thread = True
 
     def kick(self) -> None:
         """Wake the progress thread: something it waits for may have happened. Lock-free, so
@@ -183,6 +188,8 @@ def _poll_unfinished(runtime: Runtime) -> int:
 
 
 RUNTIME = Runtime()
+POOL.wake = RUNTIME.kick
+POOL.mark = RUNTIME.mark_thread
 # The lock's own methods, for the submit paths: ``acquire()`` and ``try: ... finally: release()``
 # cost half of ``with RUNTIME`` (or ``with RUNTIME.lock``).
 acquire, release = RUNTIME.lock.acquire, RUNTIME.lock.release

@@ -9,11 +9,19 @@ Ordering uses gates (a host task waiting on a ``threading.Event``), never sleeps
 
 from __future__ import annotations
 
+import contextlib
+import itertools
+import os
+import random
 import threading
-from collections.abc import Callable
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
 
 import numpy as np
+import pyopencl
 import pytest
+from conftest import DEVICES, pocl_devices
 
 import sycl_ocl as sycl
 from sycl_ocl import _native
@@ -24,9 +32,11 @@ from sycl_ocl.scheduler.pool import POOL
 sycl.register_kernel_source(
     """
     __kernel void fault_inc(__global int* a) { a[get_global_id(0)] += 1; }
+    __kernel void fault_add(__global int* a, int w) { a[get_global_id(0)] += w; }
     """
 )
 N = 64
+exp = sycl.ext.oneapi.experimental
 
 
 def recording(device: sycl.device) -> tuple[sycl.queue, list[sycl.exception]]:
@@ -218,3 +228,322 @@ def test_host_tasks_waiting_for_each_others_events_on_a_pool_of_one(device: sycl
         assert order == [5, 4, 3, 2, 1, 0]
     finally:
         POOL.size = size
+
+
+# --- the fault sweep ---------------------------------------------------------------------------
+# Each program runs once counting the boundary's calls by kind, then once per call site with
+# that call failing. For each run: the error reaches the caller or the async handler exactly
+# once; nothing hangs; every step but the failing one left its result in the user's memory (the
+# steps add distinct powers of two); the runtime keeps working. A fixed budget bounds it in the
+# suite (FAULT_SWEEP_SECONDS); `make fuzz` runs it in a random order for longer.
+
+SWEEP_SECONDS = float(os.environ.get("FAULT_SWEEP_SECONDS", "100"))
+SWEEP_SEED = os.environ.get("FAULT_SWEEP_SEED", "")  # set: a random order of the cases
+HANG_S = 60.0
+
+
+class Steps:
+    """One run of a program: its queues (errors to ``errors``), its steps (each adding its
+    ``parts`` to the elements of ``region``), and the fault injected while ``faulty``."""
+
+    def __init__(self, kind: str, nth: int) -> None:
+        self.kind, self.nth = kind, nth
+        self.errors: list[BaseException] = []
+        self.steps: list[tuple[list[int], slice]] = []
+        self.queues: list[sycl.queue] = []
+        self.faults: _native.Faults | None = None
+
+    def queue(self, *args: object) -> sycl.queue:
+        q = sycl.queue(*args, async_handler=self.errors.extend)
+        self.queues.append(q)
+        return q
+
+    @contextlib.contextmanager
+    def faulty(self) -> Iterator[None]:
+        with _native.inject(self.kind, self.nth) as self.faults:
+            try:
+                yield
+            finally:
+                for q in self.queues:
+                    self.attempt(q.wait_and_throw)
+
+    def step(self, weight: int | list[int], fn: Callable[[], object], region: slice = slice(None)) -> None:
+        """Run ``fn``, which adds ``weight`` (or each of its parts) to ``region``; a
+        ``sycl.exception`` it raises is counted."""
+        self.steps.append((weight if isinstance(weight, list) else [weight], region))
+        self.attempt(fn)
+
+    def attempt(self, fn: Callable[[], object]) -> None:
+        try:
+            fn()
+        except sycl.exception as error:
+            self.errors.append(error)
+
+    def check(self, data: np.ndarray, case: str) -> None:
+        """Every element holds every step's weights, but for some parts of one step at most,
+        and only if the fault was reported; the fault, if it fired, was reported once at most
+        (none: the runtime recovered, as a read behind a queue retries on the transfer queue)."""
+        fired = self.faults is not None and self.faults.fired
+        assert len(self.errors) <= fired, f"{case}: errors {self.errors}"
+        full = np.zeros(data.shape, dtype=np.int64)
+        allowed: list[set[int]] = [{0} for _ in range(data.size)]
+        for parts, region in self.steps:
+            full[region] += sum(parts)
+            sums = {sum(c) for r in range(len(parts) + 1) for c in itertools.combinations(parts, r)}
+            for i in range(data.size)[region]:
+                allowed[i] |= sums
+        missing = full - data
+        for i, lost in enumerate(missing.tolist()):
+            assert lost in allowed[i] and (lost == 0 or self.errors), (
+                f"{case}: element {i} is {data[i]}, expected {full[i]} (less one step's parts at most)")
+
+
+def add(buf: sycl.buffer | sycl.accessor, w: int) -> Callable[[sycl.handler], None]:
+    return lambda h: h.parallel_for(N, "fault_add", sycl.accessor(buf, h), np.int32(w))
+
+
+def host_add(acc: object, w: int) -> None:
+    view = np.asarray(acc)
+    view += w
+
+
+def program_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Kernels, a host task, a host accessor and a copy on one buffer."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+    other = np.zeros(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf, sycl.buffer(other) as scratch:
+        s.step(1, lambda: q.submit(add(buf, 1)))
+
+        def task(h: sycl.handler) -> None:
+            acc = sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+            h.host_task(lambda: host_add(acc, 2))
+        s.step(2, lambda: q.submit(task))
+        s.step(4, lambda: q.submit(add(buf, 4)))
+
+        def hold() -> None:
+            with sycl.host_accessor(buf) as acc:
+                host_add(acc, 8)
+        s.step(8, hold)
+        s.step(16, lambda: q.submit(add(buf, 16)))
+        s.step(0, lambda: q.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only),
+                                                    sycl.accessor(scratch, h, sycl.write_only))))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_sub_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Kernels on two sub-buffers and on their parent."""
+    q = s.queue(devs[0])
+    data = np.zeros(2 * N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf:
+        low, high = sycl.buffer(buf, sycl.id(0), sycl.range(N)), sycl.buffer(buf, sycl.id(N), sycl.range(N))
+        s.step(1, lambda: q.submit(add(low, 1)), slice(0, N))
+        s.step(2, lambda: q.submit(add(high, 2)), slice(N, 2 * N))
+        s.step(4, lambda: q.submit(lambda h: h.parallel_for(2 * N, "fault_add", sycl.accessor(buf, h),
+                                                            np.int32(4))))
+        s.step(8, lambda: q.submit(add(low, 8)), slice(0, N))
+        s.step(0, lambda: sycl.host_accessor(high, sycl.read_only))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_host_tasks(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Kernels deferred behind a gated host task, then a host task between kernels."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf:
+        s.step(1, lambda: q.submit(add(buf, 1)))
+        gate = threading.Event()
+        held: list[sycl.event] = []
+        s.step(0, lambda: held.append(q.submit(gated(gate))))
+        after = held[0] if held else None
+
+        def behind(w: int) -> Callable[[sycl.handler], None]:
+            def cgf(h: sycl.handler) -> None:
+                if after is not None:
+                    h.depends_on(after)
+                add(buf, w)(h)
+            return cgf
+        s.step(2, lambda: q.submit(behind(2)))
+        s.step(4, lambda: q.submit(behind(4)))
+        gate.set()
+
+        def task(h: sycl.handler) -> None:
+            acc = sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+            h.host_task(lambda: host_add(acc, 8))
+        s.step(8, lambda: q.submit(task))
+        s.step(16, lambda: q.submit(add(buf, 16)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_interop(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Host tasks with native access between kernels (their bodies call PyOpenCL itself)."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+
+    def native_add(w: int) -> Callable[[sycl.handler], None]:
+        def cgf(h: sycl.handler) -> None:
+            acc = sycl.accessor(buf, h)
+
+            def body(ih: sycl.interop_handle) -> None:
+                (mem,) = ih.get_native_mem(acc)
+                host = np.empty(N, dtype=np.int32)
+                pyopencl.enqueue_copy(ih.get_native_queue(), host, mem)
+                pyopencl.enqueue_copy(ih.get_native_queue(), mem, host + w)
+            h.host_task(body)
+        return cgf
+
+    with s.faulty(), sycl.buffer(data) as buf:
+        s.step(1, lambda: q.submit(add(buf, 1)))
+        s.step(2, lambda: q.submit(native_add(2)))
+        s.step(4, lambda: q.submit(add(buf, 4)))
+
+        def hold() -> None:
+            with sycl.host_accessor(buf) as acc:
+                host_add(acc, 8)
+        s.step(8, hold)
+        s.step(16, lambda: q.submit(native_add(16)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_usm(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Device USM: copies in, kernels on the pointer, a fill; read after the faults."""
+    q = s.queue(devs[0])
+    if not devs[0].has(sycl.aspect.usm_device_allocations):
+        return np.zeros(0, dtype=np.int32)
+    data = np.zeros(N, dtype=np.int32)
+    p = sycl.malloc(count=N, dtype=np.int32, q=q, kind=sycl.usm.alloc.device)
+    q.memcpy(p, data, data.nbytes).wait()
+    with s.faulty():
+        s.step(1, lambda: q.parallel_for(N, "fault_add", p, np.int32(1)).wait())
+        s.step(2, lambda: q.parallel_for(N, "fault_add", p, np.int32(2)))
+        s.step(0, lambda: q.memcpy(data, p, data.nbytes).wait())
+        s.step(4, lambda: q.submit(lambda h: h.parallel_for(N, "fault_add", p, np.int32(4))))
+    q.memcpy(data, p, data.nbytes).wait()
+    sycl.free(p, q)
+    return data
+
+
+def program_graph(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """A recorded graph of two kernels, finalized and replayed twice, between kernels."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf:
+        graphs: list[exp.command_graph] = []
+
+        def record() -> None:
+            g = exp.command_graph(q)
+            g.begin_recording(q)
+            try:
+                q.submit(add(buf, 1))
+                q.submit(add(buf, 2))
+            finally:
+                g.end_recording()
+            graphs.append(g.finalize())
+        s.step(0, record)
+        s.step(4, lambda: q.submit(add(buf, 4)))
+        for _ in range(2):
+            s.step([1, 2] if graphs else 0, lambda: q.ext_oneapi_graph(graphs[0]) if graphs else None)
+        s.step(8, lambda: q.submit(add(buf, 8)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_two_contexts(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """One buffer used in turn in two contexts (staged through the host)."""
+    q1, q2 = s.queue(sycl.context(devs[0]), devs[0]), s.queue(sycl.context(devs[-1]), devs[-1])
+    data = np.zeros(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf:
+        s.step(1, lambda: q1.submit(add(buf, 1)))
+        s.step(2, lambda: q2.submit(add(buf, 2)))
+        s.step(4, lambda: q1.submit(add(buf, 4)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+        s.step(8, lambda: q2.submit(add(buf, 8)))
+    return data
+
+
+def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Builds, compiles and links from source (the build cache is off: they run each time)."""
+    ctx = sycl.context(devs[0])
+    source = "__kernel void fault_built(__global int* a) { a[0] = 1; }"
+    bundle = sycl.make_kernel_bundle(pyopencl.Program(ctx._native, source), ctx, sycl.bundle_state.input)
+    with s.faulty():
+        s.step(0, lambda: sycl.build(bundle))
+        s.step(0, lambda: sycl.link(sycl.compile(bundle)))
+    return np.zeros(0, dtype=np.int32)
+
+
+PROGRAMS = [program_buffers, program_sub_buffers, program_host_tasks, program_interop, program_usm,
+            program_graph, program_two_contexts, program_bundles]
+
+
+def still_works(devs: list[sycl.device]) -> None:
+    """The runtime keeps working: a kernel and a host accessor on a new buffer."""
+    data = np.zeros(N, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        sycl.queue(devs[0]).submit(add(buf, 3))
+    assert data.tolist() == [3] * N
+
+
+def run_case(program: Callable[[Steps, list[sycl.device]], np.ndarray], devs: list[sycl.device],
+             kind: str, nth: int) -> Steps:
+    """Run ``program`` with the ``nth`` call of ``kind`` failing (none: counting) and check it,
+    on a thread of its own so that a hang fails the test instead of stopping it."""
+    case = f"{program.__name__} with call {nth} of kind {kind!r} failing"
+    steps = Steps(kind, nth)
+    outcome: list[BaseException | np.ndarray] = []
+
+    def run() -> None:
+        try:
+            outcome.append(program(steps, devs))
+        except BaseException as error:  # reported below, with the case
+            outcome.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(HANG_S)
+    assert not thread.is_alive(), f"{case}: still running after {HANG_S:.0f} s"
+    (result,) = outcome
+    if isinstance(result, BaseException):
+        raise AssertionError(f"{case}: raised {result!r}") from result
+    steps.check(result, case)
+    return steps
+
+
+def sweep_cases(devs: list[sycl.device]) -> list[tuple[Callable[[Steps, list[sycl.device]], np.ndarray], str, int]]:
+    """Every (program, kind, n) of the programs' calls, first calls of every program and kind
+    first (a partial budget covers every kind), or in a random order (FAULT_SWEEP_SEED)."""
+    cases = []
+    for program in PROGRAMS:
+        counted = run_case(program, devs, "", 0)
+        assert counted.faults is not None
+        for kind, calls in counted.faults.calls.items():
+            cases += [(program, kind, nth) for nth in range(1, calls + 1)]
+    cases.sort(key=lambda case: case[2])
+    if SWEEP_SEED:
+        random.Random(SWEEP_SEED).shuffle(cases)
+    return cases
+
+
+def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every call site of the representative programs fails in turn (within the budget)."""
+    devs = pocl_devices()
+    if not devs or not any("Portable" in d.get_platform().get_info(sycl.info.platform.name) for d in DEVICES):
+        pytest.skip("the sweep runs on PoCL (CI's device): hundreds of programs are too slow on Oclgrind")
+    monkeypatch.setenv("SYCL_OCL_DISABLE_CACHE", "1")  # program_bundles builds every time
+    cases = sweep_cases(devs)
+    deadline = time.monotonic() + SWEEP_SECONDS
+    done, kinds = 0, Counter[str]()
+    for program, kind, nth in cases:
+        if time.monotonic() > deadline:
+            break
+        run_case(program, devs, kind, nth)
+        still_works(devs)
+        done += 1
+        kinds[kind] += 1
+    with capsys.disabled():
+        print(f"\nfault sweep: {done} of {len(cases)} call sites failed and survived: {dict(sorted(kinds.items()))}")
+    assert done >= min(len(cases), 50)

@@ -54,7 +54,8 @@ def build(
     try:
         # cache_dir=False: sycl_ocl's own cache decides (PyOpenCL's would hide builds from it).
         with compiler_warnings_off:
-            prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
+            # Called through the boundary's class: the seam of fault injection (_native.inject).
+            cl.Program.build(prg, list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
     except cl.Error as error:
         raise _failure(error, f"building {what}", prg, ctx, devices) from error
     return prg
@@ -67,7 +68,7 @@ def compile_program(
     _progress.building(what)
     try:
         with compiler_warnings_off:
-            prg.compile(list(options), [d._native for d in devices])
+            cl.Program.compile(prg, list(options), [d._native for d in devices])
     except cl.Error as error:
         raise _failure(error, f"compiling {what}", prg, ctx, devices) from error
     return prg

@@ -170,14 +170,16 @@ class Op:
         if ev is not None and self.state != DONE:
             serial = self.lane.serial if self.lane is not None else None
             try:
-                if serial is not None:
-                    with serial:
-                        ev.wait()
-                else:
-                    ev.wait()
+                _wait_event(ev, serial)
             except cl.Error as error:
-                self.fail(exception(errc.runtime, f"a command failed on the device: {error}"))
-                return
+                # A failed wait is not a failed command: its status says (poll), else a second
+                # wait does; a command that fails both fails.
+                try:
+                    if not self.poll():
+                        _wait_event(ev, serial)
+                except cl.Error:
+                    self.fail(exception(errc.runtime, f"a command failed on the device: {error}"))
+                    return
             # clWaitForEvents succeeds only for a command complete without error (OpenCL 3.0
             # §5.11: a negative status is CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), so no
             # status query is needed.
@@ -220,6 +222,15 @@ class Op:
             times[which] = now = monotonic_ns()
             if not times[START]:
                 times[START] = now  # it failed before starting: it started as it ended
+
+
+def _wait_event(ev: cl.Event, serial: Any) -> None:
+    """Wait for ``ev`` (under ``serial``, Oclgrind's lock, where there is one)."""
+    if serial is not None:
+        with serial:
+            cl.wait_for_events((ev,))
+    else:
+        cl.wait_for_events((ev,))
 
 
 def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> Op:

@@ -8,7 +8,8 @@ always reaches the user and no PyOpenCL exception leaks out of the public API. B
 
 The scheduler, USM and kernel modules call PyOpenCL through :data:`cl`, this module's copy of
 PyOpenCL's namespace (the same functions and classes: an attribute lookup costs what it costs on
-``pyopencl``), and start their threads through :data:`threads`. :func:`inject` (tests only)
+``pyopencl``), start their threads through :data:`threads` and wait for one event through
+:data:`events`. :func:`inject` (tests only)
 puts counting wrappers in their place while it is active, so that the n-th call of a kind fails
 with a real OpenCL status; nothing else ever changes them.
 """
@@ -40,8 +41,14 @@ else:
     cl = types.ModuleType("sycl_ocl._native.cl", "PyOpenCL's namespace, the seam of inject().")
     cl.__dict__.update({name: value for name, value in vars(pyopencl).items() if not name.startswith("__")})
 
-# Thread starts of the scheduler (a seam of ``inject`` too: kind "thread").
+
+def _wait(ev: cl.Event) -> None:
+    ev.wait()
+
+
+# The scheduler's thread starts and event waits (seams of ``inject`` too: kinds "thread", "wait").
 threads = types.SimpleNamespace(start=threading.Thread.start)
+events = types.SimpleNamespace(wait=_wait)
 
 T = TypeVar("T")
 
@@ -237,6 +244,7 @@ FAULT_KINDS: dict[str, tuple[tuple[str, ...], int]] = {
     "marker": (("enqueue_marker",), pyopencl.status_code.OUT_OF_RESOURCES),
     "build": (("Program",), pyopencl.status_code.BUILD_PROGRAM_FAILURE),
     "link": (("link_program",), pyopencl.status_code.LINK_PROGRAM_FAILURE),
+    # wait_for_events, and events.wait
     "wait": (("wait_for_events",), pyopencl.status_code.EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
     "thread": ((), 0),  # threads.start: RuntimeError("can't start new thread"), as the OS refuses
 }
@@ -312,15 +320,19 @@ def inject(kind: str = "", nth: int = 0, code: int | None = None) -> Iterator[Fa
              for names, _ in FAULT_KINDS.values() for name in names}
     for name, kinds in names.items():
         setattr(cl, name, _wrapped(name, kinds, faults))
-    real_start = threads.start
+    real_start, real_wait = threads.start, events.wait
 
     def start(thread: threading.Thread) -> None:
         faults.hit("thread", "Thread.start")
         real_start(thread)
-    threads.start = start
+
+    def wait(ev: cl.Event) -> None:
+        faults.hit("wait", "clWaitForEvents")
+        real_wait(ev)
+    threads.start, events.wait = start, wait
     try:
         yield faults
     finally:
         for name in names:
             setattr(cl, name, getattr(pyopencl, name))
-        threads.start = real_start
+        threads.start, events.wait = real_start, real_wait

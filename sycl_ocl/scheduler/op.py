@@ -12,7 +12,7 @@ import threading
 from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
-from .._native import cl
+from .._native import cl, events
 from ..exception import errc, exception
 from ..info.enums import event_command_status
 from . import trace
@@ -228,9 +228,9 @@ def _wait_event(ev: cl.Event, serial: Any) -> None:
     """Wait for ``ev`` (under ``serial``, Oclgrind's lock, where there is one)."""
     if serial is not None:
         with serial:
-            cl.wait_for_events((ev,))
+            events.wait(ev)
     else:
-        cl.wait_for_events((ev,))
+        events.wait(ev)
 
 
 def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> Op:

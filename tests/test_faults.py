@@ -230,6 +230,33 @@ def test_host_tasks_waiting_for_each_others_events_on_a_pool_of_one(device: sycl
         POOL.size = size
 
 
+def within(seconds: float, fn: Callable[[], object]) -> None:
+    """Run ``fn`` on a thread of its own; fail if it has not returned after ``seconds``."""
+    thread = threading.Thread(target=fn, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still waiting after {seconds} s"
+
+
+@pytest.mark.parametrize("waits", ["queue", "own event"])
+def test_a_host_task_waiting_for_its_own_queue_is_refused(device: sycl.device, waits: str) -> None:
+    """q.wait() (or the task's own event's wait) inside a host task of q would wait for the
+    task itself: errc.invalid, reported once; the queue goes on."""
+    q, seen = recording(device)
+    own: list[sycl.event] = []
+    submitted = threading.Event()
+
+    def body() -> None:
+        submitted.wait(30)
+        q.wait() if waits == "queue" else own[0].wait()
+
+    own.append(q.submit(lambda h: h.host_task(body)))
+    submitted.set()
+    within(30, q.wait_and_throw)
+    assert [e.code() for e in seen] == [sycl.errc.invalid]
+    q.submit(lambda h: h.host_task(lambda: None)).wait()
+
+
 # --- the fault sweep ---------------------------------------------------------------------------
 # Each program runs once counting the boundary's calls by kind, then once per call site with
 # that call failing. For each run: the error reaches the caller or the async handler exactly

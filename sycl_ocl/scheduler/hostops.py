@@ -23,7 +23,7 @@ from . import trace
 from .actions import HostTask, NativeScope, NativeTask
 from .issue import enqueue_moves
 from .memory_object import HOST
-from .op import END, START, Op, new_op
+from .op import END, RUNNING, START, Op, new_op
 from .progress import drain, run_host
 from .refusal import UNDO, current, keep_bytes, undo
 from .runtime import RUNTIME
@@ -76,7 +76,11 @@ def _run(op: Op) -> None:
         op.stamp(START)
         body = op.work.fn
         if body is not None:
-            body()
+            RUNNING.op = op
+            try:
+                body()
+            finally:
+                RUNNING.op = None
     except BaseException as error:
         op.stamp(END)
         op.fail(_failure(error))
@@ -119,10 +123,13 @@ def _run_native(op: Op) -> None:
             with RUNTIME:
                 UNDO.pop(op, None)
             op.stamp(START)
+            RUNNING.op = op
             try:
                 op.work.fn(NativeScope(lane))
             except BaseException as error:
                 failure = _failure(error)
+            finally:
+                RUNNING.op = None
             op.stamp(END)
             marker = cl.enqueue_marker(lane.cl_queue)  # after the native work: the op's event
             lane.cl_queue.flush()

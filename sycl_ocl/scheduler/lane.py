@@ -7,7 +7,8 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from .._native import cl
-from .op import CL_COMPLETE, CL_STATUS, DONE
+from ..exception import errc, exception
+from .op import CL_COMPLETE, CL_STATUS, DONE, RUNNING
 from .runtime import RUNTIME
 
 if TYPE_CHECKING:
@@ -80,7 +81,12 @@ class Lane:
         return [op for op in self.ops if op.state != DONE]
 
     def wait_all(self) -> None:
-        """Block until every op submitted so far completed."""
+        """Block until every op submitted so far completed; refused in a host task of this
+        lane, which would wait for itself (rule S21)."""
+        running = getattr(RUNNING, "op", None)
+        if running is not None and running.lane is self:
+            raise exception(errc.invalid, "q.wait() inside a host task of the same queue waits for the "
+                                          "task itself, for good; wait for the events the task needs instead")
         with RUNTIME:
             ops = list(self.ops)
         for op in reversed(ops):  # once the last completed, a poll finds the earlier ones complete

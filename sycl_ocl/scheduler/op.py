@@ -37,6 +37,9 @@ CL_STATUS = cl.event_info.COMMAND_EXECUTION_STATUS
 # the command that produced its bytes (None: no pending one), whose failure cancels it.
 Move = tuple["MemoryObject", "Allocation", int, int, "Op | None"]
 
+# The host op the calling thread runs (``.op``; rule S21): it cannot wait for itself.
+RUNNING = threading.local()
+
 # The deps and moves of an op that has none: one list shared by all such ops, never appended to
 # (``add_edge`` and ``add_move`` give an op a list of its own), so that an op that waits for
 # nothing and moves nothing keeps no lists alive (most of them, on the submit path).
@@ -159,6 +162,9 @@ class Op:
         if self.state == DONE:
             return
         if self.event is None:
+            if getattr(RUNNING, "op", None) is self:
+                raise exception(errc.invalid, "a host task waits for its own event: it would wait "
+                                              "for good; wait for it outside the task")
             RUNTIME.kick()  # a host wait wakes the progress thread (docs/scheduler.md rule S9)
             assert self.flag is not None
             POOL.waiting(True)  # on a host thread, another may start meanwhile (rule S21)

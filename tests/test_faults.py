@@ -22,11 +22,10 @@ import numpy as np
 import pyopencl
 import pytest
 from conftest import DEVICES, pocl_devices
+from kernel_support import child_json
 
 import sycl_ocl as sycl
 from sycl_ocl import _native
-
-from kernel_support import child_json
 from sycl_ocl.scheduler.pool import POOL
 
 sycl.register_kernel_source(
@@ -128,7 +127,8 @@ def test_an_interop_task_raising_before_touching_its_memory_keeps_the_kernels_re
 
 
 @pytest.mark.parametrize("mode", [sycl.read_only, sycl.read_write], ids=["read_only", "read_write"])
-def test_a_failed_host_accessor_read_back_leaves_the_host_copy_stale(device: sycl.device, mode: object) -> None:
+def test_a_failed_host_accessor_read_back_leaves_the_host_copy_stale(device: sycl.device,
+                                                                     mode: object) -> None:
     """The host accessor's read-back fails (injected CL_OUT_OF_RESOURCES): it raises, the host
     copy is not taken for current, so the next host accessor reads the kernel's result again,
     and the device's bytes survive a failed read_write accessor."""
@@ -503,8 +503,9 @@ def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return np.zeros(0, dtype=np.int32)
 
 
-PROGRAMS = [program_buffers, program_sub_buffers, program_host_tasks, program_interop, program_usm,
-            program_graph, program_two_contexts, program_bundles]
+Program = Callable[[Steps, list[sycl.device]], np.ndarray]
+PROGRAMS: list[Program] = [program_buffers, program_sub_buffers, program_host_tasks, program_interop,
+                           program_usm, program_graph, program_two_contexts, program_bundles]
 
 
 def still_works(devs: list[sycl.device]) -> None:
@@ -515,8 +516,7 @@ def still_works(devs: list[sycl.device]) -> None:
     assert data.tolist() == [3] * N
 
 
-def run_case(program: Callable[[Steps, list[sycl.device]], np.ndarray], devs: list[sycl.device],
-             kind: str, nth: int) -> Steps:
+def run_case(program: Program, devs: list[sycl.device], kind: str, nth: int) -> Steps:
     """Run ``program`` with the ``nth`` call of ``kind`` failing (none: counting) and check it,
     on a thread of its own so that a hang fails the test instead of stopping it."""
     case = f"{program.__name__} with call {nth} of kind {kind!r} failing"
@@ -540,7 +540,7 @@ def run_case(program: Callable[[Steps, list[sycl.device]], np.ndarray], devs: li
     return steps
 
 
-def sweep_cases(devs: list[sycl.device]) -> list[tuple[Callable[[Steps, list[sycl.device]], np.ndarray], str, int]]:
+def sweep_cases(devs: list[sycl.device]) -> list[tuple[Program, str, int]]:
     """Every (program, kind, n) of the programs' calls, first calls of every program and kind
     first (a partial budget covers every kind), or in a random order (FAULT_SWEEP_SEED)."""
     cases = []
@@ -572,5 +572,6 @@ def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
         done += 1
         kinds[kind] += 1
     with capsys.disabled():
-        print(f"\nfault sweep: {done} of {len(cases)} call sites failed and survived: {dict(sorted(kinds.items()))}")
+        print(f"\nfault sweep: {done} of {len(cases)} call sites failed and survived: "
+              f"{dict(sorted(kinds.items()))}")
     assert done >= min(len(cases), 50)

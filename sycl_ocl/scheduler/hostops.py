@@ -1,9 +1,10 @@
 """Host ops: host tasks, host-side copies, host accessors and staging reads (§4.10, §4.7.4;
 docs/scheduler.md rules S11, S16).
 
-A host op waits for its dependencies on its own thread, reads back what it needs from the
-devices with blocking copies (so no host transfer is ever gated on a user event), runs its
-body, then lets the deferred device ops that waited on it go.
+A host op waits in the DAG until its dependencies allow it, then runs on a thread of the host
+pool (rule S21): it reads back what it needs from the devices with blocking copies (so no host
+transfer is ever gated on a user event), runs its body, then lets the deferred device ops that
+waited on it go. One that fails before changing anything is undone (rule S22).
 
 A host task with native access (``NativeTask``, §4.10.2) instead has its memory brought to its
 lane's context: it waits for its dependencies, enqueues its transfers to the device, runs its

@@ -92,8 +92,11 @@ def launch(
     memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
     to decide. Otherwise ``submit`` plans it.
     """
-    acquire()  # the lock's own method: a with statement costs as much again
+    # The lock's own methods (a with statement costs as much again), taken inside the try, so
+    # that a KeyboardInterrupt between the two cannot leave it held.
+    locked = False
     try:
+        locked = acquire()
         native = shape.native  # None until bound (Shape.bind)
         if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
                 or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
@@ -118,7 +121,8 @@ def launch(
         replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
         return op
     finally:
-        release()
+        if locked:
+            release()
 
 
 

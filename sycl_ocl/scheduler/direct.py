@@ -108,8 +108,9 @@ class Launcher:
             return None
         _, values, kernel, _ = last  # type: ignore[misc]
         lane = self.lane
-        acquire()
+        locked = False
         try:
+            locked = acquire()  # inside the try, as in command_group.launch
             previous = lane.last
             # Rule S6: the previous op of an in-order queue is complete, or enqueued before
             # this on the same in-order OpenCL queue: no edge.
@@ -124,7 +125,8 @@ class Launcher:
                 raise translate(error, "enqueueing a command") from error
             return enqueued(lane, ev, values)
         finally:
-            release()
+            if locked:
+                release()
 
 
 def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:

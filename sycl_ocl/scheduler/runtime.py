@@ -36,6 +36,9 @@ Spawn = tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException]
 
 EXIT_PATIENCE_S = 10.0  # at exit, give up on work that completes nothing for this long
 EXIT_POLL_S = 0.01  # at exit, the period of polling the work in flight
+# The scheduler lock, one per process. ``with RUNTIME`` calls its C methods: no Python frame
+# runs in taking or releasing it (cheaper, and no line there for a KeyboardInterrupt to land on).
+_LOCK = threading.RLock()
 
 
 class Runtime:
@@ -52,7 +55,7 @@ class Runtime:
     )
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()
+        self.lock = _LOCK
         self.local = threading.local()  # .scheduler_thread: set on the scheduler's own threads
         self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
         self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
@@ -75,11 +78,8 @@ class Runtime:
 
     # --- the lock -------------------------------------------------------------------------
 
-    def __enter__(self) -> None:
-        self.lock.acquire()
-
-    def __exit__(self, *exc: object) -> None:
-        self.lock.release()
+    __enter__ = staticmethod(_LOCK.__enter__)
+    __exit__ = staticmethod(_LOCK.__exit__)
 
     def held(self) -> bool:
         """Whether this thread holds the scheduler lock."""

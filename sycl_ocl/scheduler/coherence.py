@@ -41,10 +41,10 @@ def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_hos
     saved: list[tuple[MemoryObject, Snapshot]] = []
     try:
         _plan_each(op, requirements, ctx, on_host, stagers, cache, saved)
+        return saved  # in the try: interrupted here, the planning is undone too (rule S23)
     except BaseException:  # refused or failed part way: the op never runs, nothing may wait for it
         restore(saved)
         raise
-    return saved
 
 
 def _plan_each(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,

@@ -58,8 +58,19 @@ def submit(
     kind = type(action)
     if kind is HostTask or kind is NativeTask:
         return _submit_host(lane, action, requirements, depends_on)  # type: ignore[arg-type]
-    with RUNTIME:
-        op = _open(lane, depends_on, False)
+    with RUNTIME: op = _device_op(lane, action, requirements, depends_on)  # type: ignore[arg-type]  # noqa: E701
+    return op
+
+
+def _device_op(
+    lane: Lane, action: DeviceAction, requirements: Sequence[Requirement], depends_on: Sequence[Command],
+) -> Op:
+    """``submit`` of a device action, under the lock. Refused at enqueue, or interrupted before
+    it is enqueued or deferred, it undoes the planning and ends the op, so that nothing waits
+    for it (rule S23)."""
+    op = _open(lane, depends_on, False)
+    saved = None
+    try:
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
         op.work = action
         events = wait_list(op) if op.deps else None
@@ -68,15 +79,15 @@ def submit(
             # Undone if its enqueue fails (rule S22): the replayed memory objects as they are now.
             UNDO[op] = [*(saved or ()), *((found.memory, snapshot(found.memory)) for found in replays or ())]
         else:
-            try:
-                issue(op, events)
-            except BaseException:
-                restore(saved or ())
-                op.finish()
-                raise
+            issue(op, events)
         if replays is not None:
             replay(replays, op)
         lane.add(op)
+    except BaseException:
+        if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
+            restore(saved or ())
+            op.finish()
+        raise
     return op
 
 
@@ -171,10 +182,20 @@ def _submit_host(
     lane: Lane, action: HostTask | NativeTask, requirements: Sequence[Requirement],
     depends_on: Sequence[Command],
 ) -> Op:
-    """A host task on ``lane``: planned in full, run on a thread of its own (rule S11)."""
-    with RUNTIME:
-        op = _open(lane, depends_on, True)
-        saved: Sequence[tuple[MemoryObject, Snapshot]] = ()
+    """A host task on ``lane``: planned in full, run on a host thread (rules S11, S21)."""
+    with RUNTIME: op = _host_task(lane, action, requirements, depends_on)  # noqa: E701  # rule S23
+    return op
+
+
+def _host_task(
+    lane: Lane, action: HostTask | NativeTask, requirements: Sequence[Requirement],
+    depends_on: Sequence[Command],
+) -> Op:
+    """``_submit_host`` under the lock; interrupted before the op starts, it undoes the
+    planning and ends the op, so that nothing waits for it (rule S23)."""
+    op = _open(lane, depends_on, True)
+    saved: Sequence[tuple[MemoryObject, Snapshot]] = ()
+    try:
         if requirements:
             stagers: list[Op] = []
             # A native task's memory is current in the lane's context, a host task's on the host.
@@ -184,4 +205,9 @@ def _submit_host(
         op.work = action
         lane.add(op)
         start(op, saved)
+    except BaseException:
+        if not any(waiting[0] is op for waiting in RUNTIME.hosts):  # it did not start
+            restore(saved)
+            op.finish()
+        raise
     return op

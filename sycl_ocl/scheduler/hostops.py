@@ -182,11 +182,9 @@ def prepare(op: Op) -> None:
     try:
         _read(op)
     except BaseException:  # nothing was done: the host copy is no more current than before
-        with RUNTIME:
-            undo(op)
+        with RUNTIME: undo(op)  # noqa: E701  # one line (rule S23)
         raise
-    with RUNTIME:
-        UNDO.pop(op, None)
+    with RUNTIME: UNDO.pop(op, None)  # noqa: E701  # one line (rule S23)
     if trace.RECORDER is not None:
         trace.RECORDER.moved(op)
 

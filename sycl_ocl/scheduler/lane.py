@@ -87,8 +87,7 @@ class Lane:
         if running is not None and running.lane is self:
             raise exception(errc.invalid, "q.wait() inside a host task of the same queue waits for the "
                                           "task itself, for good; wait for the events the task needs instead")
-        with RUNTIME:
-            ops = list(self.ops)
+        with RUNTIME: ops = list(self.ops)  # noqa: E701  # one line: see holds.acquire
         for op in reversed(ops):  # once the last completed, a poll finds the earlier ones complete
             if op.state == DONE:
                 continue
@@ -101,12 +100,15 @@ class Lane:
                 op.complete()
             elif not op.poll():
                 op.wait()
-        with RUNTIME:
-            live = self.ops
-            count = len(ops)
-            if count and len(live) >= count and live[count - 1] is ops[-1]:
-                # Nothing left the front since: the first ``count`` ops are those, all complete.
-                self.ops = live = deque(islice(live, count, None))
-            while live and live[0].state == DONE:
-                live.popleft()
-            self.trim_at = len(live) + TRIM_EVERY
+        with RUNTIME: self._drop(ops)  # noqa: E701  # one line: see holds.acquire
+
+    def _drop(self, ops: list[Op]) -> None:
+        """Drop ``ops``, all complete, and the completed ops after them (under the lock)."""
+        live = self.ops
+        count = len(ops)
+        if count and len(live) >= count and live[count - 1] is ops[-1]:
+            # Nothing left the front since: the first ``count`` ops are those, all complete.
+            self.ops = live = deque(islice(live, count, None))
+        while live and live[0].state == DONE:
+            live.popleft()
+        self.trim_at = len(live) + TRIM_EVERY

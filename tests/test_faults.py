@@ -13,10 +13,12 @@ import contextlib
 import itertools
 import os
 import random
+import sys
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pyopencl
@@ -569,3 +571,87 @@ def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
         print(f"\nfault sweep: {done} of {len(cases)} call sites failed and survived: "
               f"{dict(sorted(kinds.items()))}")
     assert done >= min(len(cases), 50)
+
+
+# --- interrupts (rule S23) ---------------------------------------------------------------------
+# A KeyboardInterrupt (Ctrl-C, caught by the user or a notebook) raised at each line of
+# sycl_ocl that a public call runs, by a trace function; afterwards a kernel and a host accessor
+# on the same buffer must complete: the call left no lock, hold or planned command behind.
+
+INTERRUPT_LINES = int(os.environ.get("INTERRUPT_SWEEP_LINES", "400"))  # per call, at most
+
+
+def interrupted_at(line: int, call: Callable[[], object]) -> str:
+    """Run ``call`` with a KeyboardInterrupt raised at its ``line``-th line event in sycl_ocl;
+    where it was raised ("": the call ran fewer lines)."""
+    seen = [0]
+    where = [""]
+
+    def trace(frame: Any, event: str, arg: object) -> Any:
+        code = frame.f_code
+        if "/sycl_ocl/" not in code.co_filename or code.co_name == "__del__":  # finalizers: not the call's
+            return None
+        if event == "line":
+            seen[0] += 1
+            if seen[0] == line:
+                where[0] = f"{code.co_filename.rpartition('/sycl_ocl/')[2]}:{frame.f_lineno} ({code.co_name})"
+                raise KeyboardInterrupt
+        return trace
+
+    result: list[object] = []  # released once the trace is off (a host accessor's finalizer is not the call)
+    sys.settrace(trace)
+    try:
+        result.append(call())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.settrace(None)
+    result.clear()
+    return where[0]
+
+
+def interruptible_calls(q: sycl.queue, buf: sycl.buffer,
+                        first: sycl.event) -> dict[str, Callable[[], object]]:
+    def host_task(h: sycl.handler) -> None:
+        sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+        h.host_task(lambda: None)
+
+    return {
+        "submit": lambda: q.submit(add(buf, 2)),
+        "submit after an event": lambda: q.submit(lambda h: (h.depends_on(first), add(buf, 2)(h))),
+        "host task": lambda: q.submit(host_task),
+        "host_accessor": lambda: sycl.host_accessor(buf),
+        "wait": q.wait,
+    }
+
+
+@pytest.mark.parametrize("call", ["submit", "submit after an event", "host task", "host_accessor", "wait"])
+def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, call: str) -> None:
+    """Each line of ``call`` interrupted in turn: a kernel and a host accessor still complete."""
+    alive = []  # no buffer of an earlier round is destroyed (finalized) during a traced call
+    for line in range(1, INTERRUPT_LINES + 1):
+        q = sycl.queue(device)
+        data = np.zeros(N, dtype=np.int32)
+        buf = sycl.buffer(data)
+        alive.append(buf)
+        q.submit(add(buf, 1))
+        first = q.submit(lambda h: h.host_task(lambda: None))
+        where = interrupted_at(line, interruptible_calls(q, buf, first)[call])
+        if not where:
+            break  # the call ran fewer lines: each was interrupted once
+
+        worked: list[np.ndarray] = []
+
+        def works(q: sycl.queue = q, buf: sycl.buffer = buf, worked: list[np.ndarray] = worked) -> None:
+            q.submit(add(buf, 0)).wait()
+            with sycl.host_accessor(buf, sycl.read_only) as acc:
+                worked.append(np.asarray(acc).copy())
+        try:
+            within(10, works)
+        except AssertionError:
+            raise AssertionError(f"{call} interrupted at {where} left the runtime waiting") from None
+        assert worked, f"{call} interrupted at {where} broke the runtime (see the thread's exception)"
+    else:
+        line += 1
+    assert line > 20, f"{call} ran {line - 1} lines of sycl_ocl only"  # the trace sees the call
+    print(f"{call}: interrupted at each of its {line - 1} lines")

@@ -23,7 +23,7 @@ from .lane import Lane
 from .op import DEFERRED, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
 from .refusal import UNDO, snapshot
-from .runtime import RUNTIME, acquire, release
+from .runtime import RUNTIME
 from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
@@ -103,37 +103,37 @@ def launch(
     memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
     to decide. Otherwise ``submit`` plans it.
     """
-    # The lock's own methods (a with statement costs as much again), taken inside the try, so
-    # that a KeyboardInterrupt between the two cannot leave it held.
-    locked = False
-    try:
-        locked = acquire()
-        native = shape.native  # None until bound (Shape.bind)
-        if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
-                or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
-                or not shape.holds()):
-            op = submit(lane, shape.action(args, True), requirements, depends_on)
-            if native is None:
-                shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
-            return op
-        kept = shape.set
-        for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
-            if args[index] is not kept[index]:
-                native = None
-                break
-        try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
-            if native is not None:
-                ev = cl.enqueue_nd_range_kernel(*shape.call)
-            else:
-                ev = shape.enqueue(lane.cl_queue, args)
-        except cl.Error as error:
-            raise translate(error, "enqueueing a command") from error
-        op = enqueued(lane, ev, None)
-        replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
+    with RUNTIME: return _launch(lane, shape, args, requirements, depends_on)  # noqa: E701  # rule S23
+
+
+def _launch(
+    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+    depends_on: Sequence[Command],
+) -> Op:
+    """``launch`` under the lock."""
+    native = shape.native  # None until bound (Shape.bind)
+    if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
+            or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
+            or not shape.holds()):
+        op = submit(lane, shape.action(args, True), requirements, depends_on)
+        if native is None:
+            shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
         return op
-    finally:
-        if locked:
-            release()
+    kept = shape.set
+    for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
+        if args[index] is not kept[index]:
+            native = None
+            break
+    try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
+        if native is not None:
+            ev = cl.enqueue_nd_range_kernel(*shape.call)
+        else:
+            ev = shape.enqueue(lane.cl_queue, args)
+    except cl.Error as error:
+        raise translate(error, "enqueueing a command") from error
+    op = enqueued(lane, ev, None)
+    replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
+    return op
 
 
 

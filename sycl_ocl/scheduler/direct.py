@@ -17,7 +17,7 @@ import numpy as np
 from .._native import cl, translate
 from . import trace
 from .op import DONE, ISSUED, NONE, Op
-from .runtime import acquire, release
+from .runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .lane import Lane
@@ -108,25 +108,24 @@ class Launcher:
             return None
         _, values, kernel, _ = last  # type: ignore[misc]
         lane = self.lane
-        locked = False
-        try:
-            locked = acquire()  # inside the try, as in command_group.launch
-            previous = lane.last
-            # Rule S6: the previous op of an in-order queue is complete, or enqueued before
-            # this on the same in-order OpenCL queue: no edge.
-            if (previous is not None and lane.in_order and previous.state != DONE
-                    and (previous.event is None or not lane.ordered)):
-                return None
-            if values is not kernel._args_set:  # OpenCL keeps a kernel's arguments between enqueues
-                kernel._set_args(values)
-            try:
-                ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel._native, global_size, None)
-            except cl.Error as error:
-                raise translate(error, "enqueueing a command") from error
-            return enqueued(lane, ev, values)
-        finally:
-            if locked:
-                release()
+        with RUNTIME: return _launch(lane, kernel, values, global_size)  # noqa: E701  # rule S23
+
+
+def _launch(lane: Lane, kernel: Any, values: Any, global_size: tuple[int, ...]) -> Op | None:
+    """``Launcher.launch`` under the lock: the enqueue, or None where it is refused."""
+    previous = lane.last
+    # Rule S6: the previous op of an in-order queue is complete, or enqueued before
+    # this on the same in-order OpenCL queue: no edge.
+    if (previous is not None and lane.in_order and previous.state != DONE
+            and (previous.event is None or not lane.ordered)):
+        return None
+    if values is not kernel._args_set:  # OpenCL keeps a kernel's arguments between enqueues
+        kernel._set_args(values)
+    try:
+        ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel._native, global_size, None)
+    except cl.Error as error:
+        raise translate(error, "enqueueing a command") from error
+    return enqueued(lane, ev, values)
 
 
 def enqueued(lane: Lane, ev: cl.Event, keep: Any) -> Op:

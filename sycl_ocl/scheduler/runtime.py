@@ -190,6 +190,3 @@ def _poll_unfinished(runtime: Runtime) -> int:
 RUNTIME = Runtime()
 POOL.wake = RUNTIME.kick
 POOL.mark = RUNTIME.mark_thread
-# The lock's own methods, for the submit paths: ``acquire()`` and ``try: ... finally: release()``
-# cost half of ``with RUNTIME`` (or ``with RUNTIME.lock``).
-acquire, release = RUNTIME.lock.acquire, RUNTIME.lock.release

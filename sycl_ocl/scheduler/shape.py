@@ -115,12 +115,13 @@ class Shape:
             return
         arguments = self.arguments(args, tuple(mems))
         try:
-            self.native = native = self.kernel._private(arguments)
+            native = self.kernel._private(arguments)
         except exception:  # a driver short of resources: every launch is planned in full
             return
         self.call = (self.lane.cl_queue, native, self.global_size, self.local_size, self.offset)
         self.set = arguments
         self.mems = tuple(mems)
+        self.native = native  # last: a bind interrupted before it leaves the shape unbound (rule S23)
 
     def enqueue(self, cl_queue: cl.CommandQueue, args: Sequence[Any]) -> cl.Event:
         """Enqueue a launch of ``args`` whose scalars are not the very objects set on the shape's

@@ -71,6 +71,21 @@ conformance-ci: install
 	POCL_DEVICES="pthread pthread" $(BIN)/python -m conformance --device 'Portable Computing Language' --report-dir build/conformance
 	$(BIN)/python -m conformance --device Oclgrind --report-dir build/conformance
 
+# The randomized DAG programs (a new seed each round) and the fault sweep (in a random order)
+# in turn, for FUZZ_SECONDS in all (docs/reliability.md).
+FUZZ_SECONDS ?= 600
+.PHONY: fuzz
+fuzz: install
+	cd tests && end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); \
+	while [ $$(date +%s) -lt $$end ]; do \
+		seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); echo "fuzz round, seed $$seed"; \
+		FUZZ_SECONDS=$(FUZZ_SECONDS) $(abspath $(BIN))/python -m pytest -p no:cacheprovider -q -x \
+			test_randomized.py -k pocl --hypothesis-seed=$$seed || exit 1; \
+		left=$$(( end - $$(date +%s) )); [ $$left -gt 0 ] || break; \
+		FAULT_SWEEP_SEED=$$seed FAULT_SWEEP_SECONDS=$$left $(abspath $(BIN))/python -m pytest \
+			-p no:cacheprovider -q -x test_faults.py -k sweep || exit 1; \
+	done
+
 # `make lint unit suite` under each Python 3.10-3.13 found on this machine, a venv each
 # (.venv310, ...); MATRIX_PYTHONS picks versions (tools/python_matrix.sh).
 .PHONY: matrix

@@ -1,26 +1,54 @@
-"""The one place where PyOpenCL errors become ``sycl.exception`` (SYCL 2020 §4.13).
+"""The PyOpenCL boundary: the one place where PyOpenCL errors become ``sycl.exception``
+(SYCL 2020 §4.13), and the seam where tests inject faults (docs/reliability.md).
 
 Every call into PyOpenCL that can fail goes through :func:`cl_call` or catches
 ``pyopencl.Error`` and raises :func:`translate`'s result, so the OpenCL error name
 always reaches the user and no PyOpenCL exception leaks out of the public API. Builds run in
 :data:`compiler_warnings_off`: their logs reach the user through ``errc.build``, not warnings.
+
+The scheduler, USM and kernel modules call PyOpenCL through :data:`cl`, this module's copy of
+PyOpenCL's namespace (the same functions and classes: an attribute lookup costs what it costs on
+``pyopencl``), start their threads through :data:`threads` and wait for one event through
+:data:`events`. :func:`inject` (tests only)
+puts counting wrappers in their place while it is active, so that the n-th call of a kind fails
+with a real OpenCL status; nothing else ever changes them.
 """
 
 from __future__ import annotations
 
 import struct
 import threading
+import types
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import pyopencl as cl
+import numpy as np
+import pyopencl
+import pyopencl._cl as _cl
 
 from .exception import errc, exception
 
 if TYPE_CHECKING:
+    import pyopencl as cl
+
     from .context import context
+else:
+    # PyOpenCL as sycl_ocl calls it (see the module docstring): a namespace of its own, so that
+    # ``inject`` never changes ``pyopencl`` itself, which the user's code shares.
+    cl = types.ModuleType("sycl_ocl._native.cl", "PyOpenCL's namespace, the seam of inject().")
+    cl.__dict__.update({name: value for name, value in vars(pyopencl).items() if not name.startswith("__")})
+
+
+def _wait(ev: cl.Event) -> None:
+    ev.wait()
+
+
+# The scheduler's thread starts and event waits (seams of ``inject`` too: kinds "thread", "wait").
+threads = types.SimpleNamespace(start=threading.Thread.start)
+events = types.SimpleNamespace(wait=_wait)
 
 T = TypeVar("T")
 
@@ -204,3 +232,110 @@ def backend_info(native: Any, info_enum: Any, name: object, what: str) -> Any:
         return native.get_info(getattr(info_enum, name))
     except cl.Error as error:
         raise translate(error, f"querying {what.upper()} {name}") from error
+
+
+# --- fault injection (tests only; docs/reliability.md) ----------------------------------------
+
+# Each kind of call, the attributes of ``cl`` that make it, and the status its fault returns.
+FAULT_KINDS: dict[str, tuple[tuple[str, ...], int]] = {
+    "allocation": (("Buffer", "SVMAllocation"), pyopencl.status_code.MEM_OBJECT_ALLOCATION_FAILURE),
+    "write": (("enqueue_copy",), pyopencl.status_code.OUT_OF_RESOURCES),
+    "read": (("enqueue_copy",), pyopencl.status_code.OUT_OF_RESOURCES),
+    "copy": (("enqueue_copy", "enqueue_fill_buffer", "enqueue_svm_memfill"),
+             pyopencl.status_code.OUT_OF_RESOURCES),
+    "kernel": (("enqueue_nd_range_kernel",), pyopencl.status_code.OUT_OF_RESOURCES),
+    "marker": (("enqueue_marker",), pyopencl.status_code.OUT_OF_RESOURCES),
+    "build": (("Program",), pyopencl.status_code.BUILD_PROGRAM_FAILURE),
+    "link": (("link_program",), pyopencl.status_code.LINK_PROGRAM_FAILURE),
+    # wait_for_events, and events.wait
+    "wait": (("wait_for_events",), pyopencl.status_code.EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
+    "thread": ((), 0),  # threads.start: RuntimeError("can't start new thread"), as the OS refuses
+}
+
+
+class Faults:
+    """The calls made at the boundary while :func:`inject` is active, by kind (``calls``), and
+    the fault it injects: the ``nth`` call of ``kind`` fails (``nth`` 0: none, only counting)."""
+
+    def __init__(self, kind: str, nth: int, code: int) -> None:
+        self.kind, self.nth, self.code = kind, nth, code
+        self.calls: Counter[str] = Counter()
+        self.fired = False
+        self._lock = threading.Lock()
+
+    def hit(self, kind: str, routine: str) -> None:
+        """Count a call of ``kind``; raise its fault if it is the chosen one."""
+        with self._lock:
+            self.calls[kind] += 1
+            fire = kind == self.kind and self.calls[kind] == self.nth
+            self.fired = self.fired or fire
+        if not fire:
+            return
+        if kind == "thread":
+            raise RuntimeError("can't start new thread (injected)")
+        message = f"{routine} failed: {status_name(self.code)[3:]} (injected)"
+        raise pyopencl.Error(_cl._ErrorRecord(msg=message, code=self.code, routine=routine))
+
+
+def _copy_kind(dest: object, src: object) -> str:
+    """The kind of an ``enqueue_copy``: a read into host memory, a write from it, else a copy."""
+    if isinstance(dest, np.ndarray):
+        return "read"
+    return "write" if isinstance(src, np.ndarray) else "copy"
+
+
+def _wrapped(name: str, kinds: tuple[str, ...], faults: Faults) -> Any:
+    real = getattr(pyopencl, name)
+    if name == "Program":
+        class Program(real):  # type: ignore[misc, valid-type]
+            def build(self, *args: Any, **kwargs: Any) -> Any:
+                faults.hit("build", "clBuildProgram")
+                return real.build(self, *args, **kwargs)
+
+            def compile(self, *args: Any, **kwargs: Any) -> Any:
+                faults.hit("build", "clCompileProgram")
+                return real.compile(self, *args, **kwargs)
+        return Program
+    if isinstance(real, type):
+        class Allocated(real):  # type: ignore[misc, valid-type]
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                faults.hit("allocation", f"clCreate{name}")
+                super().__init__(*args, **kwargs)
+        return Allocated
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        kind = _copy_kind(args[1], args[2]) if name == "enqueue_copy" else kinds[0]
+        faults.hit(kind, name)
+        return real(*args, **kwargs)
+    return call
+
+
+@contextmanager
+def inject(kind: str = "", nth: int = 0, code: int | None = None) -> Iterator[Faults]:
+    """Tests only: while active, the ``nth`` call of ``kind`` (a key of ``FAULT_KINDS``) made
+    through the boundary from now on fails with the real OpenCL status ``code`` (default: the
+    kind's), raised by PyOpenCL's own error type; ``nth`` 0 only counts the calls. Not
+    re-entrant, and for one test at a time: it changes what every thread calls."""
+    if kind and kind not in FAULT_KINDS:
+        raise ValueError(f"no fault kind {kind!r}; one of {sorted(FAULT_KINDS)}")
+    faults = Faults(kind, nth, code if code is not None else FAULT_KINDS[kind][1] if kind else 0)
+    names = {name: tuple(k for k, (names, _) in FAULT_KINDS.items() if name in names)
+             for names, _ in FAULT_KINDS.values() for name in names}
+    for name, kinds in names.items():
+        setattr(cl, name, _wrapped(name, kinds, faults))
+    real_start, real_wait = threads.start, events.wait
+
+    def start(thread: threading.Thread) -> None:
+        faults.hit("thread", "Thread.start")
+        real_start(thread)
+
+    def wait(ev: cl.Event) -> None:
+        faults.hit("wait", "clWaitForEvents")
+        real_wait(ev)
+    threads.start, events.wait = start, wait
+    try:
+        yield faults
+    finally:
+        for name in names:
+            setattr(cl, name, getattr(pyopencl, name))
+        threads.start, events.wait = real_start, real_wait

@@ -68,6 +68,7 @@ of hanging the suite. The budget is fixed for CI: derandomized examples, no exam
 from __future__ import annotations
 
 import functools
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -1020,7 +1021,7 @@ def run_program(prog: Program, queues: Sequence[sycl.queue]) -> None:
 
 SETTINGS: dict[str, Any] = {
     "deadline": None,
-    "derandomize": True,
+    "derandomize": "FUZZ_SECONDS" not in os.environ,  # `make fuzz`: a new seed each round
     "database": None,
     "phases": [Phase.explicit, Phase.generate, Phase.shrink],  # no explain phase: it reruns a lot
     "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],

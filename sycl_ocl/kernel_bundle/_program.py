@@ -10,9 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .._native import compiler_warnings_off, status_exception, translate
+from .._native import cl, compiler_warnings_off, status_exception, translate
 from ..exception import errc, exception
 from . import _progress
 
@@ -69,7 +67,8 @@ def build(
     try:
         # cache_dir=False: sycl_ocl's own cache decides (PyOpenCL's would hide builds from it).
         with compiler_warnings_off:
-            prg.build(list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
+            # Called through the boundary's class: the seam of fault injection (_native.inject).
+            cl.Program.build(prg, list(options), [d._native for d in devices], cache_dir=False)  # type: ignore[arg-type]
     except cl.Error as error:
         raise _failure(error, f"building {what}", prg, ctx, devices) from error
     return prg
@@ -82,7 +81,7 @@ def compile_program(
     _progress.building(what)
     try:
         with compiler_warnings_off:
-            prg.compile(list(options), [d._native for d in devices])
+            cl.Program.compile(prg, list(options), [d._native for d in devices])
     except cl.Error as error:
         raise _failure(error, f"compiling {what}", prg, ctx, devices) from error
     return prg

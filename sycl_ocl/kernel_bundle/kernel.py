@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyopencl as cl
 
 from .._handles import NativeWrapper, cached_wrapper, remember
-from .._native import ARGUMENT_ERRORS, argument_exception, translate
+from .._native import ARGUMENT_ERRORS, argument_exception, cl, translate
 from ..backend import backend
 from ..context import context
 from ..exception import errc, exception

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-import pyopencl as cl
 
+from .._native import cl
 from .memory_object import MISALIGNED
 
 if TYPE_CHECKING:

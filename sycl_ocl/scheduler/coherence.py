@@ -16,6 +16,7 @@ from .hostops import transfer_op
 from .intervals import Piece, gaps, insert, overlapping, remove
 from .memory_object import HOST, Allocation, Layout, MemoryObject, Plan, Snapshot
 from .op import DEFERRED, DONE, ISSUED, Op, add_move, depend
+from .refusal import snapshot
 from .requirement import HOST_READ, READ, WRITE, Requirement
 from .trace import HAZARD, ORDER, RAW
 
@@ -40,10 +41,10 @@ def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_hos
     saved: list[tuple[MemoryObject, Snapshot]] = []
     try:
         _plan_each(op, requirements, ctx, on_host, stagers, cache, saved)
+        return saved  # in the try: interrupted here, the planning is undone too (rule S26)
     except BaseException:  # refused or failed part way: the op never runs, nothing may wait for it
         restore(saved)
         raise
-    return saved
 
 
 def _plan_each(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,
@@ -62,7 +63,7 @@ def _plan_each(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, 
                 "the buffer has the context_bound property for another context; use it only "
                 "on queues of that context",
             )
-        before = (dict(memory.valid), memory.frontier, memory.written)
+        before = snapshot(memory)
         saved.append((memory, before))  # see restore
         alloc = None if on_host else memory.allocation(ctx)
         if not cache:
@@ -77,8 +78,8 @@ def _plan_each(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, 
 
 def restore(saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:
     """Undo the planning of a command that will not run (``plan`` returned ``saved``)."""
-    for memory, snapshot in saved:
-        memory.restore(snapshot)
+    for memory, before in saved:
+        memory.restore(before)
 
 
 def distinct(requirements: Sequence[Requirement]) -> bool:
@@ -424,7 +425,7 @@ def _to_device(
         _stage(memory, missing, op, stagers)
         host_pieces = valid.get(HOST, [])
     for x, y, producer in overlapping(host_pieces, lo, hi):
-        add_move(op, (memory, alloc, x, y, None))
+        add_move(op, (memory, alloc, x, y, producer))
         if producer is not None:
             depend(op, producer, RAW, memory)
         valid[alloc.loc] = insert(valid.get(alloc.loc, []), x, y, op)

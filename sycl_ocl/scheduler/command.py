@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-import pyopencl as cl
-
-from .._native import status_name, translate
+from .._native import cl, status_name, translate
 from ..exception import errc, exception
 from ..info.enums import event_command_status
+from .pool import POOL
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
@@ -82,11 +81,14 @@ class NativeCommand:
 
     def wait(self) -> None:
         if self._event is not None:
+            POOL.waiting(True)  # a user event may wait for another host task (rule S24)
             try:
                 self._event.wait()
                 status = self._event.command_execution_status
             except cl.Error as error:
                 raise translate(error, "waiting for an event") from error
+            finally:
+                POOL.waiting(False)
             if status < 0:  # some drivers (NVIDIA) end the wait without an error for it
                 raise exception(
                     errc.runtime,

@@ -13,9 +13,7 @@ from collections.abc import Sequence
 from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .._native import translate
+from .._native import cl, translate
 from . import progress, trace
 from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import depend_on, distinct, plan, replay, replayable, restore
@@ -25,13 +23,14 @@ from .issue import issue
 from .lane import Lane
 from .op import DEFERRED, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
-from .runtime import RUNTIME, acquire, release
+from .refusal import UNDO, snapshot
+from .runtime import RUNTIME
 from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .command import Command
-    from .memory_object import Plan
+    from .memory_object import MemoryObject, Plan, Snapshot
     from .requirement import Requirement
     from .shape import Shape
 
@@ -60,23 +59,36 @@ def submit(
     kind = type(action)
     if kind is HostTask or kind is NativeTask:
         return _submit_host(lane, action, requirements, depends_on)  # type: ignore[arg-type]
-    with RUNTIME:
-        op = _open(lane, depends_on, False)
+    with RUNTIME: op = _device_op(lane, action, requirements, depends_on)  # type: ignore[arg-type]  # noqa: E701
+    return op
+
+
+def _device_op(
+    lane: Lane, action: DeviceAction, requirements: Sequence[Requirement], depends_on: Sequence[Command],
+) -> Op:
+    """``submit`` of a device action, under the lock. Refused at enqueue, or interrupted before
+    it is enqueued or deferred, it undoes the planning and ends the op, so that nothing waits
+    for it (rule S26)."""
+    op = _open(lane, depends_on, False)
+    saved = None
+    try:
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
         op.work = action
         events = wait_list(op) if op.deps else None
         if events is BLOCKED:
             defer(op)
+            # Undone if its enqueue fails (rule S25): the replayed memory objects as they are now.
+            UNDO[op] = [*(saved or ()), *((found.memory, snapshot(found.memory)) for found in replays or ())]
         else:
-            try:
-                issue(op, events)
-            except BaseException:
-                restore(saved or ())
-                op.finish()
-                raise
+            issue(op, events)
         if replays is not None:
             replay(replays, op)
         lane.add(op)
+    except BaseException:
+        if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
+            restore(saved or ())
+            op.finish()
+        raise
     return op
 
 
@@ -92,34 +104,41 @@ def launch(
     memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
     to decide. Otherwise ``submit`` plans it.
     """
-    acquire()  # the lock's own method: a with statement costs as much again
-    try:
-        native = shape.native  # None until bound (Shape.bind)
-        if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
-                or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
-                or not shape.holds()):
-            op = submit(lane, shape.action(args, True), requirements, depends_on)
-            if native is None:
-                shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
-            return op
-        kept = shape.set
-        for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
-            if args[index] is not kept[index]:
-                native = None
-                break
-        submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
-        try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
-            ev = _enqueue(*shape.call) if native is not None else shape.enqueue(lane.cl_queue, args)
-        except cl.Error as error:
-            raise translate(error, "enqueueing a command") from error
-        op = enqueued(lane, ev, None, submitted)
-        replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
+    with RUNTIME: return _launch(lane, shape, args, requirements, depends_on)  # noqa: E701  # rule S26
+
+
+def _launch(
+    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+    depends_on: Sequence[Command],
+) -> Op:
+    """``launch`` under the lock."""
+    native = shape.native  # None until bound (Shape.bind)
+    if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
+            or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
+            or not shape.holds()):
+        op = submit(lane, shape.action(args, True), requirements, depends_on)
+        if native is None:
+            shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
         return op
-    finally:
-        release()
+    kept = shape.set
+    for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
+        if args[index] is not kept[index]:
+            native = None
+            break
+    submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
+    try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
+        if native is not None:
+            ev = cl.enqueue_nd_range_kernel(*shape.call)
+        else:
+            ev = shape.enqueue(lane.cl_queue, args)
+    except cl.Error as error:
+        raise translate(error, "enqueueing a command") from error
+    op = enqueued(lane, ev, None, submitted)
+    replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
+    return op
 
 
-_enqueue = cl.enqueue_nd_range_kernel
+
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:
@@ -157,7 +176,7 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
     stagers: list[Op] = []
     saved = plan(op, rest, lane.context, False, stagers, cache=lane.ordered)
     for stager in stagers:
-        start(stager)
+        start(stager, saved)
     return replays, saved
 
 
@@ -165,16 +184,32 @@ def _submit_host(
     lane: Lane, action: HostTask | NativeTask, requirements: Sequence[Requirement],
     depends_on: Sequence[Command],
 ) -> Op:
-    """A host task on ``lane``: planned in full, run on a thread of its own (rule S11)."""
-    with RUNTIME:
-        op = _open(lane, depends_on, True)
+    """A host task on ``lane``: planned in full, run on a host thread (rules S11, S24)."""
+    with RUNTIME: op = _host_task(lane, action, requirements, depends_on)  # noqa: E701  # rule S26
+    return op
+
+
+def _host_task(
+    lane: Lane, action: HostTask | NativeTask, requirements: Sequence[Requirement],
+    depends_on: Sequence[Command],
+) -> Op:
+    """``_submit_host`` under the lock; interrupted before the op starts, it undoes the
+    planning and ends the op, so that nothing waits for it (rule S26)."""
+    op = _open(lane, depends_on, True)
+    saved: Sequence[tuple[MemoryObject, Snapshot]] = ()
+    try:
         if requirements:
             stagers: list[Op] = []
             # A native task's memory is current in the lane's context, a host task's on the host.
-            plan(op, requirements, lane.context, type(action) is HostTask, stagers)
+            saved = plan(op, requirements, lane.context, type(action) is HostTask, stagers)
             for stager in stagers:
-                start(stager)
+                start(stager, saved)
         op.work = action
         lane.add(op)
-        start(op)
+        start(op, saved)
+    except BaseException:
+        if not any(waiting[0] is op for waiting in RUNTIME.hosts):  # it did not start
+            restore(saved)
+            op.finish()
+        raise
     return op

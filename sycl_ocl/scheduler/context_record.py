@@ -7,9 +7,7 @@ from contextlib import AbstractContextManager, nullcontext
 from time import monotonic_ns
 from typing import Any
 
-import pyopencl as cl
-
-from .._native import queued_time
+from .._native import cl, queued_time
 
 
 class ContextRecord:

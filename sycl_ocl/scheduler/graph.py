@@ -18,9 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
 from .. import _command_buffer as cbuf
+from .._native import cl
 from .actions import Barrier, DeviceAction, DeviceCopy, DeviceFill, KernelLaunch
 from .coherence import merge
 from .memory_object import MISALIGNED, MemoryObject

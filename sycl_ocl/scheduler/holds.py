@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .._async_errors import log
 from ..exception import errc, exception
-from .coherence import access
+from .coherence import access, restore
 from .command import Command
 from .hostops import prepare, start, transfer_op
 from .memory_object import MemoryObject
 from .op import DONE, Op
 from .progress import drain
+from .refusal import UNDO, snapshot
 from .requirement import HOST_READ, WRITE, Requirement
 from .runtime import RUNTIME
 from .trace import describe
@@ -30,36 +31,57 @@ WAIT_WARNING_S = 3.0  # a wait for another thread's host accessor warns after th
 
 def acquire(req: Requirement, name: str) -> Op:
     """Plan and wait for a host hold on ``req`` for the accessor ``name``; returns the hold to
-    release. ``errc.invalid`` where it would wait for a hold of this thread (rule S22)."""
-    stagers: list[Op] = []
-    memory = req.memory
-    with RUNTIME:
-        saved = (dict(memory.valid), memory.frontier, memory.written)
-        op = transfer_op()
-        access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
-        _refuse_self_wait(op.deps, f"constructing {name}", lambda: memory.restore(saved))
-        memory.holds.add(op)
-        _owners[op] = (threading.get_ident(), name)
-        for stager in stagers:
-            start(stager)
+    release. ``errc.invalid`` where it would wait for a hold of this thread (rule S25).
+
+    Interrupted anywhere (a KeyboardInterrupt), it leaves no hold behind: each ``with RUNTIME``
+    is one line (CPython reports the line of a ``with`` again before its exit, where an
+    interrupt would skip the release) and the planning undoes itself (rule S26).
+    """
+    op = None
     try:
+        with RUNTIME: op = _plan(req, name)  # noqa: E701  # one line: see above
         prepare(op)
+        return op  # in the try: interrupted here, the hold is released too
     except BaseException:
-        release(req.memory, op)
+        if op is not None:
+            release(req.memory, op)
         raise
-    return op
+
+
+def _plan(req: Requirement, name: str) -> Op:
+    stagers: list[Op] = []
+    op = transfer_op()
+    saved = [(req.memory, snapshot(req.memory))]
+    try:
+        access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
+        _refuse_self_wait(op.deps, f"constructing {name}", None)
+        req.memory.holds.add(op)
+        _owners[op] = (threading.get_ident(), name)
+        UNDO[op] = saved  # undone if its read-back fails (rule S25)
+        for stager in stagers:
+            start(stager, saved)
+        return op
+    except BaseException:
+        restore(saved)
+        _end_hold(req.memory, op)
+        op.finish()
+        raise
 
 
 def release(memory: MemoryObject, op: Op) -> None:
-    """End the hold and issue what waited for it."""
-    with RUNTIME:
-        memory.holds.discard(op)
-        _owners.pop(op, None)
+    """End the hold and issue what waited for it (the op finishes first: interrupted after
+    that, nothing waits for it)."""
     op.finish()
+    with RUNTIME: _end_hold(memory, op)  # noqa: E701  # one line, as in acquire
     if RUNTIME.held():
         RUNTIME.kick()  # a finalizer inside the scheduler: let the progress thread issue
     else:
         drain()
+
+
+def _end_hold(memory: MemoryObject, op: Op) -> None:
+    memory.holds.discard(op)
+    _owners.pop(op, None)
 
 
 def check_wait(waited: Sequence[Command], what: str) -> threading.Timer | None:

@@ -1,9 +1,10 @@
 """Host ops: host tasks, host-side copies, host accessors and staging reads (§4.10, §4.7.4;
 docs/scheduler.md rules S11, S16).
 
-A host op waits for its dependencies on its own thread, reads back what it needs from the
-devices with blocking copies (so no host transfer is ever gated on a user event), runs its
-body, then lets the deferred device ops that waited on it go.
+A host op waits in the DAG until its dependencies allow it, then runs on a thread of the host
+pool (rule S24): it reads back what it needs from the devices with blocking copies (so no host
+transfer is ever gated on a user event), runs its body, then lets the deferred device ops that
+waited on it go. One that fails before changing anything is undone (rule S25).
 
 A host task with native access (``NativeTask``, §4.10.2) instead has its memory brought to its
 lane's context: it waits for its dependencies, enqueues its transfers to the device, runs its
@@ -16,16 +17,15 @@ from __future__ import annotations
 from contextlib import nullcontext, suppress
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .._native import translate
+from .._native import cl, translate
 from ..exception import errc, exception
 from . import trace
 from .actions import HostTask, NativeScope, NativeTask
 from .issue import enqueue_moves
 from .memory_object import HOST
-from .op import END, START, Op, new_op
-from .progress import drain, spawn
+from .op import END, RUNNING, START, Op, new_op
+from .progress import drain, run_host
+from .refusal import UNDO, current, keep_bytes, undo
 from .runtime import RUNTIME
 
 # Host bytes a read behind its producers saves first (``prepare``): beyond, a wait costs less
@@ -33,8 +33,10 @@ from .runtime import RUNTIME
 SAVED_BYTES_MAX = 1 << 20
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from .._async_errors import AsyncErrors
-    from .memory_object import MemoryObject
+    from .memory_object import MemoryObject, Snapshot
 
 
 def transfer_op(
@@ -48,11 +50,21 @@ def transfer_op(
     return op
 
 
-def start(op: Op) -> None:
-    """Run the host op on its own thread."""
-    run = _run_native if type(op.work) is NativeTask else _run
-    spawn(run, (op,), "sycl_ocl-host-op",
-          lambda error: op.fail(exception(errc.runtime, f"no thread could run a host command: {error}")))
+def start(op: Op, saved: Sequence[tuple[MemoryObject, Snapshot]] = ()) -> None:
+    """Run the host op on a host thread once its dependencies allow it (under the lock).
+    ``saved``: what its planning changed, undone if it fails before it changed anything
+    (rule S25)."""
+    if saved:
+        UNDO[op] = saved
+    run_host(op, _run_native if type(op.work) is NativeTask else _run, _no_thread)
+
+
+def _no_thread(op: Op, error: BaseException) -> None:
+    """No thread can run ``op``: it fails undone (rule S25)."""
+    with RUNTIME:
+        undo(op)
+    op.fail(exception(errc.runtime, f"no thread could run a host command: {error}"))
+    drain()
 
 
 def _run(op: Op) -> None:
@@ -61,7 +73,11 @@ def _run(op: Op) -> None:
         op.stamp(START)
         body = op.work.fn
         if body is not None:
-            body()
+            RUNNING.op = op
+            try:
+                body()
+            finally:
+                RUNNING.op = None
     except BaseException as error:
         op.stamp(END)
         op.fail(_failure(error))
@@ -93,17 +109,24 @@ def _run_native(op: Op) -> None:
     keep: list[Any] = []
     failure: BaseException | None = None
     marker: cl.Event | None = None
+    moved = False
     with lane.serial or nullcontext():
         try:
             if op.moves:
                 with RUNTIME:  # enqueues (and their counters) under the lock, as everywhere
                     enqueue_moves(op, lane, None, keep)
                 cl.wait_for_events([ev for ev in keep if isinstance(ev, cl.Event)])
+            moved = True
+            with RUNTIME:
+                UNDO.pop(op, None)
             op.stamp(START)
+            RUNNING.op = op
             try:
                 op.work.fn(NativeScope(lane))
             except BaseException as error:
                 failure = _failure(error)
+            finally:
+                RUNNING.op = None
             op.stamp(END)
             marker = cl.enqueue_marker(lane.cl_queue)  # after the native work: the op's event
             lane.cl_queue.flush()
@@ -120,6 +143,8 @@ def _run_native(op: Op) -> None:
             op.host = False  # from now on a command of the lane's OpenCL queue (rule S16)
             op.issued(marker, keep)
     else:
+        with RUNTIME:  # its memory holds what the body left; failed transfers changed nothing
+            keep_bytes(op) if moved else undo(op)
         op.fail(failure)
     drain()
 
@@ -148,20 +173,30 @@ def prepare(op: Op) -> None:
     wait and then a read on the transfer queue. The replaced host bytes are saved first and
     put back where the command that produced the bytes read turns out to have failed. If a
     read fails there (a failed command fails what follows it on some drivers), the op waits
-    and reads as anywhere else.
+    and reads as anywhere else. If the reads fail, the op's planning is undone (rule S25).
     """
+    try:
+        _read(op)
+    except BaseException:  # nothing was done: the host copy is no more current than before
+        with RUNTIME: undo(op)  # noqa: E701  # one line (rule S26)
+        raise
+    with RUNTIME: UNDO.pop(op, None)  # noqa: E701  # one line (rule S26)
+    if trace.RECORDER is not None:
+        trace.RECORDER.moved(op)
+
+
+def _read(op: Op) -> None:
     staging = op.work.staging
     queue = _behind(op)
     done = 0 if queue is None else _read_behind(op, queue, staging)
     if queue is None or done < len(op.moves):
         wait_for_dependencies(op)
-        for memory, alloc, lo, hi, producer in op.moves[done:]:
-            if producer is None or not producer.failed:
+        for move in op.moves[done:]:
+            memory, alloc = move[0], move[1]
+            for lo, hi in current(move, alloc.loc, True):
                 read_back(memory, alloc, lo, hi, staging)
     elif trace.RECORDER is not None:
         trace.RECORDER.started(op)
-    if trace.RECORDER is not None:
-        trace.RECORDER.moved(op)
 
 
 def _read_behind(op: Op, queue: cl.CommandQueue, staging: bool) -> int:
@@ -176,10 +211,15 @@ def _read_behind(op: Op, queue: cl.CommandQueue, staging: bool) -> int:
         for memory, alloc, lo, hi, _ in moves:
             read_back(memory, alloc, lo, hi, staging, queue)
             done += 1
-    for (memory, _, lo, hi, producer), old in zip(moves[:done], saved, strict=False):
+    for move, old in zip(moves[:done], saved, strict=False):
+        memory, alloc, lo, hi, producer = move
         # Complete by now (the queue is in order): polled, a failure shows.
         if producer is not None and producer.poll() and producer.failed:
-            memory.host_copy()[lo:hi] = old
+            host = memory.host_copy()
+            read = host[lo:hi].copy()
+            host[lo:hi] = old  # but the bytes it left there where it was undone (rule S25)
+            for a, b in current(move, alloc.loc, True):
+                host[a:b] = read[a - lo:b - lo]
     return done
 
 

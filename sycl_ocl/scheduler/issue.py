@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .._native import translate
+from .._native import cl, translate
+from .memory_object import HOST
+from .refusal import current
 
 if TYPE_CHECKING:
     from .actions import DeviceAction
@@ -35,16 +35,20 @@ def enqueue_moves(
 ) -> list[cl.Event] | None:
     """Enqueue ``op``'s host-to-device transfers after ``wait_for``; returns the wait list of
     what follows them. Their events and host memory go to ``keep``."""
-    for memory, alloc, lo, hi, _ in op.moves:
+    for move in op.moves:
+        memory, alloc, start, end, producer = move
         assert alloc.buf is not None  # a move has bytes, so the allocation exists
-        # Keep the NannyEvent until the op is known complete (its destructor would block).
-        copied = cl.enqueue_copy(
-            lane.cl_queue, alloc.buf, memory.host_copy()[lo:hi], dst_offset=lo,
-            is_blocking=False, wait_for=wait_for)
-        keep.append(copied)
-        wait_for = lane.after(copied)
-        counters = memory.counters
-        counters.h2d_bytes += hi - lo
-        counters.h2d_copies += 1
-        keep.append(memory.host)
+        # Bytes of an undone host command: only those the host held before it (rule S25).
+        ranges = current(move, HOST, False) if producer is not None and producer.failed else ((start, end),)
+        for lo, hi in ranges:
+            # Keep the NannyEvent until the op is known complete (its destructor would block).
+            copied = cl.enqueue_copy(
+                lane.cl_queue, alloc.buf, memory.host_copy()[lo:hi], dst_offset=lo,
+                is_blocking=False, wait_for=wait_for)
+            keep.append(copied)
+            wait_for = lane.after(copied)
+            counters = memory.counters
+            counters.h2d_bytes += hi - lo
+            counters.h2d_copies += 1
+            keep.append(memory.host)
     return wait_for

@@ -6,9 +6,9 @@ from collections import deque
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
-from .op import CL_COMPLETE, CL_STATUS, DONE
+from .._native import cl
+from ..exception import errc, exception
+from .op import CL_COMPLETE, CL_STATUS, DONE, RUNNING
 from .runtime import RUNTIME
 
 if TYPE_CHECKING:
@@ -81,9 +81,13 @@ class Lane:
         return [op for op in self.ops if op.state != DONE]
 
     def wait_all(self) -> None:
-        """Block until every op submitted so far completed."""
-        with RUNTIME:
-            ops = list(self.ops)
+        """Block until every op submitted so far completed; refused in a host task of this
+        lane, which would wait for itself (rule S24)."""
+        running = getattr(RUNNING, "op", None)
+        if running is not None and running.lane is self:
+            raise exception(errc.invalid, "q.wait() inside a host task of the same queue waits for the "
+                                          "task itself, for good; wait for the events the task needs instead")
+        with RUNTIME: ops = list(self.ops)  # noqa: E701  # one line: see holds.acquire
         for op in reversed(ops):  # once the last completed, a poll finds the earlier ones complete
             if op.state == DONE:
                 continue
@@ -96,12 +100,15 @@ class Lane:
                 op.complete()
             elif not op.poll():
                 op.wait()
-        with RUNTIME:
-            live = self.ops
-            count = len(ops)
-            if count and len(live) >= count and live[count - 1] is ops[-1]:
-                # Nothing left the front since: the first ``count`` ops are those, all complete.
-                self.ops = live = deque(islice(live, count, None))
-            while live and live[0].state == DONE:
-                live.popleft()
-            self.trim_at = len(live) + TRIM_EVERY
+        with RUNTIME: self._drop(ops)  # noqa: E701  # one line: see holds.acquire
+
+    def _drop(self, ops: list[Op]) -> None:
+        """Drop ``ops``, all complete, and the completed ops after them (under the lock)."""
+        live = self.ops
+        count = len(ops)
+        if count and len(live) >= count and live[count - 1] is ops[-1]:
+            # Nothing left the front since: the first ``count`` ops are those, all complete.
+            self.ops = live = deque(islice(live, count, None))
+        while live and live[0].state == DONE:
+            live.popleft()
+        self.trim_at = len(live) + TRIM_EVERY

@@ -23,11 +23,10 @@ from types import FrameType
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
 from .. import _async_errors
 from .._async_errors import log
-from .._native import translate
+from .._native import cl, translate
 from ..exception import exception
 from . import holds
 from .coherence import access

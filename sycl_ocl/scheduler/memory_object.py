@@ -11,9 +11,8 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyopencl as cl
 
-from .._native import translate
+from .._native import cl, translate
 from .context_record import ContextRecord
 from .intervals import Piece
 

@@ -12,12 +12,12 @@ import threading
 from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
+from .._native import cl, events
 from ..exception import errc, exception
 from ..info.enums import event_command_status
 from . import trace
 from .command import cl_status
+from .pool import POOL
 from .runtime import RUNTIME
 
 if TYPE_CHECKING:
@@ -36,6 +36,9 @@ CL_STATUS = cl.event_info.COMMAND_EXECUTION_STATUS
 # (device op: host to the allocation; host op: the allocation to the host). A read back names
 # the command that produced its bytes (None: no pending one), whose failure cancels it.
 Move = tuple["MemoryObject", "Allocation", int, int, "Op | None"]
+
+# The host op the calling thread runs (``.op``; rule S24): it cannot wait for itself.
+RUNNING = threading.local()
 
 # The deps and moves of an op that has none: one list shared by all such ops, never appended to
 # (``add_edge`` and ``add_move`` give an op a list of its own), so that an op that waits for
@@ -137,13 +140,18 @@ class Op:
         if trace.RECORDER is not None:
             trace.RECORDER.finished(self)
 
-    def fail(self, error: BaseException) -> None:
+    def fail(self, error: BaseException, after: cl.Event | None = None) -> None:
         """Complete with an error, reported once to the queue's (or context's) handler
-        (docs/scheduler.md rule S10)."""
+        (docs/scheduler.md rule S10); with ``after`` (a marker behind what the op followed on
+        its queue), complete once that completes, so that what waits for the op still waits
+        for those (rule S25)."""
         if not self.failed and self.async_errors is not None:
             RUNTIME.report(self.async_errors, error)
         self.failed = True
-        self.finish()
+        if after is not None:
+            self.issued(after, None)
+        else:
+            self.finish()
 
     # --- the Command protocol -----------------------------------------------------------
 
@@ -154,21 +162,30 @@ class Op:
         if self.state == DONE:
             return
         if self.event is None:
+            if getattr(RUNNING, "op", None) is self:
+                raise exception(errc.invalid, "a host task waits for its own event: it would wait "
+                                              "for good; wait for it outside the task")
             RUNTIME.kick()  # a host wait wakes the progress thread (docs/scheduler.md rule S9)
             assert self.flag is not None
-            self.flag.wait()
+            POOL.waiting(True)  # on a host thread, another may start meanwhile (rule S24)
+            try:
+                self.flag.wait()
+            finally:
+                POOL.waiting(False)
         ev = self.event
         if ev is not None and self.state != DONE:
             serial = self.lane.serial if self.lane is not None else None
             try:
-                if serial is not None:
-                    with serial:
-                        ev.wait()
-                else:
-                    ev.wait()
+                _wait_event(ev, serial)
             except cl.Error as error:
-                self.fail(exception(errc.runtime, f"a command failed on the device: {error}"))
-                return
+                # A failed wait is not a failed command: its status says (poll), else a second
+                # wait does; a command that fails both fails.
+                try:
+                    if not self.poll():
+                        _wait_event(ev, serial)
+                except cl.Error:
+                    self.fail(exception(errc.runtime, f"a command failed on the device: {error}"))
+                    return
             # clWaitForEvents succeeds only for a command complete without error (OpenCL 3.0
             # §5.11: a negative status is CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST), so no
             # status query is needed.
@@ -226,6 +243,15 @@ class Op:
             times[which] = now = monotonic_ns()
             if not times[START]:
                 times[START] = now  # it failed before starting: it started as it ended
+
+
+def _wait_event(ev: cl.Event, serial: Any) -> None:
+    """Wait for ``ev`` (under ``serial``, Oclgrind's lock, where there is one)."""
+    if serial is not None:
+        with serial:
+            events.wait(ev)
+    else:
+        events.wait(ev)
 
 
 def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> Op:

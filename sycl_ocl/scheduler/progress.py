@@ -5,6 +5,10 @@ command of the same context (docs/scheduler.md rule S7). Otherwise it waits in
 ``RUNTIME.deferred``, never behind a user event (rule S8), and ``drain`` issues it, in
 submission order, when a host op completes, a host accessor is released, or the progress
 thread wakes for an OpenCL completion callback or a host wait (rule S9).
+
+Host ops wait in ``RUNTIME.hosts`` too, until every dependency is complete or an enqueued
+device command (which completes without any host thread's help, rule S8); only then does one
+go to ``POOL``, a bounded pool of host threads (docs/scheduler.md rule S24).
 """
 
 from __future__ import annotations
@@ -13,12 +17,13 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
 from .._async_errors import log
+from .._native import cl, threads
 from ..exception import exception
 from .issue import issue
 from .op import DEFERRED, DONE, Op
+from .pool import POOL
+from .refusal import UNDO, undo
 from .runtime import RUNTIME
 
 if TYPE_CHECKING:
@@ -107,9 +112,10 @@ def drain() -> None:
     (docs/scheduler.md rule S10).
     """
     deferred = RUNTIME.deferred
-    if not deferred:
+    if not deferred and not RUNTIME.hosts:
         return
     with RUNTIME:
+        _dispatch()
         still = []
         for op in deferred:
             if op.state != DEFERRED:
@@ -121,8 +127,61 @@ def drain() -> None:
             try:
                 issue(op, events)
             except exception as error:
-                op.fail(error)
+                refuse(op, error, events)
+            else:
+                UNDO.pop(op, None)
         deferred[:] = still
+        _dispatch()  # a host op behind a device op issued just now
+
+
+def refuse(op: Op, error: exception, events: list[cl.Event] | None) -> None:
+    """A deferred device op failed to enqueue: undo its planning, and have it complete behind
+    what it would have followed on its queue (a marker), not before (rule S25)."""
+    undo(op)
+    try:
+        marker = cl.enqueue_marker(op.lane.cl_queue, wait_for=events)  # type: ignore[union-attr]
+    except cl.Error:
+        marker = None  # the op ends now
+    op.fail(error, marker)
+
+
+def run_host(op: Op, run: Callable[[Op], Any], failed: Callable[[Op, BaseException], Any]) -> None:
+    """Have ``run(op)`` run on a thread of ``POOL`` once ``op``'s dependencies allow it (under
+    the lock; rule S24); ``failed(op, error)`` instead when no thread can run it."""
+    RUNTIME.hosts.append((op, run, failed))
+    start()
+    RUNTIME.kick()
+
+
+def _dispatch() -> None:
+    """Hand to ``POOL`` the host ops waiting in ``RUNTIME.hosts`` that are ready, in
+    submission order (under the lock)."""
+    hosts = RUNTIME.hosts
+    if not hosts:
+        return
+    still = []
+    for waiting in hosts:
+        op, run, failed = waiting
+        if _ready(op):
+            POOL.submit(op, run, failed)
+        else:
+            still.append(waiting)
+    hosts[:] = still
+
+
+def _ready(op: Op) -> bool:
+    """Whether every dependency of host op ``op`` is complete or an enqueued device command;
+    an incomplete foreign command (a user event, another context's) wakes the progress thread
+    when it completes."""
+    for dep in op.deps:
+        if type(dep) is Op:
+            if dep.state == DONE or (dep.event is not None and not dep.host):
+                continue
+            return False
+        ev = dep.cl_event()
+        if ev is not None and _watch(ev):
+            return False
+    return True
 
 
 def spawn(
@@ -158,6 +217,7 @@ def _progress() -> None:
             _start(*spawns.popleft())  # in a function: this loop keeps no reference to its args
         try:
             drain()
+            POOL.grow(RUNTIME.exiting)
         except Exception:  # the progress thread outlives any one failure; drain retries later
             log.exception("sycl_ocl: issuing deferred commands failed")
 
@@ -175,7 +235,8 @@ def _start(
     failed: Callable[[BaseException], Any],
 ) -> None:
     try:
-        threading.Thread(target=RUNTIME.run_thread, args=(target, args), name=name, daemon=True).start()
+        thread = threading.Thread(target=RUNTIME.run_thread, args=(target, args), name=name, daemon=True)
+        threads.start(thread)
     except RuntimeError as error:  # "can't start new thread": fail the work instead of hanging
         if RUNTIME.exiting:  # Python 3.12 starts no thread at exit: the work runs here (rule S14)
             target(*args)

@@ -24,6 +24,7 @@ import pyopencl as cl
 from .._async_errors import log
 from .command import NativeCommand
 from .context_record import ContextRecord
+from .pool import POOL
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
@@ -35,6 +36,9 @@ Spawn = tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException]
 
 EXIT_PATIENCE_S = 10.0  # at exit, give up on work that completes nothing for this long
 EXIT_POLL_S = 0.01  # at exit, the period of polling the work in flight
+# The scheduler lock, one per process. ``with RUNTIME`` calls its C methods: no Python frame
+# runs in taking or releasing it (cheaper, and no line there for a KeyboardInterrupt to land on).
+_LOCK = threading.RLock()
 
 
 class Runtime:
@@ -46,15 +50,17 @@ class Runtime:
     """
 
     __slots__ = (
-        "_records_lock", "_start_lock", "contexts", "deferred", "exiting", "finalizers", "lanes", "local",
-        "lock", "native_commands", "spawns", "thread", "undelivered", "wake", "watched",
+        "_records_lock", "_start_lock", "contexts", "deferred", "exiting", "finalizers", "hosts", "lanes",
+        "local", "lock", "native_commands", "spawns", "thread", "undelivered", "wake", "watched",
     )
 
     def __init__(self) -> None:
-        self.lock = threading.RLock()
+        self.lock = _LOCK
         self.local = threading.local()  # .scheduler_thread: set on the scheduler's own threads
         self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
         self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
+        # Host ops waiting for their dependencies: (op, run, failed) (``progress.run_host``).
+        self.hosts: list[tuple[Op, Callable[[Op], Any], Callable[[Op, BaseException], Any]]] = []
         self.watched: set[int] = set()  # OpenCL events with a completion callback
         # Wakes the progress thread. A SimpleQueue, not an Event: its put takes no Python lock,
         # so a finalizer may wake the thread even when it runs inside an Event's own lock.
@@ -72,11 +78,8 @@ class Runtime:
 
     # --- the lock -------------------------------------------------------------------------
 
-    def __enter__(self) -> None:
-        self.lock.acquire()
-
-    def __exit__(self, *exc: object) -> None:
-        self.lock.release()
+    __enter__ = staticmethod(_LOCK.__enter__)
+    __exit__ = staticmethod(_LOCK.__exit__)
 
     def held(self) -> bool:
         """Whether this thread holds the scheduler lock."""
@@ -104,8 +107,12 @@ class Runtime:
     def run_thread(self, target: Callable[..., Any], args: tuple[Any, ...]) -> None:
         """The body of every scheduler thread: ``target(*args)``, marked as the scheduler's
         (rule S12)."""
-        self.local.scheduler_thread = True
+        self.mark_thread()
         target(*args)
+
+    def mark_thread(self) -> None:
+        """Mark the calling thread as one of the scheduler's (rule S12)."""
+        self.local.scheduler_thread = True
 
     def kick(self) -> None:
         """Wake the progress thread: something it waits for may have happened. Lock-free, so
@@ -181,6 +188,5 @@ def _poll_unfinished(runtime: Runtime) -> int:
 
 
 RUNTIME = Runtime()
-# The lock's own methods, for the submit paths: ``acquire()`` and ``try: ... finally: release()``
-# cost half of ``with RUNTIME`` (or ``with RUNTIME.lock``).
-acquire, release = RUNTIME.lock.acquire, RUNTIME.lock.release
+POOL.wake = RUNTIME.kick
+POOL.mark = RUNTIME.mark_thread

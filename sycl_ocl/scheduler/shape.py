@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import pyopencl as cl
-
+from .._native import cl
 from ..exception import exception
 from .actions import KernelLaunch
 from .coherence import blocked, distinct, finished, following
@@ -116,12 +115,13 @@ class Shape:
             return
         arguments = self.arguments(args, tuple(mems))
         try:
-            self.native = native = self.kernel._private(arguments)
+            native = self.kernel._private(arguments)
         except exception:  # a driver short of resources: every launch is planned in full
             return
         self.call = (self.lane.cl_queue, native, self.global_size, self.local_size, self.offset)
         self.set = arguments
         self.mems = tuple(mems)
+        self.native = native  # last: a bind interrupted before it leaves the shape unbound (rule S26)
 
     def enqueue(self, cl_queue: cl.CommandQueue, args: Sequence[Any]) -> cl.Event:
         """Enqueue a launch of ``args`` whose scalars are not the very objects set on the shape's

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyopencl as cl
+
+from .._native import cl
 
 if TYPE_CHECKING:
     from .lane import Lane

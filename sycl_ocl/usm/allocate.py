@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyopencl as cl
 
-from .._native import compiler_warnings_off
+from .._native import cl, compiler_warnings_off
 from ..context import context
 from ..device import device
 from ..exception import errc, exception

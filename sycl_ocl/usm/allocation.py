@@ -15,7 +15,8 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyopencl as cl
+
+from .._native import cl
 
 if TYPE_CHECKING:
     from ..context import context

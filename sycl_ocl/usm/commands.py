@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyopencl as cl
 
+from .._native import cl
 from ..exception import errc, exception
 from ..scheduler.actions import Barrier
 from ..scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate

@@ -1,0 +1,659 @@
+"""Failures: a failure reports itself once, to the right place, and never costs data that was
+already computed (docs/reliability.md, docs/scheduler.md rules S10, S24, S25).
+
+Faults are real OpenCL refusals where the device gives one (a work-group size above the
+device's maximum) and otherwise injected at the PyOpenCL boundary (``sycl_ocl._native.inject``):
+the n-th call of a kind fails with a real OpenCL status, raised by PyOpenCL's own error type.
+Ordering uses gates (a host task waiting on a ``threading.Event``), never sleeps.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import random
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pyopencl
+import pytest
+from conftest import DEVICES, pocl_devices
+from kernel_support import child_json
+
+import sycl_ocl as sycl
+from sycl_ocl import _native
+from sycl_ocl.scheduler.pool import POOL
+
+sycl.register_kernel_source(
+    """
+    __kernel void fault_inc(__global int* a) { a[get_global_id(0)] += 1; }
+    __kernel void fault_add(__global int* a, int w) { a[get_global_id(0)] += w; }
+    """
+)
+N = 64
+exp = sycl.ext.oneapi.experimental
+
+
+def recording(device: sycl.device) -> tuple[sycl.queue, list[sycl.exception]]:
+    """A queue whose asynchronous errors land in the returned list."""
+    seen: list[sycl.exception] = []
+    return sycl.queue(device, async_handler=seen.extend), seen
+
+
+def inc(buf: sycl.buffer, depends_on: sycl.event | None = None,
+        local: int | None = None) -> Callable[[sycl.handler], None]:
+    """A command group adding 1 to every element (an nd_range of work-groups of ``local``)."""
+
+    def cgf(h: sycl.handler) -> None:
+        if depends_on is not None:
+            h.depends_on(depends_on)
+        acc = sycl.accessor(buf, h)
+        if local is None:
+            h.parallel_for(buf.size(), "fault_inc", acc)
+        else:
+            h.parallel_for(sycl.nd_range(sycl.range(local), sycl.range(local)), "fault_inc", acc)
+
+    return cgf
+
+
+def gated(gate: threading.Event) -> Callable[[sycl.handler], None]:
+    """A host task that waits for ``gate``: what follows it waits in the DAG."""
+    return lambda h: h.host_task(lambda: gate.wait(30))
+
+
+def too_large(device: sycl.device) -> int:
+    """A work-group size above the device's maximum (the kernel's enqueue is refused)."""
+    return int(device.get_info(sycl.info.device.max_work_group_size)) * 2
+
+
+@pytest.mark.parametrize("planned_before", [False, True], ids=["read after", "read planned before"])
+def test_a_deferred_kernel_refused_at_enqueue_keeps_the_earlier_result(
+        device: sycl.device, planned_before: bool) -> None:
+    """Kernel A runs; kernel B, deferred behind a host task, is refused at enqueue (work-group
+    size above the device's): B's error is reported once, and A's result reaches a host task
+    planned while B waited, the host accessor and the write-back."""
+    q, seen = recording(device)
+    data = np.zeros(too_large(device), dtype=np.int32)
+    gate = threading.Event()
+    read: list[list[int]] = []
+
+    def reader(h: sycl.handler) -> None:
+        acc = sycl.accessor(buf, h, sycl.read_only, target=sycl.target.host_task)
+        h.host_task(lambda: read.append(np.asarray(acc).tolist()))
+
+    with sycl.buffer(data) as buf:
+        q.submit(inc(buf))
+        held = q.submit(gated(gate))
+        refused = q.submit(inc(buf, held, local=data.size))
+        if planned_before:
+            q.submit(reader)
+        gate.set()
+        refused.wait()
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            read.append(np.asarray(acc).tolist())
+    assert read == [[1] * data.size] * (1 + planned_before)
+    assert data.tolist() == [1] * data.size
+    q.wait_and_throw()
+    assert [e.code() for e in seen] == [sycl.errc.nd_range]
+
+
+def test_an_interop_task_raising_before_touching_its_memory_keeps_the_kernels_result(
+        device: sycl.device) -> None:
+    """An interop host task raises before touching its read_write accessor: the error is
+    reported once, and the earlier kernel's result reaches the array."""
+    q, seen = recording(device)
+    data = np.zeros(N, dtype=np.int32)
+
+    def body(ih: sycl.interop_handle) -> None:
+        raise ValueError("gave up before touching the memory")
+
+    with sycl.buffer(data) as buf:
+        q.submit(inc(buf))
+        q.submit(lambda h: (sycl.accessor(buf, h, sycl.read_write), h.host_task(body)))
+    assert data.tolist() == [1] * N
+    q.wait_and_throw()
+    assert [e.code() for e in seen] == [sycl.errc.runtime]
+    assert isinstance(seen[0].__cause__, ValueError)
+
+
+@pytest.mark.parametrize("mode", [sycl.read_only, sycl.read_write], ids=["read_only", "read_write"])
+def test_a_failed_host_accessor_read_back_leaves_the_host_copy_stale(device: sycl.device,
+                                                                     mode: object) -> None:
+    """The host accessor's read-back fails (injected CL_OUT_OF_RESOURCES): it raises, the host
+    copy is not taken for current, so the next host accessor reads the kernel's result again,
+    and the device's bytes survive a failed read_write accessor."""
+    q = sycl.queue(device)
+    data = np.zeros(N, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        q.submit(inc(buf)).wait()
+        with _native.inject("read", 1), pytest.raises(sycl.exception) as failed:
+            sycl.host_accessor(buf, mode)
+        assert failed.value.code() is sycl.errc.memory_allocation
+        assert "CL_OUT_OF_RESOURCES" in failed.value.what()
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            assert np.asarray(acc).tolist() == [1] * N
+    assert data.tolist() == [1] * N
+
+
+def test_a_host_task_without_a_thread_keeps_the_kernels_results_around_it() -> None:
+    """No thread can run a read_write host task (injected thread-start failure, in a fresh
+    interpreter: no pool thread runs yet): it fails with errc.runtime, once, and the kernels
+    before and after it keep their results."""
+    result = child_json("""
+        import json
+        import numpy as np
+        import sycl_ocl as sycl
+        from sycl_ocl import _native
+        from tests.conftest import preferred_device
+
+        sycl.register_kernel_source("__kernel void inc(__global int* a) { a[get_global_id(0)] += 1; }")
+
+        def inc(buf, after=None):
+            def cgf(h):
+                if after is not None:
+                    h.depends_on(after)
+                h.parallel_for(buf.size(), "inc", sycl.accessor(buf, h))
+            return cgf
+
+        seen = []
+        q = sycl.queue(preferred_device(), async_handler=seen.extend)
+        data = np.zeros(64, dtype=np.int32)
+        ran = []
+        with sycl.buffer(data) as buf:
+            q.submit(inc(buf)).wait()
+            with _native.inject("thread", 1):
+                task = q.submit(lambda h: (sycl.accessor(buf, h, sycl.read_write),
+                                           h.host_task(lambda: ran.append(1))))
+                task.wait()
+            q.submit(inc(buf, task)).wait()
+        q.wait_and_throw()
+        print(json.dumps([data.tolist(), ran, [e.code().name for e in seen]]))
+    """)
+    assert result == [[2] * 64, [], ["runtime"]]
+
+
+# --- the host thread pool (rule S24) ---------------------------------------------------------
+
+
+def test_host_tasks_behind_a_gate_hold_at_most_the_pool_of_threads(queue: sycl.queue) -> None:
+    """1,000 host tasks behind a gate start no thread until it opens, then all run on at most
+    the pool's threads."""
+    gate = threading.Event()
+    before = threading.active_count()
+    first = queue.submit(gated(gate))
+    done: list[int] = []
+    tasks = [queue.submit(lambda h: (h.depends_on(first), h.host_task(lambda: done.append(1))))
+             for _ in range(1000)]
+    held = max(threading.active_count() - before for _ in range(300) if not gate.wait(0.001))
+    gate.set()
+    for task in tasks:
+        task.wait()
+    assert held <= POOL.size + 1  # the gate's task may have started its thread
+    assert threading.active_count() - before <= POOL.size
+    assert len(done) == 1000
+
+
+def test_host_tasks_waiting_for_each_others_events_on_a_pool_of_one(device: sycl.device) -> None:
+    """A pool of one thread: each host task waits for the event of the one submitted after it
+    (the last one waits for nothing); all complete, none starves the pool."""
+    size = POOL.size
+    POOL.size = 1
+    try:
+        q = sycl.queue(device)
+        events: list[sycl.event] = []
+        submitted = threading.Event()
+        order: list[int] = []
+
+        def body(i: int) -> None:
+            submitted.wait(30)
+            if i + 1 < len(events):
+                events[i + 1].wait()
+            order.append(i)
+
+        for i in range(6):
+            events.append(q.submit(lambda h, i=i: h.host_task(lambda: body(i))))
+        submitted.set()
+        for ev in events:
+            ev.wait()
+        assert order == [5, 4, 3, 2, 1, 0]
+    finally:
+        POOL.size = size
+
+
+def within(seconds: float, fn: Callable[[], object]) -> None:
+    """Run ``fn`` on a thread of its own; fail if it has not returned after ``seconds``."""
+    thread = threading.Thread(target=fn, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still waiting after {seconds} s"
+
+
+@pytest.mark.parametrize("waits", ["queue", "own event"])
+def test_a_host_task_waiting_for_its_own_queue_is_refused(device: sycl.device, waits: str) -> None:
+    """q.wait() (or the task's own event's wait) inside a host task of q would wait for the
+    task itself: errc.invalid, reported once; the queue goes on."""
+    q, seen = recording(device)
+    own: list[sycl.event] = []
+    submitted = threading.Event()
+
+    def body() -> None:
+        submitted.wait(30)
+        q.wait() if waits == "queue" else own[0].wait()
+
+    own.append(q.submit(lambda h: h.host_task(body)))
+    submitted.set()
+    within(30, q.wait_and_throw)
+    assert [e.code() for e in seen] == [sycl.errc.invalid]
+    q.submit(lambda h: h.host_task(lambda: None)).wait()
+
+
+# --- the fault sweep ---------------------------------------------------------------------------
+# Each program runs once counting the boundary's calls by kind, then once per call site with
+# that call failing. For each run: the error reaches the caller or the async handler exactly
+# once; nothing hangs; every step but the failing one left its result in the user's memory (the
+# steps add distinct powers of two); the runtime keeps working. A fixed budget bounds it in the
+# suite (FAULT_SWEEP_SECONDS); `make fuzz` runs it in a random order for longer.
+
+SWEEP_SECONDS = float(os.environ.get("FAULT_SWEEP_SECONDS", "100"))
+SWEEP_SEED = os.environ.get("FAULT_SWEEP_SEED", "")  # set: a random order of the cases
+HANG_S = 60.0
+
+
+class Steps:
+    """One run of a program: its queues (errors to ``errors``), its steps (each adding its
+    ``parts`` to the elements of ``region``), and the fault injected while ``faulty``."""
+
+    def __init__(self, kind: str, nth: int) -> None:
+        self.kind, self.nth = kind, nth
+        self.errors: list[BaseException] = []
+        self.steps: list[tuple[list[int], slice]] = []
+        self.queues: list[sycl.queue] = []
+        self.faults: _native.Faults | None = None
+
+    def queue(self, *args: object) -> sycl.queue:
+        q = sycl.queue(*args, async_handler=self.errors.extend)
+        self.queues.append(q)
+        return q
+
+    @contextlib.contextmanager
+    def faulty(self) -> Iterator[None]:
+        with _native.inject(self.kind, self.nth) as self.faults:
+            try:
+                yield
+            finally:
+                for q in self.queues:
+                    self.attempt(q.wait_and_throw)
+
+    def step(self, weight: int | list[int], fn: Callable[[], object], region: slice = slice(None)) -> None:
+        """Run ``fn``, which adds ``weight`` (or each of its parts) to ``region``; a
+        ``sycl.exception`` it raises is counted."""
+        self.steps.append((weight if isinstance(weight, list) else [weight], region))
+        self.attempt(fn)
+
+    def attempt(self, fn: Callable[[], object]) -> None:
+        try:
+            fn()
+        except sycl.exception as error:
+            self.errors.append(error)
+
+    def check(self, data: np.ndarray, case: str) -> None:
+        """Every element holds every step's weights, but for some parts of one step at most,
+        and only if the fault was reported; the fault, if it fired, was reported once at most
+        (none: the runtime recovered, as a read behind a queue retries on the transfer queue)."""
+        fired = self.faults is not None and self.faults.fired
+        assert len(self.errors) <= fired, f"{case}: errors {self.errors}"
+        full = np.zeros(data.shape, dtype=np.int64)
+        allowed: list[set[int]] = [{0} for _ in range(data.size)]
+        for parts, region in self.steps:
+            full[region] += sum(parts)
+            sums = {sum(c) for r in range(len(parts) + 1) for c in itertools.combinations(parts, r)}
+            for i in range(data.size)[region]:
+                allowed[i] |= sums
+        missing = full - data
+        for i, lost in enumerate(missing.tolist()):
+            assert lost in allowed[i] and (lost == 0 or self.errors), (
+                f"{case}: element {i} is {data[i]}, expected {full[i]} (less one step's parts at most)")
+
+
+def add(buf: sycl.buffer | sycl.accessor, w: int) -> Callable[[sycl.handler], None]:
+    return lambda h: h.parallel_for(N, "fault_add", sycl.accessor(buf, h), np.int32(w))
+
+
+def host_add(acc: object, w: int) -> None:
+    view = np.asarray(acc)
+    view += w
+
+
+def program_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Kernels, a host task, a host accessor and a copy on one buffer."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+    other = np.zeros(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf, sycl.buffer(other) as scratch:
+        s.step(1, lambda: q.submit(add(buf, 1)))
+
+        def task(h: sycl.handler) -> None:
+            acc = sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+            h.host_task(lambda: host_add(acc, 2))
+        s.step(2, lambda: q.submit(task))
+        s.step(4, lambda: q.submit(add(buf, 4)))
+
+        def hold() -> None:
+            with sycl.host_accessor(buf) as acc:
+                host_add(acc, 8)
+        s.step(8, hold)
+        s.step(16, lambda: q.submit(add(buf, 16)))
+        s.step(0, lambda: q.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only),
+                                                    sycl.accessor(scratch, h, sycl.write_only))))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_sub_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Kernels on two sub-buffers and on their parent."""
+    q = s.queue(devs[0])
+    data = np.zeros(2 * N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf:
+        low, high = sycl.buffer(buf, sycl.id(0), sycl.range(N)), sycl.buffer(buf, sycl.id(N), sycl.range(N))
+        s.step(1, lambda: q.submit(add(low, 1)), slice(0, N))
+        s.step(2, lambda: q.submit(add(high, 2)), slice(N, 2 * N))
+        s.step(4, lambda: q.submit(lambda h: h.parallel_for(2 * N, "fault_add", sycl.accessor(buf, h),
+                                                            np.int32(4))))
+        s.step(8, lambda: q.submit(add(low, 8)), slice(0, N))
+        s.step(0, lambda: sycl.host_accessor(high, sycl.read_only))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_host_tasks(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Kernels deferred behind a gated host task, then a host task between kernels."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf:
+        s.step(1, lambda: q.submit(add(buf, 1)))
+        gate = threading.Event()
+        held: list[sycl.event] = []
+        s.step(0, lambda: held.append(q.submit(gated(gate))))
+        after = held[0] if held else None
+
+        def behind(w: int) -> Callable[[sycl.handler], None]:
+            def cgf(h: sycl.handler) -> None:
+                if after is not None:
+                    h.depends_on(after)
+                add(buf, w)(h)
+            return cgf
+        s.step(2, lambda: q.submit(behind(2)))
+        s.step(4, lambda: q.submit(behind(4)))
+        gate.set()
+
+        def task(h: sycl.handler) -> None:
+            acc = sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+            h.host_task(lambda: host_add(acc, 8))
+        s.step(8, lambda: q.submit(task))
+        s.step(16, lambda: q.submit(add(buf, 16)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_interop(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Host tasks with native access between kernels (their bodies call PyOpenCL itself)."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+
+    def native_add(w: int) -> Callable[[sycl.handler], None]:
+        def cgf(h: sycl.handler) -> None:
+            acc = sycl.accessor(buf, h)
+
+            def body(ih: sycl.interop_handle) -> None:
+                (mem,) = ih.get_native_mem(acc)
+                host = np.empty(N, dtype=np.int32)
+                pyopencl.enqueue_copy(ih.get_native_queue(), host, mem)
+                pyopencl.enqueue_copy(ih.get_native_queue(), mem, host + w)
+            h.host_task(body)
+        return cgf
+
+    with s.faulty(), sycl.buffer(data) as buf:
+        s.step(1, lambda: q.submit(add(buf, 1)))
+        s.step(2, lambda: q.submit(native_add(2)))
+        s.step(4, lambda: q.submit(add(buf, 4)))
+
+        def hold() -> None:
+            with sycl.host_accessor(buf) as acc:
+                host_add(acc, 8)
+        s.step(8, hold)
+        s.step(16, lambda: q.submit(native_add(16)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_usm(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Device USM: copies in, kernels on the pointer, a fill; read after the faults."""
+    q = s.queue(devs[0])
+    if not devs[0].has(sycl.aspect.usm_device_allocations):
+        return np.zeros(0, dtype=np.int32)
+    data = np.zeros(N, dtype=np.int32)
+    p = sycl.malloc(count=N, dtype=np.int32, q=q, kind=sycl.usm.alloc.device)
+    q.memcpy(p, data, data.nbytes).wait()
+    with s.faulty():
+        s.step(1, lambda: q.parallel_for(N, "fault_add", p, np.int32(1)).wait())
+        s.step(2, lambda: q.parallel_for(N, "fault_add", p, np.int32(2)))
+        s.step(0, lambda: q.memcpy(data, p, data.nbytes).wait())
+        s.step(4, lambda: q.submit(lambda h: h.parallel_for(N, "fault_add", p, np.int32(4))))
+    q.memcpy(data, p, data.nbytes).wait()
+    sycl.free(p, q)
+    return data
+
+
+def program_graph(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """A recorded graph of two kernels, finalized and replayed twice, between kernels."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf:
+        graphs: list[exp.command_graph] = []
+
+        def record() -> None:
+            g = exp.command_graph(q)
+            g.begin_recording(q)
+            try:
+                q.submit(add(buf, 1))
+                q.submit(add(buf, 2))
+            finally:
+                g.end_recording()
+            graphs.append(g.finalize())
+        s.step(0, record)
+        s.step(4, lambda: q.submit(add(buf, 4)))
+        for _ in range(2):
+            s.step([1, 2] if graphs else 0, lambda: q.ext_oneapi_graph(graphs[0]) if graphs else None)
+        s.step(8, lambda: q.submit(add(buf, 8)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
+def program_two_contexts(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """One buffer used in turn in two contexts (staged through the host)."""
+    q1, q2 = s.queue(sycl.context(devs[0]), devs[0]), s.queue(sycl.context(devs[-1]), devs[-1])
+    data = np.zeros(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf:
+        s.step(1, lambda: q1.submit(add(buf, 1)))
+        s.step(2, lambda: q2.submit(add(buf, 2)))
+        s.step(4, lambda: q1.submit(add(buf, 4)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+        s.step(8, lambda: q2.submit(add(buf, 8)))
+    return data
+
+
+def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Builds, compiles and links from source (the build cache is off: they run each time)."""
+    ctx = sycl.context(devs[0])
+    source = "__kernel void fault_built(__global int* a) { a[0] = 1; }"
+    bundle = sycl.make_kernel_bundle(pyopencl.Program(ctx._native, source), ctx, sycl.bundle_state.input)
+    with s.faulty():
+        s.step(0, lambda: sycl.build(bundle))
+        s.step(0, lambda: sycl.link(sycl.compile(bundle)))
+    return np.zeros(0, dtype=np.int32)
+
+
+Program = Callable[[Steps, list[sycl.device]], np.ndarray]
+PROGRAMS: list[Program] = [program_buffers, program_sub_buffers, program_host_tasks, program_interop,
+                           program_usm, program_graph, program_two_contexts, program_bundles]
+
+
+def still_works(devs: list[sycl.device]) -> None:
+    """The runtime keeps working: a kernel and a host accessor on a new buffer."""
+    data = np.zeros(N, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        sycl.queue(devs[0]).submit(add(buf, 3))
+    assert data.tolist() == [3] * N
+
+
+def run_case(program: Program, devs: list[sycl.device], kind: str, nth: int) -> Steps:
+    """Run ``program`` with the ``nth`` call of ``kind`` failing (none: counting) and check it,
+    on a thread of its own so that a hang fails the test instead of stopping it."""
+    case = f"{program.__name__} with call {nth} of kind {kind!r} failing"
+    steps = Steps(kind, nth)
+    outcome: list[BaseException | np.ndarray] = []
+
+    def run() -> None:
+        try:
+            outcome.append(program(steps, devs))
+        except BaseException as error:  # reported below, with the case
+            outcome.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(HANG_S)
+    assert not thread.is_alive(), f"{case}: still running after {HANG_S:.0f} s"
+    (result,) = outcome
+    if isinstance(result, BaseException):
+        raise AssertionError(f"{case}: raised {result!r}") from result
+    steps.check(result, case)
+    return steps
+
+
+def sweep_cases(devs: list[sycl.device]) -> list[tuple[Program, str, int]]:
+    """Every (program, kind, n) of the programs' calls, first calls of every program and kind
+    first (a partial budget covers every kind), or in a random order (FAULT_SWEEP_SEED)."""
+    cases = []
+    for program in PROGRAMS:
+        counted = run_case(program, devs, "", 0)
+        assert counted.faults is not None
+        for kind, calls in counted.faults.calls.items():
+            cases += [(program, kind, nth) for nth in range(1, calls + 1)]
+    cases.sort(key=lambda case: case[2])
+    if SWEEP_SEED:
+        random.Random(SWEEP_SEED).shuffle(cases)
+    return cases
+
+
+def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every call site of the representative programs fails in turn (within the budget)."""
+    devs = pocl_devices()
+    if not devs or not any("Portable" in d.get_platform().get_info(sycl.info.platform.name) for d in DEVICES):
+        pytest.skip("the sweep runs on PoCL (CI's device): hundreds of programs are too slow on Oclgrind")
+    monkeypatch.setenv("SYCL_OCL_DISABLE_CACHE", "1")  # program_bundles builds every time
+    cases = sweep_cases(devs)
+    deadline = time.monotonic() + SWEEP_SECONDS
+    done, kinds = 0, Counter[str]()
+    for program, kind, nth in cases:
+        if time.monotonic() > deadline:
+            break
+        run_case(program, devs, kind, nth)
+        still_works(devs)
+        done += 1
+        kinds[kind] += 1
+    with capsys.disabled():
+        print(f"\nfault sweep: {done} of {len(cases)} call sites failed and survived: "
+              f"{dict(sorted(kinds.items()))}")
+    assert done >= min(len(cases), 50)
+
+
+# --- interrupts (rule S26) ---------------------------------------------------------------------
+# A KeyboardInterrupt (Ctrl-C, caught by the user or a notebook) raised at each line of
+# sycl_ocl that a public call runs, by a trace function; afterwards a kernel and a host accessor
+# on the same buffer must complete: the call left no lock, hold or planned command behind.
+
+INTERRUPT_LINES = int(os.environ.get("INTERRUPT_SWEEP_LINES", "400"))  # per call, at most
+
+
+def interrupted_at(line: int, call: Callable[[], object]) -> str:
+    """Run ``call`` with a KeyboardInterrupt raised at its ``line``-th line event in sycl_ocl;
+    where it was raised ("": the call ran fewer lines)."""
+    seen = [0]
+    where = [""]
+
+    def trace(frame: Any, event: str, arg: object) -> Any:
+        code = frame.f_code
+        if "/sycl_ocl/" not in code.co_filename or code.co_name == "__del__":  # finalizers: not the call's
+            return None
+        if event == "line":
+            seen[0] += 1
+            if seen[0] == line:
+                where[0] = f"{code.co_filename.rpartition('/sycl_ocl/')[2]}:{frame.f_lineno} ({code.co_name})"
+                raise KeyboardInterrupt
+        return trace
+
+    result: list[object] = []  # released once the trace is off (a host accessor's finalizer is not the call)
+    sys.settrace(trace)
+    try:
+        result.append(call())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.settrace(None)
+    result.clear()
+    return where[0]
+
+
+def interruptible_calls(q: sycl.queue, buf: sycl.buffer,
+                        first: sycl.event) -> dict[str, Callable[[], object]]:
+    def host_task(h: sycl.handler) -> None:
+        sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+        h.host_task(lambda: None)
+
+    return {
+        "submit": lambda: q.submit(add(buf, 2)),
+        "submit after an event": lambda: q.submit(lambda h: (h.depends_on(first), add(buf, 2)(h))),
+        "host task": lambda: q.submit(host_task),
+        "host_accessor": lambda: sycl.host_accessor(buf),
+        "wait": q.wait,
+    }
+
+
+@pytest.mark.parametrize("call", ["submit", "submit after an event", "host task", "host_accessor", "wait"])
+def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, call: str) -> None:
+    """Each line of ``call`` interrupted in turn: a kernel and a host accessor still complete."""
+    if "Portable" not in device.get_platform().get_info(sycl.info.platform.name):
+        pytest.skip("runs on PoCL (CI's device): hundreds of queues and buffers are too slow on Oclgrind")
+    alive = []  # no buffer of an earlier round is destroyed (finalized) during a traced call
+    for line in range(1, INTERRUPT_LINES + 1):
+        q = sycl.queue(device)
+        data = np.zeros(N, dtype=np.int32)
+        buf = sycl.buffer(data)
+        alive.append(buf)
+        q.submit(add(buf, 1))
+        first = q.submit(lambda h: h.host_task(lambda: None))
+        where = interrupted_at(line, interruptible_calls(q, buf, first)[call])
+        if not where:
+            break  # the call ran fewer lines: each was interrupted once
+
+        worked: list[np.ndarray] = []
+
+        def works(q: sycl.queue = q, buf: sycl.buffer = buf, worked: list[np.ndarray] = worked) -> None:
+            q.submit(add(buf, 0)).wait()
+            with sycl.host_accessor(buf, sycl.read_only) as acc:
+                worked.append(np.asarray(acc).copy())
+        try:
+            within(10, works)
+        except AssertionError:
+            raise AssertionError(f"{call} interrupted at {where} left the runtime waiting") from None
+        assert worked, f"{call} interrupted at {where} broke the runtime (see the thread's exception)"
+    else:
+        line += 1
+    assert line > 20, f"{call} ran {line - 1} lines of sycl_ocl only"  # the trace sees the call
+    print(f"{call}: interrupted at each of its {line - 1} lines")

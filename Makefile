@@ -72,7 +72,8 @@ conformance-ci: install
 	$(BIN)/python -m conformance --device Oclgrind --report-dir build/conformance
 
 # The randomized DAG programs (a new seed each round) and the fault sweep (in a random order)
-# in turn, for FUZZ_SECONDS in all (docs/reliability.md).
+# in turn, for FUZZ_SECONDS in all; then the thread stress for a quarter of that, the long run
+# at 4x (400,000 commands) and 10,000 rounds of the collector pattern (docs/reliability.md).
 FUZZ_SECONDS ?= 600
 .PHONY: fuzz
 fuzz: install
@@ -85,6 +86,8 @@ fuzz: install
 		FAULT_SWEEP_SEED=$$seed FAULT_SWEEP_SECONDS=$$left $(abspath $(BIN))/python -m pytest \
 			-p no:cacheprovider -q -x test_faults.py -k sweep || exit 1; \
 	done
+	cd tests && SYCL_OCL_STRESS_SECONDS=$$(( $(FUZZ_SECONDS) / 4 )) SYCL_OCL_HYGIENE_SCALE=4 SYCL_OCL_CYCLES=10000 \
+		$(abspath $(BIN))/python -m pytest -p no:cacheprovider -q -x test_stress.py test_buffer.py -k "Portable and (model or flat or collect)"
 
 # `make lint unit suite` under each Python 3.10-3.13 found on this machine, a venv each
 # (.venv310, ...); MATRIX_PYTHONS picks versions (tools/python_matrix.sh).

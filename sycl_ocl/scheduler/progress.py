@@ -170,16 +170,16 @@ def _dispatch() -> None:
 
 
 def _ready(op: Op) -> bool:
-    """Whether every dependency of host op ``op`` is complete or an enqueued device command;
-    an incomplete foreign command (a user event, another context's) wakes the progress thread
-    when it completes."""
+    """Whether every dependency of host op ``op`` is complete or an enqueued device command
+    (a foreign one too: Oclgrind runs queued work only when it is waited for); an incomplete
+    user event wakes the progress thread when it completes."""
     for dep in op.deps:
         if type(dep) is Op:
             if dep.state == DONE or (dep.event is not None and not dep.host):
                 continue
             return False
         ev = dep.cl_event()
-        if ev is not None and _watch(ev):
+        if ev is not None and ev.command_type == cl.command_type.USER and _watch(ev):
             return False
     return True
 

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyopencl
-import pyopencl._cl as _cl
 
 from .exception import errc, exception
 
@@ -274,7 +273,27 @@ class Faults:
         if kind == "thread":
             raise RuntimeError("can't start new thread (injected)")
         message = f"{routine} failed: {status_name(self.code)[3:]} (injected)"
-        raise pyopencl.Error(_cl._ErrorRecord(msg=message, code=self.code, routine=routine))
+        raise InjectedError(message, self.code, routine)
+
+
+class InjectedError(pyopencl.Error):
+    """A PyOpenCL error carrying a real OpenCL status, made through PyOpenCL's public class
+    (its error record is private): ``code`` and ``routine`` as PyOpenCL's have."""
+
+    def __init__(self, message: str, code: int, routine: str) -> None:
+        super().__init__(message)
+        self._message, self._code, self._routine = message, code, routine
+
+    @property  # read-only at run time too (PyOpenCL's own is a property)
+    def code(self) -> int:  # type: ignore[override]
+        return self._code
+
+    @property
+    def routine(self) -> str:  # type: ignore[override]
+        return self._routine
+
+    def __str__(self) -> str:
+        return self._message
 
 
 def _copy_kind(dest: object, src: object) -> str:

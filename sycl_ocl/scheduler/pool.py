@@ -105,6 +105,7 @@ class HostPool:
                         return
                 item, run, _ = self.work.popleft()
             run(item)
+            del item, run  # an idle thread keeps no op (nor its queue and context) alive
 
 
 

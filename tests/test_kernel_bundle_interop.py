@@ -148,3 +148,37 @@ def test_interop_misuse_is_invalid(device_pair: list[sycl.device]) -> None:
         with pytest.raises(sycl.exception) as info:
             call()
         assert info.value.code() is sycl.errc.invalid
+
+
+def test_kernels_of_a_program_from_binaries_take_declared_parameter_types(queue: sycl.queue) -> None:
+    """A program made from binaries may give no argument information: its kernels then take
+    numpy scalars only, until ``arg_types`` declares their parameters (an extension); then a
+    Python int converts as for a registered kernel."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    built = cl.Program(ctx._native, SOURCE).build(cache_dir=False)
+    binaries = built.get_info(cl.program_info.BINARIES)
+    from_binaries = cl.Program(ctx._native, [dev._native], binaries).build(cache_dir=False)
+    untyped = cl.Program(ctx._native, [dev._native], binaries).build(cache_dir=False)
+    try:
+        cl.Kernel(untyped, "ki_add").get_arg_info(1, cl.kernel_arg_info.TYPE_NAME)
+    except cl.Error:  # no argument information (PoCL, Intel): a Python int has no known type
+        with pytest.raises(sycl.exception) as info:
+            _run(queue, sycl.make_kernel(cl.Kernel(untyped, "ki_add"), ctx), 5)
+        assert info.value.code() is sycl.errc.kernel_argument and "unknown" in str(info.value)
+    declared = {"ki_add": ["global int *a", "int v"]}
+    kb = sycl.make_kernel_bundle(from_binaries, ctx, arg_types=declared)
+    add = next(k for k in kb.get_kernel_ids() if k.get_name() == "ki_add")
+    assert _run(queue, kb.get_kernel(add), 10) == [10, 11, 12, 13]
+    twice = cl.Kernel(from_binaries, "ki_add")
+    assert _run(queue, sycl.make_kernel(twice, ctx, arg_types="global int *a, int v"), 3) == [3, 4, 5, 6]
+    wrong = [
+        lambda: sycl.make_kernel_bundle(from_binaries, ctx, arg_types={"ki_nothing": ["int a"]}),
+        lambda: sycl.make_kernel_bundle(from_binaries, ctx, arg_types={"ki_add": ["global int *a"]}),
+        lambda: sycl.make_kernel_bundle(from_binaries, ctx, arg_types={"ki_add": "global int *a, float v"}),
+        lambda: sycl.make_kernel(cl.Kernel(from_binaries, "ki_neg"), ctx, arg_types="global int *a, int v"),
+        lambda: sycl.make_kernel_bundle(from_binaries, ctx, arg_types={"ki_add": 5}),
+    ]
+    for call in wrong:
+        with pytest.raises(sycl.exception) as info:
+            call()
+        assert info.value.code() is sycl.errc.invalid, info.value

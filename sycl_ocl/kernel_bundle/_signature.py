@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ..exception import errc, exception
 from ._preprocess import Macro, Preprocessor, integer_value
 
 _ADDRESS_SPACES = {
@@ -284,3 +286,24 @@ def _param(tokens: list[str], typedefs: dict[str, str]) -> KernelParam | None:
     else:
         kind = "value"
     return KernelParam(name, type_name, kind)
+
+
+DECLARATIONS_EXAMPLE = '{"vadd": ["global float *out", "global const float *x", "uint n"]}'
+
+
+def declared_params(name: str, given: Any, what: str = "arg_types") -> tuple[KernelParam, ...]:
+    """Kernel ``name``'s parameters from ``given``: OpenCL C declarations, one string or a list
+    (``"global float *y, float a"``), for kernels whose program gives no argument information
+    (SPIR-V modules, program binaries).
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for anything but declarations.
+    """
+    if not isinstance(given, (str, list, tuple)) or not all(isinstance(g, str) for g in given):
+        raise exception(
+            errc.invalid,
+            f"{what}[{name!r}] lists OpenCL C declarations (str), e.g. {DECLARATIONS_EXAMPLE}; got {given!r}",
+        )
+    text = given if isinstance(given, str) else ", ".join(given)
+    found = parse_kernels(f"__kernel void {name}({text}) {{}}", {})
+    return found[0].params if found else ()

@@ -15,7 +15,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..exception import errc, exception
-from ._signature import KernelDecl, KernelParam, parse_kernels
+from ._signature import DECLARATIONS_EXAMPLE as _EXAMPLE
+from ._signature import KernelDecl, KernelParam, declared_params
 
 MAGIC = 0x07230203
 _HEADER_WORDS = 5
@@ -45,7 +46,6 @@ class ModuleParam:
 
 Module = dict[str, tuple[KernelDecl, tuple[ModuleParam, ...]]]
 ArgTypes = Mapping[str, "str | Sequence[str]"]
-_EXAMPLE = '{"vadd": ["global float *out", "global const float *x", "uint n"]}'
 
 
 def read_module(il: bytes) -> Module:
@@ -195,14 +195,8 @@ def _declared(
     name: str, given: str | Sequence[str], typed: tuple[ModuleParam, ...]
 ) -> tuple[KernelParam, ...]:
     """The parameters declared for kernel ``name``, checked against the module's ``typed``."""
-    if not isinstance(given, str) and not all(isinstance(g, str) for g in given):
-        raise exception(
-            errc.invalid,
-            f"arg_types[{name!r}] lists OpenCL C declarations (str), e.g. {_EXAMPLE}; got {given!r}",
-        )
+    params = declared_params(name, given)
     text = given if isinstance(given, str) else ", ".join(given)
-    found = parse_kernels(f"__kernel void {name}({text}) {{}}", {})
-    params = found[0].params if found else ()
     if len(params) != len(typed):
         raise exception(
             errc.invalid,

@@ -7,6 +7,7 @@ one-image bundle in the state its binary type says; ``make_kernel(k, ctx)`` wrap
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import pyopencl as cl
@@ -14,6 +15,7 @@ import pyopencl as cl
 from .._native import translate
 from ..exception import errc, exception
 from . import _program, cache
+from ._signature import declared_params
 from .bundle import kernel_bundle
 from .device_image import device_image
 from .kernel import kernel
@@ -40,13 +42,19 @@ _BINARY_NAMES: dict[int, str] = {
 
 
 def make_kernel_bundle(
-    program: cl.Program, ctx: context, state: bundle_state = bundle_state.executable
+    program: cl.Program, ctx: context, state: bundle_state = bundle_state.executable,
+    arg_types: Mapping[str, str | Sequence[str]] | None = None,
 ) -> kernel_bundle:
     """Wrap a ``pyopencl.Program`` of ``ctx`` as a bundle in ``state`` (§4.5.1.3).
 
+    ``arg_types`` (an extension) declares the parameters of kernels whose program gives no
+    argument information (a program made from binaries), as OpenCL C declarations per kernel
+    name, so that Python numbers convert to them: ``{"add": ["global int *a", "int k"]}``.
+
     Raises:
         sycl.exception: ``errc.invalid`` if the program is not a ``pyopencl.Program``, belongs
-            to another context, or is not in ``state`` on its devices (build it first).
+            to another context, or is not in ``state`` on its devices (build it first), or for
+            ``arg_types`` naming no kernel of it or declaring another number of parameters.
     """
     state = bundle_state(state)
     if not isinstance(program, cl.Program):
@@ -57,13 +65,39 @@ def make_kernel_bundle(
         devices = _devices_in_state(program, _devices_of(program, ctx), state)
         key = ("interop", program.int_ptr, state)
         image = cache.cached(ctx, key, lambda: _image(program, devices, state))
+        for name, given in (arg_types or {}).items():
+            _declare(image, name, given)
     except cl.Error as error:
         raise translate(error, "wrapping a pyopencl.Program", ctx) from error
     return kernel_bundle._make(ctx, image._devices, state, [image])
 
 
-def make_kernel(native: cl.Kernel, ctx: context) -> kernel:
+def _declare(image: device_image, name: str, given: str | Sequence[str]) -> None:
+    """Make kernel ``name`` of ``image`` with the declared parameters (once: a kernel made
+    already keeps its parameters, and another declaration is refused)."""
+    kid = next((k for k in image._ids if k.get_name() == name), None)
+    if kid is None or image._state is not bundle_state.executable:
+        raise exception(errc.invalid, f"arg_types names {name!r}, which is no kernel of this executable "
+                                      f"program; its kernels: {sorted(k.get_name() for k in image._ids)}")
+    params = declared_params(name, given)
+    with image._lock:
+        made = image._kernels.get(name)
+        if made is None:
+            native = cl.Kernel(image._program, name)
+            if native.num_args != len(params):
+                raise exception(errc.invalid, f"arg_types[{name!r}] declares {len(params)} parameter(s); "
+                                              f"the kernel takes {native.num_args}")
+            image._kernels[name] = kernel._make(native, image._program, image, params)
+        elif made._params != params:
+            raise exception(errc.invalid, f"kernel {name!r} of this program was wrapped already with "
+                                          f"parameters {made._params}; declare them once")
+
+
+def make_kernel(native: cl.Kernel, ctx: context, arg_types: str | Sequence[str] | None = None) -> kernel:
     """Wrap a ``pyopencl.Kernel`` of ``ctx`` (§4.5.1.3); ``get_native`` returns it unchanged.
+
+    ``arg_types`` (an extension) declares its parameters as OpenCL C declarations where its
+    program gives no argument information (a program made from binaries).
 
     Raises:
         sycl.exception: ``errc.invalid`` if it is not a ``pyopencl.Kernel`` of ``ctx``, or if
@@ -78,7 +112,11 @@ def make_kernel(native: cl.Kernel, ctx: context) -> kernel:
                         "keep the pyopencl.Program alive while its kernels are wrapped") from error
     bundle = make_kernel_bundle(program, ctx)
     image = next(iter(bundle))
-    return kernel._make(native, image._program, image, None)
+    params = None if arg_types is None else declared_params(native.function_name, arg_types)
+    if params is not None and native.num_args != len(params):
+        raise exception(errc.invalid, f"arg_types declares {len(params)} parameter(s); kernel "
+                                      f"{native.function_name!r} takes {native.num_args}")
+    return kernel._make(native, image._program, image, params)
 
 
 def _devices_of(program: cl.Program, ctx: context) -> tuple[device, ...]:

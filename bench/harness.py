@@ -185,6 +185,15 @@ def per_op(count: int, batch: Callable[[], None]) -> Sample:
     return sample
 
 
+def elapsed_ms(body: Callable[[], Any]) -> Sample:
+    """A sample function: milliseconds one call of ``body`` takes."""
+    def sample() -> float:
+        start = time.perf_counter()
+        body()
+        return (time.perf_counter() - start) * 1e3
+    return sample
+
+
 def rss_mb() -> float:
     """This process's resident memory in MB (Linux; 0 where /proc is absent)."""
     try:

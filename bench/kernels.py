@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import threading
-import time
 from collections.abc import Callable
 
 import numpy as np
@@ -23,7 +22,7 @@ import sycl_ocl as sycl
 from sycl_ocl.scheduler.graph import native_command_buffers
 
 from . import dpctl_side
-from .harness import Benchmark, Env, Unavailable, filled, per_op
+from .harness import Benchmark, Env, Unavailable, elapsed_ms, filled, per_op
 from .raw_command_buffer import RawCommandBuffer
 from .submit import FloorAccessor, FloorHandler, floor_submit
 
@@ -34,14 +33,6 @@ TICK = 64  # work-items of the scalar kernel
 
 def _count(env: Env) -> int:
     return env.size(gpu=1000, cpu=1000, quick=50)
-
-
-def _elapsed_ms(body: Callable[[], None]) -> Callable[[], float]:
-    def sample() -> float:
-        start = time.perf_counter()
-        body()
-        return (time.perf_counter() - start) * 1e3
-    return sample
 
 
 # --- the buffer chain ----------------------------------------------------------------------
@@ -58,7 +49,7 @@ def _raw_chain(env: Env) -> Callable[[], float]:
             kernel.set_args(buf, step)
             cl.enqueue_nd_range_kernel(queue, kernel, (n,), None)
         queue.finish()
-    return _elapsed_ms(chain)
+    return elapsed_ms(chain)
 
 
 def _sycl_chain(env: Env) -> Callable[[], float]:
@@ -72,7 +63,7 @@ def _sycl_chain(env: Env) -> Callable[[], float]:
         for _ in range(count):
             queue.submit(cgf)
         queue.wait()
-    return _elapsed_ms(chain)
+    return elapsed_ms(chain)
 
 
 def _floor_chain(env: Env) -> Callable[[], float]:
@@ -90,7 +81,7 @@ def _floor_chain(env: Env) -> Callable[[], float]:
         for _ in range(count):
             floor_submit(queue, lock, cgf)
         queue.finish()
-    return _elapsed_ms(chain)
+    return elapsed_ms(chain)
 
 
 def _graph_chain(native: bool) -> Callable[[Env], Callable[[], float]]:
@@ -113,7 +104,7 @@ def _graph_chain(native: bool) -> Callable[[Env], Callable[[], float]]:
             queue.ext_oneapi_graph(exe)
             queue.wait()
         chain.buffer = buf  # type: ignore[attr-defined]  # a graph replays only while its buffers live
-        return _elapsed_ms(chain)
+        return elapsed_ms(chain)
     return factory
 
 
@@ -137,7 +128,7 @@ def _raw_command_buffer_chain(env: Env) -> Callable[[], float]:
         commands.enqueue().wait()
         queue.finish()
     chain.buffer = buf  # type: ignore[attr-defined]  # command buffers need not retain their buffers
-    return _elapsed_ms(chain)
+    return elapsed_ms(chain)
 
 
 CHAIN = Benchmark(
@@ -197,7 +188,7 @@ Maker = Callable[[Env, int, bool], Callable[[], None]]  # (env, count, wait for 
 
 
 def _chain_of(make: Maker) -> Callable[[Env], Callable[[], float]]:
-    return lambda env: _elapsed_ms(make(env, _count(env), False))
+    return lambda env: elapsed_ms(make(env, _count(env), False))
 
 
 def _each_waited(make: Maker) -> Callable[[Env], Callable[[], float]]:

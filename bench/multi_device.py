@@ -19,7 +19,6 @@ counters): the least the program implies is the array in and out once, 2 x 4 x N
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -27,7 +26,7 @@ import pyopencl as cl
 
 import sycl_ocl as sycl
 
-from .harness import Benchmark, Env, Unavailable, filled
+from .harness import Benchmark, Env, Unavailable, elapsed_ms, filled
 
 BENCHMARKS: list[Benchmark] = []  # this module's, in running order
 
@@ -54,14 +53,6 @@ def _pair(env: Env) -> tuple[sycl.device, sycl.device]:
     if not others:
         raise Unavailable("needs two devices of one platform")
     return env.device, others[0]
-
-
-def _seconds(body: Callable[[], None]) -> Callable[[], float]:
-    def sample() -> float:
-        start = time.perf_counter()
-        body()
-        return (time.perf_counter() - start) * 1e3
-    return sample
 
 
 def _raw_run(devices: Sequence[cl.Device], n: int, iterations: int) -> Callable[[], None]:
@@ -91,12 +82,12 @@ def _raw_run(devices: Sequence[cl.Device], n: int, iterations: int) -> Callable[
 
 def _raw_one(env: Env) -> Callable[[], float]:
     n, iterations = _shape(env)
-    return _seconds(_raw_run([env.device._native], n, iterations))
+    return elapsed_ms(_raw_run([env.device._native], n, iterations))
 
 
 def _raw_two(env: Env) -> Callable[[], float]:
     n, iterations = _shape(env)
-    return _seconds(_raw_run([d._native for d in _pair(env)], n, iterations))
+    return elapsed_ms(_raw_run([d._native for d in _pair(env)], n, iterations))
 
 
 def _launch(q: sycl.queue, buf: sycl.buffer, count: int, iterations: int) -> None:
@@ -152,7 +143,7 @@ def _timed(make: Program, two: bool) -> Callable[[Env], Callable[[], float]]:
     def factory(env: Env) -> Callable[[], float]:
         n, iterations = _shape(env)
         run = make(n, iterations, _devices(env, two))
-        return _seconds(lambda: run() and None)
+        return elapsed_ms(run)
     return factory
 
 

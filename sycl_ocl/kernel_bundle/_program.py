@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..context import context
     from ..device import device
 
-BUILD_SUCCESS, BUILD_NONE = 0, -1  # CL_BUILD_SUCCESS, CL_BUILD_NONE (PyOpenCL names none)
+BUILD_NONE = -1  # CL_BUILD_NONE (PyOpenCL names no build-status constants)
 
 # Always on: lets clGetKernelArgInfo name parameters in messages and info queries.
 ARG_INFO = "-cl-kernel-arg-info"
@@ -132,17 +132,6 @@ def build_logs(prg: cl.Program, devices: Sequence[device]) -> str:
         if log:
             parts.append(f"build log on {dev!r}:\n{log}")
     return "\n".join(parts)
-
-
-def built_devices(prg: cl.Program) -> list[cl.Device]:
-    """The program's devices it was built for (build status success), in the program's order.
-
-    Per-device queries of a program or kernel are made only for these: NVIDIA's driver crashes
-    in ``clGetKernelWorkGroupInfo`` for a device of the program's context the program was not
-    built for (docs/devices/repro/two_gpu_query.py).
-    """
-    devices: list[cl.Device] = prg.get_info(cl.program_info.DEVICES)  # type: ignore[assignment]
-    return [d for d in devices if prg.get_build_info(d, cl.program_build_info.STATUS) == BUILD_SUCCESS]
 
 
 def binaries(prg: cl.Program, devices: Sequence[device]) -> list[bytes]:

@@ -20,7 +20,6 @@ from ..backend import backend
 from ..context import context
 from ..exception import errc, exception
 from ..info._descriptor import check_namespace
-from ._program import built_devices
 from ._reducers import PARAM_PREFIX as REDUCER_PREFIX
 from ._signature import KernelParam
 
@@ -52,7 +51,7 @@ class kernel(NativeWrapper):
     _ctx_native: cl.Context
     _device_ptrs: frozenset[int]
     _elements: tuple[tuple[int, np.dtype[Any]], ...]
-    _image: device_image | None
+    _image: device_image
     _local_room: dict[int, tuple[int, int]]
     _locals: tuple[int, ...] | None
     _name: str
@@ -74,7 +73,7 @@ class kernel(NativeWrapper):
         cls,
         native: cl.Kernel,
         program: cl.Program,
-        image: device_image | None,
+        image: device_image,
         params: Sequence[KernelParam] | None,
     ) -> kernel:
         existing = cached_wrapper(cls, native)
@@ -86,16 +85,17 @@ class kernel(NativeWrapper):
         return remember(self)
 
     def _setup(
-        self, native: cl.Kernel, program: cl.Program, image: device_image | None,
+        self, native: cl.Kernel, program: cl.Program, image: device_image,
         params: Sequence[KernelParam] | None,
     ) -> None:
         self._bind(native)
         self._args_set = None  # the argument list ``_set_args`` set last, None when unknown
         self._program = program  # keeps the program alive as long as the kernel (driver defect)
         self._ctx_native = program.context
-        # The devices the program was built for, never all of its context's: NVIDIA's driver
-        # crashes in clGetKernelWorkGroupInfo for any other (docs/devices/repro/two_gpu_query.py).
-        devices = [d._native for d in image._devices] if image is not None else built_devices(program)
+        # The devices the program was built for (its image's), never all of its context's:
+        # NVIDIA's driver crashes in clGetKernelWorkGroupInfo for any other
+        # (docs/devices/repro/two_gpu_query.py).
+        devices = [d._native for d in image._devices]
         self._device_ptrs = frozenset(d.int_ptr for d in devices)
         self._bits = int(devices[0].address_bits)  # size_t's width; one per program in practice
         self._image = image

@@ -10,6 +10,7 @@ target arguments or as ``kind=``.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,7 +121,9 @@ def _target(req: _Request, kind: alloc, ctx: context) -> tuple[device, bool]:
 
 
 _PROBE = "__kernel void sycl_ocl_svm_probe(__global int *a) { a[get_global_id(0)] += 2; }"
-_svm_arguments_work: dict[int, bool] = {}  # per cl_context handle, probed once
+# Per context, probed once; an entry goes with its context (a later one at the same address is
+# probed anew).
+_svm_arguments_work: weakref.WeakKeyDictionary[context, bool] = weakref.WeakKeyDictionary()
 
 
 def _check_svm_arguments(req: _Request, ctx: context) -> None:
@@ -129,9 +132,9 @@ def _check_svm_arguments(req: _Request, ctx: context) -> None:
     (docs/devices/repro/svm_two_gpu.py), so a pointer there could only lose data."""
     if len(ctx.get_devices()) < 2:
         return
-    works = _svm_arguments_work.get(ctx._handle)
+    works = _svm_arguments_work.get(ctx)
     if works is None:
-        works = _svm_arguments_work[ctx._handle] = _probe(ctx)
+        works = _svm_arguments_work[ctx] = _probe(ctx)
     if not works:
         raise exception(
             errc.feature_not_supported,

@@ -440,10 +440,10 @@ class host_accessor(_Access):
     def release(self) -> None:
         """End the access and let go of the buffer: later commands on the buffer may run (the
         destructor of §4.7.6.10; ``with`` calls it). The accessor is unusable from then on."""
-        hold, self._hold = self._hold, None
-        self._array = None
-        if hold is not None:
+        hold = self._hold
+        if hold is not None:  # first: interrupted before it ended, the hold stays to release (rule S26)
             holds.release(self._win.req.memory, hold)
+        self._hold = self._array = None
         self._buf = None  # last: dropping the buffer's last handle here writes it back
 
     def _live(self) -> np.ndarray:

@@ -10,6 +10,7 @@ Ordering uses gates (a host task waiting on a ``threading.Event``), never sleeps
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import os
 import random
@@ -575,23 +576,26 @@ def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
 
 # --- interrupts (rule S26) ---------------------------------------------------------------------
 # A KeyboardInterrupt (Ctrl-C, caught by the user or a notebook) raised at each line of
-# sycl_ocl that a public call runs, by a trace function; afterwards a kernel and a host accessor
-# on the same buffer must complete: the call left no lock, hold or planned command behind.
+# sycl_ocl that a public call runs, by a trace function; afterwards, on another thread (so that
+# a lock left held fails the test instead of hanging it), a kernel and a host accessor on the
+# same buffer and a USM allocation, launch, copy and free must complete: the call left no lock,
+# hold or planned command behind. A buffer it ended is written back before it returned, or is
+# still alive and written back when it ends later. The collector stays off meanwhile: nothing
+# but the call (its finalizers included) runs sycl_ocl's lines in a traced call.
 
 INTERRUPT_LINES = int(os.environ.get("INTERRUPT_SWEEP_LINES", "400"))  # per call, at most
 
 
 def interrupted_at(line: int, call: Callable[[], object]) -> str:
-    """Run ``call`` with a KeyboardInterrupt raised at its ``line``-th line event in sycl_ocl;
-    where it was raised ("": the call ran fewer lines)."""
+    """Run ``call`` with a KeyboardInterrupt raised at its ``line``-th line event in sycl_ocl
+    (finalizers and the collector's callback included); where it was raised ("": the call ran
+    fewer lines)."""
     seen = [0]
     where = [""]
 
     def trace(frame: Any, event: str, arg: object) -> Any:
         code = frame.f_code
-        # Finalizers and the collector's callback run inside a garbage collection, not the call
-        # (an interrupt there is the gap rule S26 states).
-        if "/sycl_ocl/" not in code.co_filename or code.co_name in ("__del__", "_note_collection"):
+        if "/sycl_ocl/" not in code.co_filename:
             return None
         if event == "line":
             seen[0] += 1
@@ -612,50 +616,113 @@ def interrupted_at(line: int, call: Callable[[], object]) -> str:
     return where[0]
 
 
-def interruptible_calls(q: sycl.queue, buf: sycl.buffer,
-                        first: sycl.event) -> dict[str, Callable[[], object]]:
-    def host_task(h: sycl.handler) -> None:
-        sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+class Round:
+    """One round of the interrupt sweep: a queue, a buffer with a kernel and a host task
+    submitted, a USM allocation, and a second buffer (over ``ended``) written by a kernel, to
+    be ended by the call."""
+
+    def __init__(self, device: sycl.device) -> None:
+        self.q = q = sycl.queue(device)
+        self.data = np.zeros(N, dtype=np.int32)
+        self.buf = sycl.buffer(self.data)
+        q.submit(add(self.buf, 1))
+        self.first = q.submit(lambda h: h.host_task(lambda: None))
+        self.p = sycl.malloc_device(count=N, dtype=np.int32, q=q)
+        self.source = np.arange(N, dtype=np.int32)
+        self.ended = np.zeros(N, dtype=np.int32)
+        self.doomed: list[sycl.buffer] = [sycl.buffer(self.ended)]
+        q.submit(add(self.doomed[0], 5))
+        self.acc: sycl.host_accessor | None = None
+
+    def host_task(self, h: sycl.handler) -> None:
+        sycl.accessor(self.buf, h, sycl.read_write, target=sycl.target.host_task)
         h.host_task(lambda: None)
 
-    return {
-        "submit": lambda: q.submit(add(buf, 2)),
-        "submit after an event": lambda: q.submit(lambda h: (h.depends_on(first), add(buf, 2)(h))),
-        "host task": lambda: q.submit(host_task),
-        "host_accessor": lambda: sycl.host_accessor(buf),
-        "wait": q.wait,
-    }
+    def cycle(self) -> None:
+        """Leave the buffer to end in a reference cycle (for the collector)."""
+        box: list[object] = [self.doomed.pop()]
+        box.append(box)
 
+    def calls(self) -> dict[str, Callable[[], object]]:
+        q, buf, p = self.q, self.buf, self.p
+        return {
+            "submit": lambda: q.submit(add(buf, 2)),
+            "submit after an event": lambda: q.submit(lambda h: (h.depends_on(self.first), add(buf, 2)(h))),
+            "host task": lambda: q.submit(self.host_task),
+            "host_accessor": lambda: sycl.host_accessor(buf),
+            "host_accessor release": lambda: self.acc.release(),  # type: ignore[union-attr]
+            "wait": q.wait,
+            "USM launch": lambda: q.parallel_for(N, "fault_add", p, np.int32(2)),
+            "USM malloc": lambda: sycl.malloc_device(count=N, dtype=np.int32, q=q),
+            "USM free": lambda: sycl.free(p, q),
+            "USM memcpy": lambda: q.memcpy(p, self.source, self.source.nbytes),
+            "USM fill": lambda: q.fill(p, np.int32(7), N),
+            "buffer with exit": lambda: self.doomed[0].__exit__(None, None, None),
+            "buffer del": self.doomed.clear,
+            "collection": lambda: gc.collect(0),
+        }
 
-@pytest.mark.parametrize("call", ["submit", "submit after an event", "host task", "host_accessor", "wait"])
-def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, call: str) -> None:
-    """Each line of ``call`` interrupted in turn: a kernel and a host accessor still complete."""
-    if "Portable" not in device.get_platform().get_info(sycl.info.platform.name):
-        pytest.skip("runs on PoCL (CI's device): hundreds of queues and buffers are too slow on Oclgrind")
-    alive = []  # no buffer of an earlier round is destroyed (finalized) during a traced call
-    for line in range(1, INTERRUPT_LINES + 1):
-        q = sycl.queue(device)
-        data = np.zeros(N, dtype=np.int32)
-        buf = sycl.buffer(data)
-        alive.append(buf)
-        q.submit(add(buf, 1))
-        first = q.submit(lambda h: h.host_task(lambda: None))
-        where = interrupted_at(line, interruptible_calls(q, buf, first)[call])
-        if not where:
-            break  # the call ran fewer lines: each was interrupted once
+    def prepare(self, call: str) -> None:
+        if call == "host_accessor release":
+            self.acc = sycl.host_accessor(self.buf)
+        elif call == "collection":
+            self.cycle()
 
-        worked: list[np.ndarray] = []
+    def check(self, call: str, where: str) -> None:
+        """The runtime still works, from another thread; the ended buffer was written back
+        before the call returned, or is alive and written back when it ends now."""
+        written = (self.ended == 5).all()
+        self.acc = None  # a host accessor left open by the call ends with it
+        gc.collect(0)
+        worked: list[bool] = []
 
-        def works(q: sycl.queue = q, buf: sycl.buffer = buf, worked: list[np.ndarray] = worked) -> None:
+        def works() -> None:
+            q, buf = self.q, self.buf
             q.submit(add(buf, 0)).wait()
             with sycl.host_accessor(buf, sycl.read_only) as acc:
-                worked.append(np.asarray(acc).copy())
+                assert np.asarray(acc)[0] >= 1
+            r = sycl.malloc_device(count=N, dtype=np.int32, q=q)
+            q.memcpy(r, np.zeros(N, np.int32), 4 * N)
+            q.parallel_for(N, "fault_add", r, np.int32(3))
+            out = np.empty(N, np.int32)
+            q.memcpy(out, r, 4 * N).wait()
+            sycl.free(r, q)
+            assert out.tolist() == [3] * N
+            self.doomed.clear()  # still alive: it ends here, written back
+            worked.append(True)
         try:
             within(10, works)
         except AssertionError:
             raise AssertionError(f"{call} interrupted at {where} left the runtime waiting") from None
         assert worked, f"{call} interrupted at {where} broke the runtime (see the thread's exception)"
-    else:
-        line += 1
+        assert (self.ended == 5).all() and self.ended.flags.writeable, (
+            f"{call} interrupted at {where} lost the ended buffer's write-back")
+        if call in ("buffer del", "collection"):
+            assert written, f"{call} interrupted at {where} returned before the write-back"
+
+
+INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
+                     "wait", "USM launch", "USM malloc", "USM free", "USM memcpy", "USM fill"]
+
+
+@pytest.mark.parametrize("call", INTERRUPTED_CALLS)
+def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, call: str) -> None:
+    """Each line of ``call`` interrupted in turn: the runtime still works, nothing is lost."""
+    if "Portable" not in device.get_platform().get_info(sycl.info.platform.name):
+        pytest.skip("runs on PoCL (CI's device): hundreds of queues and buffers are too slow on Oclgrind")
+    gc.collect()
+    gc.disable()  # no collection but the call's own runs sycl_ocl's finalizers in a traced call
+    try:
+        for line in range(1, INTERRUPT_LINES + 1):
+            r = Round(device)
+            r.prepare(call)
+            where = interrupted_at(line, r.calls()[call])
+            r.check(call, where)
+            if not where:
+                break  # the call ran fewer lines: each was interrupted once
+        else:
+            line += 1
+    finally:
+        gc.enable()
     assert line > 20, f"{call} ran {line - 1} lines of sycl_ocl only"  # the trace sees the call
     print(f"{call}: interrupted at each of its {line - 1} lines")

@@ -19,7 +19,7 @@ from .hostops import prepare, start, transfer_op
 from .memory_object import MemoryObject
 from .op import DONE, Op
 from .progress import drain
-from .refusal import UNDO, snapshot
+from .refusal import UNDO, snapshot, undo
 from .requirement import HOST_READ, WRITE, Requirement
 from .runtime import RUNTIME
 from .trace import describe
@@ -43,7 +43,8 @@ def acquire(req: Requirement, name: str) -> Op:
         prepare(op)
         return op  # in the try: interrupted here, the hold is released too
     except BaseException:
-        if op is not None:
+        if op is not None:  # interrupted before its read-back: the host copy is not current
+            with RUNTIME: undo(op)  # noqa: E701  # one line: see above
             release(req.memory, op)
         raise
 
@@ -64,22 +65,26 @@ def _plan(req: Requirement, name: str) -> Op:
     except BaseException:
         restore(saved)
         _end_hold(req.memory, op)
-        op.finish()
         raise
 
 
 def release(memory: MemoryObject, op: Op) -> None:
-    """End the hold and issue what waited for it (the op finishes first: interrupted after
-    that, nothing waits for it)."""
-    op.finish()
-    with RUNTIME: _end_hold(memory, op)  # noqa: E701  # one line, as in acquire
-    if RUNTIME.held():
-        RUNTIME.kick()  # a finalizer inside the scheduler: let the progress thread issue
-    else:
-        drain()
+    """End the hold and issue what waited for it. Again on an ended hold, nothing changes.
+    Interrupted before the hold ended, it ends nothing (the caller keeps the hold, to release
+    later); after, the progress thread issues what waited (rule S26)."""
+    try:
+        with RUNTIME: _end_hold(memory, op)  # noqa: E701  # one line, as in acquire
+        if RUNTIME.held():
+            RUNTIME.kick()  # a finalizer inside the scheduler: let the progress thread issue
+        else:
+            drain()
+    except BaseException:
+        RUNTIME.kick()
+        raise
 
 
 def _end_hold(memory: MemoryObject, op: Op) -> None:
+    op.finish()
     memory.holds.discard(op)
     _owners.pop(op, None)
 

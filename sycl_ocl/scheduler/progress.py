@@ -111,27 +111,29 @@ def drain() -> None:
     A failed dependency does not stop an op: it runs and reports its own errors
     (docs/scheduler.md rule S10).
     """
-    deferred = RUNTIME.deferred
-    if not deferred and not RUNTIME.hosts:
-        return
-    with RUNTIME:
-        _dispatch()
-        still = []
-        for op in deferred:
-            if op.state != DEFERRED:
-                continue
-            events = wait_list(op)
-            if events is BLOCKED:
-                still.append(op)
-                continue
-            try:
-                issue(op, events)
-            except exception as error:
-                refuse(op, error, events)
-            else:
-                UNDO.pop(op, None)
-        deferred[:] = still
-        _dispatch()  # a host op behind a device op issued just now
+    if RUNTIME.deferred or RUNTIME.hosts:
+        with RUNTIME: _drain(RUNTIME.deferred)  # noqa: E701  # one line (rule S26)
+
+
+def _drain(deferred: list[Op]) -> None:
+    """``drain`` under the lock."""
+    _dispatch()
+    still = []
+    for op in deferred:
+        if op.state != DEFERRED:
+            continue
+        events = wait_list(op)
+        if events is BLOCKED:
+            still.append(op)
+            continue
+        try:
+            issue(op, events)
+        except exception as error:
+            refuse(op, error, events)
+        else:
+            UNDO.pop(op, None)
+    deferred[:] = still
+    _dispatch()  # a host op behind a device op issued just now
 
 
 def refuse(op: Op, error: exception, events: list[cl.Event] | None) -> None:

@@ -29,7 +29,7 @@ class Allocation:
 
     ``bytes`` is a uint8 array over the memory (never read for device memory: it only
     makes pointers into it); ``native`` is the SVM pointer to its first byte.
-    ``native`` is None once freed.
+    ``native`` is None once freed (``remove``).
     """
 
     __slots__ = ("__weakref__", "address", "bytes", "context", "ctx_handle", "device", "kind",
@@ -46,17 +46,6 @@ class Allocation:
         self.ctx_handle = ctx._handle
         self.device = dev
 
-    def release(self) -> None:
-        """Forget the memory (``sycl.free``, under ``_lock``); see the module docstring.
-        The caches of native pointers (``forget_at_free``) forget theirs too."""
-        global RELEASES
-        self.native = None
-        self.bytes = None
-        RELEASES += 1
-        for holder in _holders:
-            holder.forget()
-
-
 class _Table:
     """The allocations of one context, sorted by address (weak references)."""
 
@@ -70,10 +59,12 @@ class _Table:
         """Drop the entries of allocations that were garbage collected."""
         live = [i for i, ref in enumerate(self.allocs) if ref() is not None]
         if len(live) < len(self.allocs):
-            self.starts = [self.starts[i] for i in live]
-            self.allocs = [self.allocs[i] for i in live]
+            self.starts, self.allocs = [self.starts[i] for i in live], [self.allocs[i] for i in live]
 
 
+# Each change of the table, RELEASES and an allocation is one statement, and every ``with
+# _lock`` one line whose work is a function: a KeyboardInterrupt at any line leaves them
+# consistent and the lock free (docs/scheduler.md rule S26).
 _lock = threading.Lock()
 _tables: dict[int, _Table] = {}
 RELEASES = 0  # the allocations freed so far
@@ -84,53 +75,62 @@ def forget_at_free(holder: Any) -> None:
     """Make every free call ``holder.forget()``: ``holder`` caches native pointers of
     allocations (the queue shortcuts', ``usm.launch``), which must never keep freed memory
     from the driver."""
-    with _lock:
-        _holders.add(holder)
+    with _lock: _holders.add(holder)  # noqa: E701  # one line (rule S26)
 
 
 def hold(holder: Any, last: Any, seen: int) -> None:
     """``holder.last = last`` (``forget_at_free``), unless an allocation was freed since
     ``RELEASES`` was ``seen`` (read before the pointers in ``last`` were)."""
-    with _lock:
-        if seen == RELEASES:
-            holder.last = last
+    with _lock: holder.last = last if seen == RELEASES else holder.last  # noqa: E701  # one line (rule S26)
 
 
 def add(a: Allocation) -> None:
     """Record a new allocation."""
-    with _lock:
-        table = _tables.get(a.ctx_handle)
-        if table is None:
-            table = _tables[a.ctx_handle] = _Table()
-        table.prune()
-        i = bisect.bisect_right(table.starts, a.address)
-        table.starts.insert(i, a.address)
-        table.allocs.insert(i, weakref.ref(a))
+    with _lock: _add(a)  # noqa: E701  # one line (rule S26)
+
+
+def _add(a: Allocation) -> None:
+    table = _tables.get(a.ctx_handle)
+    if table is None:
+        table = _tables[a.ctx_handle] = _Table()
+    table.prune()
+    i = bisect.bisect_right(table.starts, a.address)
+    table.starts[i:i], table.allocs[i:i] = [a.address], [weakref.ref(a)]
 
 
 def remove(a: Allocation) -> bool:
-    """Forget an allocation; False when it was not live (freed already)."""
-    with _lock:
-        table = _tables.get(a.ctx_handle)
-        if table is None or a.native is None:
-            return False
-        i = [ref() for ref in table.allocs].index(a)
-        del table.starts[i], table.allocs[i]
-        table.prune()
-        if not table.allocs:
-            del _tables[a.ctx_handle]
-        a.release()
-        return True
+    """Forget an allocation and its memory (``sycl.free``; see the module docstring); False
+    when it was not live (freed already). The caches of native pointers (``forget_at_free``)
+    forget theirs first: interrupted there, the allocation is still live."""
+    with _lock: return _remove(a)  # noqa: E701  # one line (rule S26)
+
+
+def _remove(a: Allocation) -> bool:
+    global RELEASES
+    table = _tables.get(a.ctx_handle)
+    if table is None or a.native is None:
+        return False
+    for holder in _holders:
+        holder.forget()
+    live = [i for i, ref in enumerate(table.allocs) if ref() not in (None, a)]
+    starts, allocs = [table.starts[i] for i in live], [table.allocs[i] for i in live]
+    # Freed, in one statement; ``native`` before ``RELEASES`` (``hold``: a launcher that read
+    # the new count reads no live pointer).
+    table.starts, table.allocs, a.native, a.bytes, RELEASES = starts, allocs, None, None, RELEASES + 1
+    if not allocs:
+        del _tables[a.ctx_handle]
+    return True
 
 
 def find(ctx_handle: int, address: int) -> Allocation | None:
     """The live allocation of the context that contains ``address``, if any."""
-    with _lock:
-        table = _tables.get(ctx_handle)
-        if table is None:
-            return None
-        i = bisect.bisect_right(table.starts, address) - 1
-        a = table.allocs[i]() if i >= 0 else None
-        if a is not None and address < a.address + a.size:
-            return a
-    return None
+    with _lock: return _find(ctx_handle, address)  # noqa: E701  # one line (rule S26)
+
+
+def _find(ctx_handle: int, address: int) -> Allocation | None:
+    table = _tables.get(ctx_handle)
+    if table is None:
+        return None
+    i = bisect.bisect_right(table.starts, address) - 1
+    a = table.allocs[i]() if i >= 0 else None
+    return a if a is not None and address < a.address + a.size else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from functools import wraps
+from functools import partial, wraps
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -418,7 +418,7 @@ class host_accessor(_Access):
             print(numpy.asarray(acc).sum())
     """
 
-    __slots__ = ("_array", "_buf", "_hold")
+    __slots__ = ("__weakref__", "_array", "_buf", "_hold")
 
     def __init__(
         self,
@@ -434,7 +434,8 @@ class host_accessor(_Access):
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf: buffer | None = buf
-        self._hold = holds.acquire(win.req, repr(self))
+        self._hold = hold = holds.acquire(win.req, repr(self))
+        lifetime.watch(self, partial(holds.release, win.req.memory, hold))  # rule S26
         self._array: np.ndarray | None = self._view()
 
     def release(self) -> None:
@@ -442,6 +443,7 @@ class host_accessor(_Access):
         destructor of §4.7.6.10; ``with`` calls it). The accessor is unusable from then on."""
         hold = self._hold
         if hold is not None:  # first: interrupted before it ended, the hold stays to release (rule S26)
+            lifetime.unwatch(self)
             holds.release(self._win.req.memory, hold)
         self._hold = self._array = None
         self._buf = None  # last: dropping the buffer's last handle here writes it back

@@ -69,7 +69,7 @@ class buffer(PropertyHolder):
 
     __slots__ = (
         "__weakref__", "_alive", "_base", "_dtype", "_nbytes", "_props", "_range", "_root", "_shape", "_sub",
-        "_windows",
+        "_token", "_windows",
     )
 
     def __init__(
@@ -186,8 +186,7 @@ class buffer(PropertyHolder):
 
     def _attach(self) -> None:
         self._alive = True
-        with RUNTIME:
-            self._root.handles += 1
+        self._token = lifetime.attach(self._root)
 
     # --- destruction (§4.7.2.3) ---------------------------------------------------------
 
@@ -197,14 +196,14 @@ class buffer(PropertyHolder):
         if not finalizing and self._root.handles == 1:
             # errc.invalid before anything changes: the buffer stays alive (rule S22).
             lifetime.check_destruction(self._root)
-        self._alive = False
-        self._windows = {}  # no accessor of a destroyed buffer: the next one checks and raises
-        with RUNTIME:
-            root = self._root
-            root.handles -= 1
-            last = root.handles == 0
-        if last:
-            lifetime.destroy(root)
+        lifetime.end(self._root, self._token, self._end_handle)
+
+    def _end_handle(self) -> bool:
+        """End this handle (under the lock), in one line: interrupted, it ended or it did not
+        (docs/scheduler.md rule S26); whether it was the last. No accessor of a destroyed
+        buffer: the next one checks and raises."""
+        root = self._root
+        self._alive, self._windows, root.handles = False, {}, root.handles - 1; return root.handles == 0  # noqa: E702
 
     def __enter__(self) -> buffer:
         return self

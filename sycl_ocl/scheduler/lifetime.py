@@ -29,17 +29,18 @@ from .._async_errors import log
 from .._native import cl, translate
 from ..exception import exception
 from . import holds
-from .coherence import access
+from .coherence import access, restore
 from .hostops import prepare, transfer_op
 from .memory_object import Allocation, MemoryObject
 from .op import Op
 from .progress import run_logged, spawn
+from .refusal import UNDO, snapshot, undo
 from .requirement import READ, Requirement
 from .runtime import RUNTIME
 
 # .running: a garbage collection runs on this thread; .queued: the finalizers' work it queued.
 _collection = threading.local()
-_detached = threading.local()  # .running: the progress thread runs a collection's finalizers
+_detached = threading.local()  # .why: the progress thread ends a buffer without its write-back
 # Modules whose frames may hold a lock that a destruction takes: the standard library's
 # threading (an Event's or a Condition's lock, rule S19), the scheduler (its locks) and the
 # error stores (a failed command reports there); but for the frames at the bottom of every
@@ -93,7 +94,7 @@ def _finish(queued: list[tuple[Callable[[], Any], str]]) -> None:
             run_logged(work, what)
         return
     for work, what in queued:
-        RUNTIME.finalizers.append((partial(_run_detached, work), what))
+        RUNTIME.finalizers.append((partial(_run_detached, work, _INSIDE_THE_RUNTIME), what))
     RUNTIME.kick()
 
 
@@ -115,12 +116,13 @@ def _at_safe_point() -> bool:
     return True
 
 
-def _run_detached(work: Callable[[], Any]) -> None:
-    _detached.running = True
+def _run_detached(work: Callable[[], Any], why: str) -> None:
+    """Run ``work``, ending buffers without a write-back (``why`` says why, in a warning)."""
+    _detached.why = why
     try:
         work()
     finally:
-        _detached.running = False
+        _detached.why = None
 
 
 # The arrays that buffers own, by id (``own``): each with a writeable view of it, made before
@@ -148,15 +150,72 @@ def writeable_alias(data: Any) -> Any:
 
 def _give_back(memory: MemoryObject) -> None:
     """Make the owned array writeable again (it was when the buffer took it) once no buffer
-    owns it."""
-    array, memory.locked = memory.locked, None
+    owns it. Each change is one statement: interrupted, it gave back or it did not (rule S26)."""
+    array = memory.locked
     if array is None:
         return
-    _, alias, owners = _owned_arrays.pop(id(array))
+    _, alias, owners = _owned_arrays[id(array)]
     if owners > 1:
-        _owned_arrays[id(array)] = (array, alias, owners - 1)
+        _owned_arrays[id(array)], memory.locked = (array, alias, owners - 1), None
     else:
-        array.flags.writeable = True
+        array.flags.writeable, memory.locked, _ = True, None, _owned_arrays.pop(id(array))
+
+
+# What interrupted finalizers leave (rule S26): the progress thread ends it (``Runtime.watch``).
+watch, unwatch = RUNTIME.watch, RUNTIME.unwatch
+
+
+def attach(memory: MemoryObject) -> Any:
+    """Count a new handle (a buffer object) of ``memory``; returns its token, for the handle to
+    keep and to pass to ``end``. Should the handle die unended (its finalizer interrupted
+    before it began), the token dies with it and the progress thread ends the handle
+    (``_end_orphan``, rule S26). The token is an object the collector does not track (an
+    empty numpy array): it clears the weak references of the objects it collects before their
+    finalizers run, which may keep them (a finalizer queues its work: rule S19), but never
+    this one's, which dies only with the handle."""
+    with RUNTIME: memory.handles += 1  # noqa: E701  # one line (rule S26)
+    token = np.empty(0, np.uint8)
+    watch(token, partial(_end_orphan, memory))
+    return token
+
+
+def end(memory: MemoryObject, token: Any, end_handle: Callable[[], bool]) -> None:
+    """End the handle of ``token`` (``attach``) of ``memory`` (``end_handle()``, under the
+    lock, says whether it was the last) and, after the last, destroy it. Interrupted (a
+    KeyboardInterrupt) once the last handle ended, the destruction runs again to its end
+    before the interrupt goes on, so that the statement that ended the buffer writes it back
+    (rules S21, S26); interrupted before, the buffer stays alive and its next end ends it."""
+    last = False
+    try:
+        with RUNTIME: last = _end(token, end_handle)  # noqa: E701  # one line (rule S26)
+        if last:
+            destroy(memory)
+    except KeyboardInterrupt:
+        if last:
+            destroy(memory)  # each step is done, or undone where interrupted: a second run finishes
+        raise
+
+
+def _end(token: Any, end_handle: Callable[[], bool]) -> bool:
+    unwatch(token)  # first: interrupted after it, the handle is alive and its finalizer ends it
+    return end_handle()
+
+
+_INTERRUPTED = "its finalizer was interrupted (a KeyboardInterrupt) before it began"
+
+
+def _end_orphan(memory: MemoryObject) -> None:
+    """End the handle of a buffer whose finalizer was interrupted before it began (on the
+    progress thread, after the statement that dropped it returned): the last ends the buffer
+    without a write-back (rule S21)."""
+    with RUNTIME: last = _drop_handle(memory)  # noqa: E701
+    if last:
+        _run_detached(partial(destroy, memory), _INTERRUPTED)
+
+
+def _drop_handle(memory: MemoryObject) -> bool:
+    memory.handles -= 1
+    return memory.handles == 0
 
 
 def destroy(memory: MemoryObject) -> None:
@@ -167,8 +226,9 @@ def destroy(memory: MemoryObject) -> None:
     its own. A destruction that a garbage collection could not run before it returned writes
     nothing into the host memory (rule S21).
     """
-    if getattr(_detached, "running", False):
-        _forgo_write_back(memory, _INSIDE_THE_RUNTIME)
+    why = getattr(_detached, "why", None)
+    if why is not None:
+        _forgo_write_back(memory, why)
     else:
         try:
             check_destruction(memory)
@@ -210,8 +270,7 @@ def _forgo_write_back(memory: MemoryObject, why: str) -> None:
             "held. End buffers with a with block, outside reference cycles and host accessors' "
             "with blocks", memory.size, why,
         )
-    with RUNTIME:
-        memory.write_back = False
+    with RUNTIME: memory.write_back = False  # noqa: E701  # one line (rule S26)
 
 
 def _may_block(memory: MemoryObject) -> bool:
@@ -222,8 +281,7 @@ def _may_block(memory: MemoryObject) -> bool:
 
 def _frontier_ops(memory: MemoryObject) -> list[Op]:
     """The commands the destruction waits for: the last accesses of the memory object."""
-    with RUNTIME:
-        return [entry[0] for entry in memory.frontier]
+    with RUNTIME: return [entry[0] for entry in memory.frontier]  # noqa: E701  # one line (rule S26)
 
 
 def _guarded_run(memory: MemoryObject) -> None:
@@ -237,8 +295,7 @@ def _guarded_run(memory: MemoryObject) -> None:
 
 
 def _destroy(memory: MemoryObject) -> None:
-    with RUNTIME:
-        unreleased = list(memory.holds)
+    with RUNTIME: unreleased = list(memory.holds)  # noqa: E701  # one line (rule S26)
     # Host accessors still open here belong to garbage or outlive a ``with`` block of the
     # buffer: waiting for them would never end, so their access ends now.
     for hold in unreleased:
@@ -257,14 +314,29 @@ def _destroy(memory: MemoryObject) -> None:
 
 def _read_all(memory: MemoryObject, what: str) -> None:
     """Bring every current byte of the memory object into its host copy (after its writers)."""
-    stagers: list[Op] = []
-    with RUNTIME:
-        op = transfer_op(what=what)
-        access(Requirement(memory, 0, memory.size, False, True, 0, memory.size), READ, None, op, stagers)
+    op = None
     try:
-        prepare(op)
-    finally:
+        with RUNTIME: op = _plan_read_all(memory, what)  # noqa: E701  # one line (rule S26)
+        prepare(op); op.finish()  # noqa: E702  # one line: interrupted, the op is undone below
+    except BaseException:
+        if op is not None:  # not read back (prepare undoes a failed read): not current (rule S26)
+            with RUNTIME: undo(op)  # noqa: E701  # one line (rule S26)
+            op.finish()
+        raise
+
+
+def _plan_read_all(memory: MemoryObject, what: str) -> Op:
+    """``_read_all``'s host op, planned (under the lock); undone by ``undo`` until read."""
+    op = transfer_op(what=what)
+    saved = [(memory, snapshot(memory))]
+    try:
+        access(Requirement(memory, 0, memory.size, False, True, 0, memory.size), READ, None, op, [])
+        UNDO[op] = saved
+        return op  # in the try: interrupted here, the planning is undone too
+    except BaseException:
+        restore(saved)
         op.finish()
+        raise
 
 
 def _write_back(memory: MemoryObject, target: Any) -> None:
@@ -279,8 +351,7 @@ def _give_back_to_native(memory: MemoryObject, native: Allocation) -> None:
     """Rule S23: a buffer made over a ``cl_mem`` (``make_buffer``) puts its bytes back into it
     when it ends, where commands of another context changed them: through the host, as any
     move between contexts."""
-    with RUNTIME:
-        current = memory.holds_all(native.ctx.handle)
+    with RUNTIME: current = memory.holds_all(native.ctx.handle)  # noqa: E701  # one line (rule S26)
     if current or native.buf is None:
         return
     _read_all(memory, "write-back into the interop cl_mem")
@@ -289,9 +360,12 @@ def _give_back_to_native(memory: MemoryObject, native: Allocation) -> None:
     except cl.Error as error:
         raise translate(error, "writing an interop buffer's data back into its cl_mem",
                         native.ctx.user_context()) from error
-    with RUNTIME:
-        memory.counters.h2d_bytes += memory.size
-        memory.counters.h2d_copies += 1
+    with RUNTIME: _count_give_back(memory)  # noqa: E701  # one line (rule S26)
+
+
+def _count_give_back(memory: MemoryObject) -> None:
+    counters = memory.counters
+    counters.h2d_bytes, counters.h2d_copies = counters.h2d_bytes + memory.size, counters.h2d_copies + 1
 
 
 def _write_back_target(memory: MemoryObject) -> Any:

@@ -210,9 +210,12 @@ def start() -> None:
 def _progress() -> None:
     wake, spawns, finalizers = RUNTIME.wake, RUNTIME.spawns, RUNTIME.finalizers
     while True:
-        wake.get()
+        woken = [wake.get()]
         while not wake.empty():  # one pass serves every wake-up so far
-            wake.get_nowait()
+            woken.append(wake.get_nowait())
+        for item in woken:
+            if item is not None:  # an object died unended, its finalizer interrupted (rule S26)
+                run_logged(RUNTIME.orphaned(item), "ending what an interrupted finalizer left")
         while finalizers:
             run_logged(*finalizers.popleft())
         while spawns:
@@ -225,9 +228,14 @@ def _progress() -> None:
 
 
 def run_logged(work: Callable[[], Any], what: str) -> None:
-    """Run a finalizer's ``work``; it cannot raise, so a failure is logged (``what`` names it)."""
+    """Run a finalizer's ``work``; it cannot raise, so a failure is logged (``what`` names it).
+    Interrupted (a KeyboardInterrupt, which Python drops in a finalizer), the work runs again
+    to its end: each step of it is done, or undone where interrupted (rule S26)."""
     try:
         work()
+    except KeyboardInterrupt:
+        work()
+        raise
     except Exception as error:  # a finalizer cannot raise: report it instead
         log.error("sycl_ocl: %s failed: %s", what, error)
 

@@ -41,6 +41,18 @@ EXIT_POLL_S = 0.01  # at exit, the period of polling the work in flight
 _LOCK = threading.RLock()
 
 
+class Watch(weakref.ref):
+    """A weak reference to an object whose finalizer ends something (a buffer's handle, a
+    host accessor's hold): if the object dies before ``Runtime.unwatch``, its finalizer was
+    interrupted before it began (a KeyboardInterrupt on its first line, which Python prints
+    and drops), and the progress thread runs ``end`` (docs/scheduler.md rule S26). Its
+    callback is C code (``SimpleQueue.put`` of itself), which no interrupt can stop."""
+
+    __slots__ = ("end", "key")
+    end: Callable[[], Any]
+    key: int
+
+
 class Runtime:
     """The scheduler's state; ``with RUNTIME:`` holds its lock.
 
@@ -51,7 +63,8 @@ class Runtime:
 
     __slots__ = (
         "_records_lock", "_start_lock", "contexts", "deferred", "exiting", "finalizers", "hosts", "lanes",
-        "local", "lock", "native_commands", "spawns", "thread", "undelivered", "wake", "watched",
+        "local", "lock", "native_commands", "orphans", "spawns", "thread", "undelivered", "wake",
+        "watched",
     )
 
     def __init__(self) -> None:
@@ -64,10 +77,11 @@ class Runtime:
         self.watched: set[int] = set()  # OpenCL events with a completion callback
         # Wakes the progress thread. A SimpleQueue, not an Event: its put takes no Python lock,
         # so a finalizer may wake the thread even when it runs inside an Event's own lock.
-        self.wake: queue.SimpleQueue[None] = queue.SimpleQueue()
+        self.wake: queue.SimpleQueue[Watch | None] = queue.SimpleQueue()
         self.spawns: deque[Spawn] = deque()  # threads for the progress thread to start
         # Finalizer work queued during a garbage collection, for the progress thread to run.
         self.finalizers: deque[tuple[Callable[[], Any], str]] = deque()
+        self.orphans: dict[int, Watch] = {}  # by the id of the object watched (``watch``)
         self.undelivered: weakref.WeakSet[AsyncErrors] = weakref.WeakSet()
         self.contexts: weakref.WeakValueDictionary[int, ContextRecord] = weakref.WeakValueDictionary()
         self.native_commands: weakref.WeakValueDictionary[int, NativeCommand] = weakref.WeakValueDictionary()
@@ -118,6 +132,24 @@ class Runtime:
         """Wake the progress thread: something it waits for may have happened. Lock-free, so
         safe in finalizers and driver callbacks."""
         self.wake.put(None)
+
+    def watch(self, obj: Any, end: Callable[[], Any]) -> None:
+        """Have the progress thread run ``end()`` if ``obj`` dies before ``unwatch(obj)``
+        (``Watch``)."""
+        ref = Watch(obj, self.wake.put)
+        ref.end, ref.key = end, id(obj)
+        self.orphans[id(obj)] = ref
+
+    def unwatch(self, obj: Any) -> None:
+        """``obj``'s finalizer (or its explicit end) began: forget the ``watch``. The weak
+        reference goes, and its callback with it."""
+        self.orphans.pop(id(obj), None)
+
+    def orphaned(self, ref: Watch) -> Callable[[], Any]:
+        """What to run for a watched object that died unended (the progress thread)."""
+        if self.orphans.get(ref.key) is ref:
+            del self.orphans[ref.key]
+        return ref.end
 
     # --- records of the world outside ---------------------------------------------------
 

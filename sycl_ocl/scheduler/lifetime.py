@@ -50,17 +50,22 @@ _THREAD_BOTTOM = frozenset({"_bootstrap", "_bootstrap_inner", "run"})
 
 
 def _note_collection(phase: str, info: dict[str, int]) -> None:
+    """The collector's callback (rules S19, S21). It is registered twice: a KeyboardInterrupt
+    in one run (the collector prints and drops it) leaves the other to do the same work, which
+    finds what the first did not do; work the first had taken and not run dies with its
+    frame, and the objects it would have ended with it, which the progress thread then ends
+    (``attach``, ``Runtime.watch``; rule S26)."""
     if phase == "start":
         _collection.running = True
         return
     _collection.running = False
-    queued = getattr(_collection, "queued", None)
-    if queued:
-        _collection.queued = []
-        _finish(queued)
+    if getattr(_collection, "queued", None):
+        _finish()
+    if RUNTIME.finalizers:
+        RUNTIME.kick()  # handed to the progress thread by a run interrupted before its kick
 
 
-gc.callbacks.append(_note_collection)
+gc.callbacks += [_note_collection, _note_collection]
 
 
 def may_call_user() -> bool:
@@ -81,15 +86,18 @@ def finalize(work: Callable[[], Any], what: str) -> None:
     run_logged(work, what)
 
 
-def _finish(queued: list[tuple[Callable[[], Any], str]]) -> None:
+def _finish() -> None:
     """At the end of a collection, run the work its finalizers queued on this thread, before
     the collection returns, when nothing here can hold a lock the work takes; otherwise on
     the progress thread, detached: it ends the buffers without writing into host memory
     (rule S21). Once the interpreter finalizes, its daemon threads are frozen, maybe holding
-    the scheduler lock: the program has ended, and the work is dropped."""
+    the scheduler lock: the program has ended, and the work is dropped. The work is taken
+    once that is decided (an interrupt before leaves it for the callback's second run)."""
     if sys.is_finalizing():
         return
-    if RUNTIME.thread is None or _at_safe_point():
+    here = RUNTIME.thread is None or _at_safe_point()
+    queued, _collection.queued = _collection.queued, []
+    if here:
         for work, what in queued:
             run_logged(work, what)
         return

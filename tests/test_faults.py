@@ -489,6 +489,28 @@ def program_two_contexts(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return data
 
 
+def program_make_buffer(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """A buffer over the user's own ``cl_mem`` (``make_buffer``) used in its context and in
+    another; its end gives the bytes back into the ``cl_mem`` (rule S23), read afterwards."""
+    mine = pyopencl.Context([devs[0]._native])
+    native_queue = pyopencl.CommandQueue(mine)
+    data = np.zeros(N, dtype=np.int32)
+    mem = pyopencl.Buffer(mine, pyopencl.mem_flags.READ_WRITE | pyopencl.mem_flags.COPY_HOST_PTR, hostbuf=data)
+    own = s.queue(sycl.make_context(mine), devs[0])
+    other = s.queue(sycl.context(devs[-1]), devs[-1])
+    with s.faulty():
+        buf = sycl.make_buffer(mem, sycl.make_context(mine), np.int32)
+        s.step(1, lambda: own.submit(add(buf, 1)))
+        s.step(2, lambda: other.submit(add(buf, 2)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+        s.step(4, lambda: own.submit(add(buf, 4)))
+        s.step(8, lambda: other.submit(add(buf, 8)))
+        s.attempt(lambda: buf.__exit__(None, None, None))  # the give-back, its faults included
+        del buf
+    pyopencl.enqueue_copy(native_queue, data, mem)
+    return data
+
+
 def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     """Builds, compiles and links from source (the build cache is off: they run each time)."""
     ctx = sycl.context(devs[0])
@@ -502,7 +524,8 @@ def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
 
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
 PROGRAMS: list[Program] = [program_buffers, program_sub_buffers, program_host_tasks, program_interop,
-                           program_usm, program_graph, program_two_contexts, program_bundles]
+                           program_usm, program_graph, program_two_contexts, program_make_buffer,
+                           program_bundles]
 
 
 def still_works(devs: list[sycl.device]) -> None:
@@ -750,3 +773,41 @@ def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, c
     assert line > 20, f"{call} ran {line - 1} lines of sycl_ocl only"  # the trace sees the call
     print(f"{call}: interrupted at each of its {line - 1} lines"
           + (f", {unwritten} ended without a write-back" if unwritten else ""))
+
+
+@pytest.mark.parametrize("phase", ["start", "stop"])
+def test_an_interrupt_on_the_collectors_callback_keeps_the_write_back(device: sycl.device, phase: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The collector's callback interrupted on its first line (the collector prints and drops
+    the interrupt): the buffer it ends is still written back before gc.collect() returns."""
+    dropped: list[type[BaseException]] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: dropped.append(type(u.exc_value)))
+    q = sycl.queue(device)
+    data = np.zeros(N, dtype=np.int32)
+    box: list[object] = [sycl.buffer(data)]
+    q.submit(add(box[0], 5))  # type: ignore[arg-type]
+    box.append(box)
+    del box
+
+    def trace(frame: Any, event: str, arg: object) -> Any:
+        if frame.f_code.co_name != "_note_collection":
+            return None
+        if event == "call" and frame.f_locals["phase"] == phase and not dropped:
+            return trace
+        if event == "line":
+            raise KeyboardInterrupt
+        return None
+
+    gc.disable()
+    try:
+        def collect() -> None:
+            sys.settrace(trace)
+            try:
+                gc.collect()
+            finally:
+                sys.settrace(None)
+        within(HANG_S, collect)
+    finally:
+        gc.enable()
+    assert dropped == [KeyboardInterrupt]
+    assert data.tolist() == [5] * N and data.flags.writeable

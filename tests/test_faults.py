@@ -495,7 +495,8 @@ def program_make_buffer(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     mine = pyopencl.Context([devs[0]._native])
     native_queue = pyopencl.CommandQueue(mine)
     data = np.zeros(N, dtype=np.int32)
-    mem = pyopencl.Buffer(mine, pyopencl.mem_flags.READ_WRITE | pyopencl.mem_flags.COPY_HOST_PTR, hostbuf=data)
+    flags = pyopencl.mem_flags.READ_WRITE | pyopencl.mem_flags.COPY_HOST_PTR
+    mem = pyopencl.Buffer(mine, flags, hostbuf=data)
     own = s.queue(sycl.make_context(mine), devs[0])
     other = s.queue(sycl.context(devs[-1]), devs[-1])
     with s.faulty():
@@ -506,7 +507,6 @@ def program_make_buffer(s: Steps, devs: list[sycl.device]) -> np.ndarray:
         s.step(4, lambda: own.submit(add(buf, 4)))
         s.step(8, lambda: other.submit(add(buf, 8)))
         s.attempt(lambda: buf.__exit__(None, None, None))  # the give-back, its faults included
-        del buf
     pyopencl.enqueue_copy(native_queue, data, mem)
     return data
 
@@ -776,8 +776,8 @@ def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, c
 
 
 @pytest.mark.parametrize("phase", ["start", "stop"])
-def test_an_interrupt_on_the_collectors_callback_keeps_the_write_back(device: sycl.device, phase: str,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_interrupt_on_the_collectors_callback_keeps_the_write_back(
+        device: sycl.device, phase: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The collector's callback interrupted on its first line (the collector prints and drops
     the interrupt): the buffer it ends is still written back before gc.collect() returns."""
     dropped: list[type[BaseException]] = []

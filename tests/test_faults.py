@@ -679,6 +679,7 @@ class Round:
             "host task": lambda: q.submit(self.host_task),
             "host_accessor": lambda: sycl.host_accessor(buf),
             "host_accessor release": lambda: self.acc.release(),  # type: ignore[union-attr]
+            "host_accessor del": lambda: setattr(self, "acc", None),
             "wait": q.wait,
             "USM launch": lambda: q.parallel_for(N, "fault_add", p, np.int32(2)),
             "USM malloc": lambda: sycl.malloc_device(count=N, dtype=np.int32, q=q),
@@ -691,7 +692,7 @@ class Round:
         }
 
     def prepare(self, call: str) -> None:
-        if call == "host_accessor release":
+        if call.startswith("host_accessor "):
             self.acc = sycl.host_accessor(self.buf)
         elif call == "collection":
             self.cycle()
@@ -740,7 +741,7 @@ class Round:
 
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
-                     "wait", "USM launch", "USM malloc", "USM free", "USM memcpy", "USM fill",
+                     "host_accessor del", "wait", "USM launch", "USM malloc", "USM free", "USM memcpy", "USM fill",
                      "buffer with exit", "buffer del", "collection"]
 
 

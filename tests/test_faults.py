@@ -741,8 +741,8 @@ class Round:
 
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
-                     "host_accessor del", "wait", "USM launch", "USM malloc", "USM free", "USM memcpy", "USM fill",
-                     "buffer with exit", "buffer del", "collection"]
+                     "host_accessor del", "wait", "USM launch", "USM malloc", "USM free", "USM memcpy",
+                     "USM fill", "buffer with exit", "buffer del", "collection"]
 
 
 @pytest.mark.parametrize("call", INTERRUPTED_CALLS)

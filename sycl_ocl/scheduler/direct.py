@@ -21,8 +21,8 @@ from .op import DONE, ISSUED, NONE, Op
 from .runtime import RUNTIME
 
 # The lock's own methods: a with statement costs 3% of this shortcut's instructions. Safe from a
-# KeyboardInterrupt all the same (docs/scheduler.md rule S26): ``Launcher.launch`` notes the
-# acquire on its own line inside a try, and releases on the line of its last work.
+# KeyboardInterrupt all the same (docs/scheduler.md rule S26): ``Launcher.launch`` acquires
+# inside a try whose handler releases, and releases on the line of its last work.
 acquire, release = RUNTIME.lock.acquire, RUNTIME.lock.release
 
 if TYPE_CHECKING:
@@ -114,11 +114,12 @@ class Launcher:
             return None
         _, values, kernel, _ = last  # type: ignore[misc]
         lane = self.lane
-        # Interrupted at any line, the lock is released where it was taken: each release is on
-        # the line of the work before it, never a line of its own (rule S26).
-        held = False
+        # Interrupted anywhere, the lock is released where it was taken (rule S26): each release
+        # is on the line of the work before it, never a line of its own, and the handler
+        # releases what this thread holds. An exception of the work comes from inside the
+        # lock; a KeyboardInterrupt comes to the main thread, which holds no other level of it.
         try:
-            held = acquire()
+            acquire()
             previous = lane.last
             # Rule S6: the previous op of an in-order queue is complete, or enqueued before
             # this on the same in-order OpenCL queue: no edge.
@@ -131,7 +132,7 @@ class Launcher:
             ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel._native, global_size, None)
             op = enqueued(lane, ev, values, submitted); release(); return op  # noqa: E702  # one line (rule S26)
         except BaseException as error:  # no try nested in the try: an interrupt on its line escapes
-            if held:
+            if RUNTIME.held():
                 release()
             if isinstance(error, cl.Error):
                 raise translate(error, "enqueueing a command") from error

@@ -603,8 +603,10 @@ def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
 # a lock left held fails the test instead of hanging it), a kernel and a host accessor on the
 # same buffer and a USM allocation, launch, copy and free must complete: the call left no lock,
 # hold or planned command behind. A buffer it ended is written back before it returned, or is
-# still alive and written back when it ends later. The collector stays off meanwhile: nothing
-# but the call (its finalizers included) runs sycl_ocl's lines in a traced call.
+# still alive and written back when it ends later, or (a finalizer interrupted before its work
+# began) is ended by the progress thread unwritten, never written later. The collector stays
+# off meanwhile: nothing but the call (its finalizers included) runs sycl_ocl's lines in a
+# traced call.
 
 INTERRUPT_LINES = int(os.environ.get("INTERRUPT_SWEEP_LINES", "400"))  # per call, at most
 

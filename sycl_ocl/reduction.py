@@ -3,7 +3,7 @@
 ``h.parallel_for(rng, red1, red2, ..., kernel, *args)`` runs ``kernel`` with one reducer per
 reduction; the kernel declares them as its first parameters and combines into them
 (docs/reductions.md). The runtime launches a generated variant of the kernel's unit
-(``kernel_bundle.reduction``) and a final kernel that writes each result into its variable.
+(``kernel_bundle.reduction``) whose last work-group writes each result into its variable.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .property._base import Property, PropertyHolder, make_property_list
 from .property.reduction import initialize_to_identity
 from .range import id as sycl_id
 from .range import range as sycl_range
-from .scheduler import KernelLaunch, Lane
+from .scheduler import KernelLaunch, Lane, Shape
 from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
@@ -199,36 +199,20 @@ def _checked(op: Any, dtype: np.dtype[Any]) -> np.dtype[Any]:
     return dtype
 
 
-@dataclass(slots=True)
-class ReductionLaunch:
-    """The device action of a launch with reductions: the kernel, then its final kernel."""
-
-    main: KernelLaunch
-    final: KernelLaunch
-
-    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        ev = _fresh(self.main).enqueue(lane, wait_for, keep)
-        keep.append(ev)
-        return _fresh(self.final).enqueue(lane, lane.after(ev), keep)
-
-
-def _fresh(launch: KernelLaunch) -> KernelLaunch:
-    """A copy whose argument list the enqueue may bind (a graph replays its actions)."""
-    return KernelLaunch(launch.kernel, launch.global_size, launch.local_size, launch.offset,
-                        list(launch.args), launch.bindings)
-
-
-def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> ReductionLaunch:
+def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> KernelLaunch | Shape:
     """The action of ``h.parallel_for(rng, first, *rest)``: ``rest`` holds any further
     reductions, then the kernel and its arguments; ``sizes`` as ``handler._launch`` takes them.
+
+    A launch of an in-order queue takes what its last launch of the kernel with these
+    reductions and sizes prepared (the plan, the partial results, the counter); a launch whose
+    arguments are accessors kept by their buffers and scalars is a shape (docs/scheduler.md
+    rule S20) from its second time: checked once, then enqueued on a ``cl_kernel`` of its own.
 
     Raises:
         sycl.exception: ``errc.kernel_argument`` when the kernel's reducers do not match the
             reductions; ``errc.invalid`` for a missing kernel or a kernel bundle set with
             ``use_kernel_bundle``; as any launch otherwise.
     """
-    from .handler import kernel_args  # deferred: the handler module imports this one
-
     reductions = [first]
     while rest and type(rest[0]) is reduction:
         reductions.append(rest[0])
@@ -241,30 +225,74 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> R
     if settings is not None and (settings.bundle is not None or settings.args):
         raise exception(errc.invalid, "a launch with reductions runs a generated variant of its kernel: "
                                       "it takes its arguments in parallel_for, and no kernel bundle")
-    global_size, local_size, offset = ((sizes,), None, None) if type(sizes) is int else sizes
     codes = tuple(r._code() for r in reductions)
+    variables = tuple(r._variable(h) for r in reductions)
+    lane = h._lane
     constants = settings.spec_constants if settings is not None else None
-    where = (spec, codes, global_size, local_size, offset, h._context, h._device)
-    if constants or not isinstance(spec, str | kernel_id | kernel):  # make says what a kernel may be
-        found = _Plan.make(*where, constants or {})
-    else:
-        found = _plan(*where)
-    parts = _partials(h, [found.groups * r._count * r.dtype.itemsize for r in reductions])
-    main = _kernel_launch(h, found.main, (*parts, *found.hidden, *args), found.sizes, local_size is not None,
-                          kernel_args)
-    outputs = [x for part, r in zip(parts, reductions, strict=True) for x in (part, r._variable(h))]
-    final = _kernel_launch(h, found.final, (*outputs, np.uint32(found.groups)),
-                           ((GROUP_SIZE,), (GROUP_SIZE,), None), True, kernel_args)
-    return ReductionLaunch(main, final)
+    # Kept per queue when the kernel is one _plan can key (_Plan.make says what a kernel may be).
+    kept = not constants and isinstance(spec, str | kernel_id | kernel)
+    if not kept or lane is None or not lane.ordered:  # its own partial results and counter
+        found = _Prepared.make(h, spec, codes, sizes, None if kept else constants or {})
+        return _kernel_launch(h, found, (*found.head, *variables, *found.tail, *args), sizes)
+    found = _prepared(h, lane, spec, codes, sizes)
+    call = (*found.head, *variables, *found.tail, *args)
+    shapes = _shapes(h, settings)
+    if shapes is None:
+        return _kernel_launch(h, found, call, sizes)
+    key = (spec, codes, lane)
+    shape = shapes.get(key)
+    if shape is not None and shape.sizes == sizes and _fits(shape, call, h._accessors):
+        h._call = call
+        return shape
+    action = _kernel_launch(h, found, call, sizes)
+    signature = _signature(found, variables, args)
+    if signature is not None:
+        global_size, local_size, offset = found.plan.sizes
+        shapes[key] = Shape(lane, found.plan.kernel, global_size, local_size, offset, signature,
+                            list(h._requirements), sizes)
+    return action
+
+
+def _shapes(h: handler, settings: Any) -> dict[Any, Shape] | None:
+    """Where a launch of ``h`` keeps its shape: with the window of its first accessor, when that
+    buffer keeps the window (as ``handler._launch`` keeps a kernel's), and the command group set
+    nothing else (no specialization constant, no dependency)."""
+    accessors = h._accessors
+    if settings is not None or not accessors or not accessors[0]._win.shared:
+        return None
+    return accessors[0]._win.shapes
+
+
+def _fits(shape: Shape, call: tuple[Any, ...], accessors: list[accessor]) -> bool:
+    """Whether ``call`` launches ``shape``: the same number of arguments, each accessor this
+    command group's with the very requirement, each scalar of the same type."""
+    signature = shape.signature
+    if len(call) != len(signature):
+        return False
+    for index in shape.bindings:
+        arg = call[index]
+        if type(arg) is not accessor or arg._win.req is not signature[index] or arg not in accessors:
+            return False
+    return all(type(call[index]) is signature[index] for index in shape.scalars)
+
+
+def _signature(found: _Prepared, variables: tuple[Any, ...], args: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """The signature of a shape launching ``(*found.head, *variables, *found.tail, *args)``: the
+    handler's of the variables and arguments (None: they have none), the type of the others."""
+    from .handler import _signature as of  # deferred: the handler module imports this one
+
+    mine, theirs = of(variables), of(args)
+    if mine is None or theirs is None:
+        return None
+    return (*map(type, found.head), *mine, *map(type, found.tail), *theirs)
 
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
-    """What a launch with reductions runs: its two kernels, the launch kernel's sizes (global,
-    local, offset) and hidden arguments, and the number of partial results."""
+    """What a launch with reductions runs: its kernel, its sizes (global, local, offset) and
+    hidden arguments, and the number of partial results (of work-groups)."""
 
-    main: kernel
-    final: kernel
+    kernel: kernel
     sizes: tuple[Any, ...]
     hidden: tuple[Any, ...]
     groups: int
@@ -274,19 +302,42 @@ class _Plan:
              local_size: tuple[int, ...] | None, offset: tuple[int, ...] | None, ctx: context, dev: device,
              constants: Mapping[Any, Any]) -> _Plan:
         kid = as_kernel_id(spec._name if isinstance(spec, kernel) else spec, LAUNCHABLE)
+        group, most, chunked, atomics64 = _layout(dev)
         if local_size is None:  # over a range: work-groups of our size, each looping over items
-            group, most, chunked = _layout(dev)
-            found = variant(kid, codes, len(global_size), (group,), chunked)
+            found = variant(kid, codes, len(global_size), (group,), chunked, atomics64)
             groups = max(1, min(-(-math.prod(global_size) // group), most))
             hidden: tuple[Any, ...] = tuple(np.uint64(n) for n in (*global_size, 1, 1)[:3])
             sizes: tuple[Any, ...] = ((groups * group,), (group,), None)
         else:
-            found = variant(kid, codes, 0, local_size)
-            groups = max(1, math.prod(g // size for g, size in zip(global_size, local_size, strict=True)))
-            hidden = ()
-            sizes = (global_size, local_size, offset)
-        return _Plan(resolve_kernel(found.main, ctx, dev, None, constants),
-                     resolve_kernel(found.final, ctx, dev, None, {}), sizes, hidden, groups)
+            found = variant(kid, codes, 0, local_size, atomics64=atomics64)
+            empty = 0 in global_size  # one work-group that runs no body (see _reduction.mako)
+            groups = 1 if empty else math.prod(g // n for g, n in zip(global_size, local_size, strict=True))
+            hidden = (np.uint32(not empty),)
+            sizes = (local_size, local_size, None) if empty else (global_size, local_size, offset)
+        return _Plan(resolve_kernel(found.main, ctx, dev, None, constants), sizes, hidden, groups)
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A plan with the device memory of its launches: the arguments before the variables (the
+    partial results) and after them (the counter of finished work-groups, the hidden ones)."""
+
+    plan: _Plan
+    head: tuple[Any, ...]
+    tail: tuple[Any, ...]
+
+    @staticmethod
+    def make(h: handler, spec: Any, codes: tuple[Reduction, ...], sizes: Any,
+             constants: Mapping[Any, Any] | None = None) -> _Prepared:
+        """Prepared for one launch (its own partial results and counter), or for the launches of
+        ``h``'s in-order queue with ``constants`` None (the plan kept, ``_plan``)."""
+        global_size, local_size, offset = ((sizes,), None, None) if type(sizes) is int else sizes
+        where = (spec, codes, global_size, local_size, offset, h._context, h._device)
+        found = _plan(*where) if constants is None else _Plan.make(*where, constants)
+        native, flags = h._context._native, cl.mem_flags.READ_WRITE
+        parts = tuple(cl.Buffer(native, flags, found.groups * r.count * r.dtype.itemsize) for r in codes)
+        done = cl.Buffer(native, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.zeros(1, np.uint32))
+        return _Prepared(found, parts, (done, *found.hidden))
 
 
 @functools.lru_cache(maxsize=512)
@@ -297,44 +348,50 @@ def _plan(spec: Any, codes: tuple[Reduction, ...], global_size: tuple[int, ...],
     return _Plan.make(spec, codes, global_size, local_size, offset, ctx, dev, {})
 
 
-def _kernel_launch(h: handler, k: kernel, args: tuple[Any, ...], sizes: tuple[Any, ...], grouped: bool,
-                   kernel_args: Any) -> KernelLaunch:
-    """The launch of ``k`` over ``sizes`` (global, local, offset); ``grouped``: whether the
-    application's arguments may hold local accessors (over an nd_range)."""
-    global_size, local_size, offset = sizes
-    memory, bindings, svm_args = kernel_args(args, h._context._handle, grouped, h._accessors)
-    k._check_launch(args, local_size, h._device)
+# What the launches of each in-order lane prepared, by kernel, reductions and sizes (the most
+# recent _KEPT): its launches reuse the partial results and the counter, each launch running
+# after the previous one read them and set the counter back to 0.
+_lanes: weakref.WeakKeyDictionary[Lane, dict[tuple[Any, ...], _Prepared]] = weakref.WeakKeyDictionary()
+_KEPT = 64
+
+
+def _prepared(h: handler, lane: Lane, spec: Any, codes: tuple[Reduction, ...], sizes: Any) -> _Prepared:
+    kept = _lanes.get(lane)
+    if kept is None:
+        kept = _lanes.setdefault(lane, {})
+    key = (spec, codes, sizes)
+    found = kept.get(key)
+    if found is None:
+        found = _Prepared.make(h, spec, codes, sizes)
+        if len(kept) >= _KEPT:
+            kept.pop(next(iter(kept)))
+        kept[key] = found
+    return found
+
+
+def _kernel_launch(h: handler, found: _Prepared, call: tuple[Any, ...], sizes: Any) -> KernelLaunch:
+    """The launch of ``found``'s kernel with the arguments ``call``, checked; ``sizes`` as
+    ``launch`` takes them (over an nd_range, the application's arguments may hold local
+    accessors)."""
+    from .handler import kernel_args  # deferred: the handler module imports this one
+
+    k = found.plan.kernel
+    global_size, local_size, offset = found.plan.sizes
+    grouped = type(sizes) is not int and sizes[1] is not None
+    memory, bindings, svm_args = kernel_args(call, h._context._handle, grouped, h._accessors)
+    k._check_launch(call, local_size, h._device)
     if svm_args:
         k = k._for_svm(svm_args)
     return KernelLaunch(k, global_size, local_size, offset, memory, bindings)
 
 
 @functools.cache
-def _layout(dev: device) -> tuple[int, int, bool]:
+def _layout(dev: device) -> tuple[int, int, bool, bool]:
     """How a launch with reductions over a range runs on ``dev``: the work-group size, the most
     work-groups (enough to fill the device, so each work-item combines many items), and whether
-    each work-item takes a contiguous run of items (a CPU) or every global-size-th (a GPU)."""
+    each work-item takes a contiguous run of items (a CPU) or every global-size-th (a GPU);
+    and whether it has 64-bit atomics (``cl_khr_int64_base_atomics``)."""
     cpu = bool(dev.is_cpu())
     most = min(16 if cpu else GROUP_SIZE, int(dev._native.max_work_group_size))
-    return 1 << (most.bit_length() - 1), 16 * int(dev._native.max_compute_units), cpu
-
-
-# The partial results of launches on each in-order lane, reused: a launch writes them only after
-# the lane's previous launch read them.
-_scratch: weakref.WeakKeyDictionary[Lane, dict[tuple[int, int], cl.Buffer]] = weakref.WeakKeyDictionary()
-
-
-def _partials(h: handler, sizes: list[int]) -> list[cl.Buffer]:
-    """A buffer of each size (bytes) for the partial results of a launch of ``h``."""
-    lane = h._lane
-    native = h._context._native
-    if lane is None or not lane.ordered:  # a graph's node, or an out-of-order queue: its own
-        return [cl.Buffer(native, cl.mem_flags.READ_WRITE, size) for size in sizes]
-    kept = _scratch.setdefault(lane, {})
-    found = []
-    for index, size in enumerate(sizes):
-        buf = kept.get((index, size))
-        if buf is None:
-            buf = kept[(index, size)] = cl.Buffer(native, cl.mem_flags.READ_WRITE, size)
-        found.append(buf)
-    return found
+    atomics64 = "cl_khr_int64_base_atomics" in dev._native.extensions.split()
+    return 1 << (most.bit_length() - 1), 16 * int(dev._native.max_compute_units), cpu, atomics64

@@ -8,8 +8,9 @@ rendered from ``kernels_cl/_reduction.mako`` around the unit's own text:
 - a ``__kernel`` of the kernel's name calls it, over a range once per item in a loop of each
   work-item (``get_global_id`` & co. in the body are the item's), over an nd_range once; then
   each work-group combines its accumulators in a local-memory tree into one partial result;
-- a second kernel, ``<name>_sycl_final``, combines the partials in a fixed order (and the
-  variable's value, unless ``initialize_to_identity``) into the reduction variable.
+- the last work-group to finish (an atomic counter says which) combines the partials in a
+  fixed order (and the variable's value, unless ``initialize_to_identity``) into the
+  reduction variable: one kernel, one enqueue.
 
 Each variant is an ordinary unit (linked with the application's library units), built and cached
 by the same path as any kernel; variants are generated once per configuration.
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from ..functional import combiner
     from .registry import ImageSource
 
-# The work-group size of generated work-group trees over a range and of the final kernel.
+# The largest work-group of a launch over a range (a GPU's; a CPU's are smaller).
 GROUP_SIZE = 256
 
 
@@ -64,10 +65,9 @@ class Reduction:
 
 @dataclass(frozen=True)
 class Variant:
-    """A generated unit: its launch kernel, its final kernel and its source."""
+    """A generated unit: its launch kernel and its source."""
 
     main: kernel_id
-    final: kernel_id
     source: str
 
 
@@ -88,22 +88,24 @@ _variants: dict[tuple[Any, ...], Variant] = {}
 
 
 def variant(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
-            local_size: tuple[int, ...], chunked: bool = False) -> Variant:
+            local_size: tuple[int, ...], chunked: bool = False, atomics64: bool = True) -> Variant:
     """The variant of ``kid``'s unit for ``reductions``, over a range of ``items`` dimensions
     (work-groups of ``local_size``, chosen by the caller) or over an nd_range (``items`` 0,
     ``local_size`` the nd_range's, in OpenCL order). ``chunked``: over a range, each work-item
     takes a contiguous run of items (for CPUs), not every global-size-th item (for GPUs).
+    ``atomics64``: the device has ``cl_khr_int64_base_atomics`` (64-bit partial results move
+    between work-groups by atomics; without, by volatile accesses).
 
     Raises:
         sycl.exception: ``errc.kernel_argument`` when the kernel's reducer parameters do not
             match the reductions (count, order, element type); ``errc.invalid`` for a kernel
             that is not an application kernel given in OpenCL C source.
     """
-    key = (kid, tuple(r.key for r in reductions), items, local_size, chunked)
+    key = (kid, tuple(r.key for r in reductions), items, local_size, chunked, atomics64)
     found = _variants.get(key)
     if found is not None:
         return found
-    made = _make(kid, reductions, items, local_size, chunked)
+    made = _make(kid, reductions, items, local_size, chunked, atomics64)
     with _lock:
         return _variants.setdefault(key, made)
 
@@ -115,7 +117,7 @@ def generated_sources(name: str) -> list[str]:
 
 
 def _make(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
-          local_size: tuple[int, ...], chunked: bool) -> Variant:
+          local_size: tuple[int, ...], chunked: bool, atomics64: bool) -> Variant:
     name = kid.get_name()
     src = kid._image
     if src is None or kid._is_builtin() or name not in src.kernels:
@@ -158,12 +160,12 @@ def _make(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
             name=name, body=f"{name}_sycl_body", reds=codes, params=params[k:],
             args=[p.name for p in decl.params[k:]],
             reqd=", ".join(str(s) for s in (*local_size, 1, 1)[:3]), items=items, chunked=chunked, L=total,
-            P=_power_of_two(total), FL=GROUP_SIZE, FP=GROUP_SIZE),
+            P=_power_of_two(total), atomics64=atomics64),
     ))
     unit = read_unit(source, src.options, src.device_has, f"{src.origin} (reduction variant of {name})")
     ids = {n: kernel_id._make(n, unit) for n in unit.kernels}
     unit.ids = tuple(ids.values())
-    return Variant(ids[name], ids[f"{name}_sycl_final"], source)
+    return Variant(ids[name], source)
 
 
 # Over a range, the work-item builtins of the kernel body that name the item.

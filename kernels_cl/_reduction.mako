@@ -112,35 +112,38 @@ __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
     const uint __sycl_lid = ${'get_local_id(0)' if items else 'get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))'};
 % if items:
     const ulong __sycl_total = __sycl_n0 * __sycl_n1 * __sycl_n2;
-% if chunked:
-    ## A CPU: each work-item takes a contiguous run of items (its caches and prefetchers like
-    ## it), four at a time into four accumulators (independent additions), combined in order.
+    ## Four items at a time into four accumulators (independent loads and combinations: on a GPU
+    ## four loads in flight per work-item, which a sum needs to reach the memory's bandwidth),
+    ## combined as (acc + acc_1) + (acc_2 + acc_3). On a CPU each work-item takes a contiguous
+    ## run of items (its caches and prefetchers like it); on a GPU every global-size-th item, so
+    ## that neighbouring work-items read neighbouring items (coalesced loads).
 % for r in reds:
     ${r.ctype} __sycl_acc${loop.index}_1[${r.count}], __sycl_acc${loop.index}_2[${r.count}], __sycl_acc${loop.index}_3[${r.count}];
     for (uint e = 0; e < ${r.count}u; e++)
         __sycl_acc${loop.index}_1[e] = __sycl_acc${loop.index}_2[e] = __sycl_acc${loop.index}_3[e] = ${r.identity};
 % endfor
+% if chunked:
     const ulong __sycl_chunk = (__sycl_total + get_global_size(0) - 1) / get_global_size(0);
     const ulong __sycl_end = min(__sycl_total, (get_global_id(0) + 1) * __sycl_chunk);
+    const ulong __sycl_step = 1;
     ulong __sycl_v = get_global_id(0) * __sycl_chunk;
-    for (; __sycl_v + 4 <= __sycl_end; __sycl_v += 4) {
+% else:
+    const ulong __sycl_end = __sycl_total;
+    const ulong __sycl_step = get_global_size(0);
+    ulong __sycl_v = get_global_id(0);
+% endif
+    for (; __sycl_v + 3 * __sycl_step < __sycl_end; __sycl_v += 4 * __sycl_step) {
 % for u in range(4):
-${call(body, reds, args, items, '__sycl_v + %d' % u, '_%d' % u if u else '')}\
+${call(body, reds, args, items, '__sycl_v + %d * __sycl_step' % u, '_%d' % u if u else '')}\
 % endfor
     }
-    for (; __sycl_v < __sycl_end; __sycl_v++) {
+    for (; __sycl_v < __sycl_end; __sycl_v += __sycl_step) {
 ${call(body, reds, args, items, '__sycl_v', '')}\
     }
 % for r in reds:
     for (uint e = 0; e < ${r.count}u; e++)
         __sycl_acc${loop.index}[e] = __sycl_op_${loop.index}(__sycl_op_${loop.index}(__sycl_acc${loop.index}[e], __sycl_acc${loop.index}_1[e]), __sycl_op_${loop.index}(__sycl_acc${loop.index}_2[e], __sycl_acc${loop.index}_3[e]));
 % endfor
-% else:
-    ## A GPU: neighbouring work-items take neighbouring items (coalesced loads).
-    for (ulong __sycl_v = get_global_id(0); __sycl_v < __sycl_total; __sycl_v += get_global_size(0)) {
-${call(body, reds, args, items, '__sycl_v', '')}\
-    }
-% endif
 % else:
     ## An empty nd_range runs one work-group that calls no body: it writes the identity, or
     ## leaves the variable's value, as the launch of no work-item would.

@@ -348,14 +348,15 @@ def _plan(spec: Any, codes: tuple[Reduction, ...], global_size: tuple[int, ...],
     return _Plan.make(spec, codes, global_size, local_size, offset, ctx, dev, {})
 
 
-# What the launches of each in-order lane prepared, by kernel, reductions and sizes (the most
-# recent _KEPT): its launches reuse the partial results and the counter, each launch running
-# after the previous one read them and set the counter back to 0.
+# What the launches of each in-order lane prepared, by kernel, reductions and sizes (at most
+# _KEPT, then made anew): its launches reuse the partial results and the counter, each launch
+# running after the previous one read them and set the counter back to 0.
 _lanes: weakref.WeakKeyDictionary[Lane, dict[tuple[Any, ...], _Prepared]] = weakref.WeakKeyDictionary()
 _KEPT = 64
 
 
 def _prepared(h: handler, lane: Lane, spec: Any, codes: tuple[Reduction, ...], sizes: Any) -> _Prepared:
+    """What the launches of ``spec`` with ``codes`` over ``sizes`` on ``lane`` (in order) share."""
     kept = _lanes.get(lane)
     if kept is None:
         kept = _lanes.setdefault(lane, {})
@@ -364,7 +365,7 @@ def _prepared(h: handler, lane: Lane, spec: Any, codes: tuple[Reduction, ...], s
     if found is None:
         found = _Prepared.make(h, spec, codes, sizes)
         if len(kept) >= _KEPT:
-            kept.pop(next(iter(kept)))
+            kept.clear()  # one call, safe beside other threads; launches in flight hold theirs
         kept[key] = found
     return found
 

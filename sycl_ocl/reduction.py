@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
+from ._native import translate
 from .access import access_mode
 from .accessor import accessor
 from .buffer import buffer
@@ -335,8 +336,11 @@ class _Prepared:
         where = (spec, codes, global_size, local_size, offset, h._context, h._device)
         found = _plan(*where) if constants is None else _Plan.make(*where, constants)
         native, flags = h._context._native, cl.mem_flags.READ_WRITE
-        parts = tuple(cl.Buffer(native, flags, found.groups * r.count * r.dtype.itemsize) for r in codes)
-        done = cl.Buffer(native, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.zeros(1, np.uint32))
+        try:
+            parts = tuple(cl.Buffer(native, flags, found.groups * r.count * r.dtype.itemsize) for r in codes)
+            done = cl.Buffer(native, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.zeros(1, np.uint32))
+        except cl.Error as error:
+            raise translate(error, "allocating the partial results of a launch with reductions") from error
         return _Prepared(found, parts, (done, *found.hidden))
 
 

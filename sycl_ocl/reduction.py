@@ -165,7 +165,7 @@ class reduction(PropertyHolder):
         return _code(self.dtype, self._op, self._identity, self._initializes(), self._count)
 
     def _variable(self, h: handler) -> accessor | usm_ptr:
-        """The variable as the final kernel's argument.
+        """The variable as the launch kernel's argument (its last work-group writes it).
 
         Raises:
             sycl.exception: ``errc.invalid`` for a buffer reduction made with another handler.

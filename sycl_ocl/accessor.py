@@ -30,13 +30,11 @@ from .property._base import (
 )
 from .property.accessor import no_init
 from .range import as_id, as_range, id, range
-from .scheduler import holds, lifetime
-from .scheduler.requirement import Requirement
+from .scheduler import Requirement, acquire_hold, finalize, release_hold
 
 if TYPE_CHECKING:
     from .handler import handler
-    from .scheduler import Shape
-    from .scheduler.op import Op
+    from .scheduler import Op, Shape
 
 
 _ZERO = {n: id(*([0] * n)) for n in (1, 2, 3)}
@@ -315,7 +313,7 @@ class accessor(_Access):
             # placeholder, a mode given in h's place, a first accessor of the mode, a destroyed
             # buffer, something not a buffer) takes the full way below.
             try:
-                accessors = h._accessors  # type: ignore[union-attr]
+                register = h._register  # type: ignore[union-attr]
                 win = buf._windows[mode]
             except (AttributeError, KeyError, TypeError):
                 pass
@@ -323,8 +321,7 @@ class accessor(_Access):
                 if not win.sub_base:  # a sub-buffer's alignment is checked below
                     self._win = win
                     self._kind = _BOUND
-                    accessors.append(self)  # h.require(self), less its checks: a new accessor
-                    h._requirements.append(win.req)  # type: ignore[union-attr]
+                    register(self)
                     return
         if type(h) in _MODE_TYPES or is_property_list_like(h):
             # accessor(buf, sycl.read_only[, propList]): a placeholder with its mode (or its
@@ -335,12 +332,7 @@ class accessor(_Access):
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
         self._kind = _BOUND if target is _DEVICE and h is not None else (target, h is None)
         if h is not None:
-            if win.sub_base:
-                self._check_alignment(h._device)
-            if target is _HOST_TASK:
-                h._check_native_target(self)
-            h._accessors.append(self)
-            h._requirements.append(win.req)
+            h._register(self)
 
     def is_placeholder(self) -> bool:
         """Whether the accessor was made without a handler (§4.7.6.9)."""
@@ -434,7 +426,7 @@ class host_accessor(_Access):
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf: buffer | None = buf
-        self._hold = holds.acquire(win.req, repr(self))
+        self._hold = acquire_hold(win.req, repr(self))
         self._array: np.ndarray | None = self._view()
 
     def release(self) -> None:
@@ -443,7 +435,7 @@ class host_accessor(_Access):
         hold, self._hold = self._hold, None
         self._array = None
         if hold is not None:
-            holds.release(self._win.req.memory, hold)
+            release_hold(self._win.req.memory, hold)
         self._buf = None  # last: dropping the buffer's last handle here writes it back
 
     def _live(self) -> np.ndarray:
@@ -466,7 +458,7 @@ class host_accessor(_Access):
 
     def __del__(self) -> None:
         if getattr(self, "_hold", None) is not None:
-            lifetime.finalize(self.release, "ending a host accessor")
+            finalize(self.release, "ending a host accessor")
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         array = self._live()

@@ -23,9 +23,21 @@ from .exception import errc, exception
 from .property import buffer as buffer_props
 from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
 from .range import as_id, as_range, range
-from .scheduler import lifetime
-from .scheduler.memory_object import MemoryObject, TransferCounters
-from .scheduler.runtime import RUNTIME
+from .scheduler import (
+    MemoryObject,
+    TransferCounters,
+    add_handle,
+    adopt,
+    check_destruction,
+    destroy,
+    drop_handle,
+    finalize,
+    native_buffers,
+    own,
+    set_final_data,
+    set_write_back,
+    writeable_alias,
+)
 
 if TYPE_CHECKING:
     from .accessor import accessor, host_accessor
@@ -111,7 +123,7 @@ class buffer(PropertyHolder):
                 )
             self._init_range(as_range(rng), dtype or np.uint8)
             return
-        array, writable = _host_array(lifetime.writeable_alias(data), dtype)
+        array, writable = _host_array(writeable_alias(data), dtype)
         if rng is not None:
             rng = as_range(rng)
             if array.size < rng.size():
@@ -133,7 +145,7 @@ class buffer(PropertyHolder):
         if not writable and not isinstance(data, np.ndarray) and not _is_buffer_like(data):
             self._root.blocking = False  # an iterator copy: never written back, no blocking
         if writable and isinstance(data, np.ndarray):
-            lifetime.own(self._root, data)
+            own(self._root, data)
 
     def _new_root(self, host: np.ndarray | None, user: Any) -> MemoryObject:
         nbytes = self._nbytes
@@ -186,8 +198,7 @@ class buffer(PropertyHolder):
 
     def _attach(self) -> None:
         self._alive = True
-        with RUNTIME:
-            self._root.handles += 1
+        add_handle(self._root)
 
     # --- destruction (§4.7.2.3) ---------------------------------------------------------
 
@@ -196,15 +207,11 @@ class buffer(PropertyHolder):
             return
         if not finalizing and self._root.handles == 1:
             # errc.invalid before anything changes: the buffer stays alive (rule S22).
-            lifetime.check_destruction(self._root)
+            check_destruction(self._root)
         self._alive = False
         self._windows = {}  # no accessor of a destroyed buffer: the next one checks and raises
-        with RUNTIME:
-            root = self._root
-            root.handles -= 1
-            last = root.handles == 0
-        if last:
-            lifetime.destroy(root)
+        if drop_handle(self._root):
+            destroy(self._root)
 
     def __enter__(self) -> buffer:
         return self
@@ -214,7 +221,7 @@ class buffer(PropertyHolder):
 
     def __del__(self) -> None:
         if getattr(self, "_alive", False):
-            lifetime.finalize(partial(self._release, True), "buffer destruction")
+            finalize(partial(self._release, True), "buffer destruction")
 
     def _check_alive(self) -> None:
         if not self._alive:
@@ -276,23 +283,11 @@ class buffer(PropertyHolder):
         target = final_data() if isinstance(final_data, weakref.ref) else final_data
         if target is not None:
             _check_final_data(target, root.size // root.dtype.itemsize)
-        with RUNTIME:
-            root.invalidate()  # docs/scheduler.md rule S17
-            if final_data is None:
-                root.write_back = False
-                root.target = None
-                return
-            root.target = final_data
-            root.write_back = True
-            root.blocking = True
+        set_final_data(root, final_data)
 
     def set_write_back(self, flag: bool = True) -> None:
         """Switch the write-back at destruction on or off (§4.7.2.1)."""
-        with RUNTIME:
-            self._root.invalidate()
-            self._root.write_back = bool(flag) and (
-                self._root.user is not None or self._root.target is not None
-            )
+        set_write_back(self._root, bool(flag))
 
     def reinterpret(self, dtype: Any, rng: Any = None) -> buffer:
         """A view of the same data with another element type and range (§4.7.2.1).
@@ -350,8 +345,7 @@ class buffer(PropertyHolder):
 
     def _get_native(self) -> list[cl.Buffer]:
         """``get_native``: the ``pyopencl.Buffer`` of every context the buffer lives in."""
-        with RUNTIME:
-            return [a.buf for a in self._root.allocs.values() if a.buf is not None]
+        return native_buffers(self._root)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, buffer):
@@ -380,9 +374,7 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
     if mem.size % dt.itemsize:
         raise exception(errc.invalid, f"the memory object's {mem.size} bytes are not whole {dt} elements")
     buf = buffer(range(mem.size // dt.itemsize), dt)
-    root = buf._root
-    with RUNTIME:
-        root.adopt(mem, RUNTIME.context(ctx._native, ctx))
+    adopt(buf._root, mem, ctx._native, ctx)
     return buf
 
 

@@ -13,8 +13,7 @@ from .backend import backend
 from .exception import errc, exception
 from .info._descriptor import check_namespace
 from .info.enums import event_command_status
-from .scheduler.command import COMPLETE, Command
-from .scheduler.holds import check_wait
+from .scheduler import COMPLETE, Command, check_wait
 
 if TYPE_CHECKING:
     from .context import context

@@ -26,9 +26,19 @@ from .handler import GraphOrigin, handler
 from .property import graph as graph_props
 from .property import node as node_props
 from .property._base import PropertyHolder, make_property_list, property_list
-from .scheduler import RUNTIME, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeTask
-from .scheduler.graph import GraphReplay, Step
-from .scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate
+from .scheduler import (
+    RUNTIME,
+    DeviceCopy,
+    DeviceFill,
+    GraphReplay,
+    HostTask,
+    KernelLaunch,
+    NativeTask,
+    Step,
+    SvmCopy,
+    SvmFill,
+    SvmMigrate,
+)
 
 if TYPE_CHECKING:
     from ._async_errors import AsyncErrors

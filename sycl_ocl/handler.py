@@ -119,13 +119,24 @@ class handler:
         """
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
-        if acc._win.sub_base:
-            acc._check_alignment(self._device)
         if acc not in self._accessors:  # identity: accessors do not define __eq__
-            if acc._kind[0] is target.host_task:
-                self._check_native_target(acc)
-            self._accessors.append(acc)
-            self._requirements.append(acc._win.req)
+            self._register(acc)
+
+    def _register(self, acc: accessor) -> None:
+        """Add ``acc``'s requirement to the command group: the one way an accessor joins it
+        (made with this handler, or a placeholder bound by ``require``; §4.7.6.9).
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's
+                device, or a ``target.host_task`` accessor in a host task with native access.
+        """
+        win = acc._win
+        if win.sub_base:
+            acc._check_alignment(self._device)
+        if acc._kind[0] is target.host_task:
+            self._check_native_target(acc)
+        self._accessors.append(acc)
+        self._requirements.append(win.req)
 
     # --- kernel arguments and launches ------------------------------------------------
 

@@ -21,7 +21,7 @@ from .interop_handle import require_opencl
 from .platform import platform
 from .property import buffer as buffer_props
 from .queue import queue
-from .scheduler.runtime import RUNTIME
+from .scheduler import RUNTIME
 
 
 def get_native(obj: Any, backend: backend = backend.opencl) -> Any:

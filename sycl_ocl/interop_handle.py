@@ -16,7 +16,7 @@ import pyopencl as cl
 from .accessor import accessor
 from .backend import backend
 from .exception import errc, exception
-from .scheduler.actions import NativeScope
+from .scheduler import NativeScope
 
 
 class interop_handle:

@@ -25,9 +25,18 @@ from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
 from .range import nd_range
-from .scheduler import Command, KernelLaunch, Shape, launch, lifetime, open_lane, submit, trace
-from .scheduler.holds import check_wait
-from .scheduler.progress import run_logged
+from .scheduler import (
+    Command,
+    KernelLaunch,
+    Shape,
+    check_wait,
+    launch,
+    may_call_user,
+    open_lane,
+    recording,
+    run_logged,
+    submit,
+)
 from .selector import default_selector_v, select_device
 from .usm.launch import Shortcut
 
@@ -98,7 +107,7 @@ class queue(NativeWrapper, PropertyHolder):
                 f"{dev!r} cannot profile commands (no aspect.queue_profiling); drop enable_profiling",
             )
         # A running trace (sycl_ocl.tools, docs/tracing.md) profiles every queue made meanwhile.
-        traced = trace.recording() and dev.has(aspect.queue_profiling)
+        traced = recording() and dev.has(aspect.queue_profiling)
         flags: Any = cl.command_queue_properties.PROFILING_ENABLE if profiling or traced else 0
         try:
             native = cl.CommandQueue(ctx._native, dev._native, properties=flags)
@@ -395,7 +404,7 @@ class queue(NativeWrapper, PropertyHolder):
         """The destruction (§4.13.1): errors still stored go to the async handler when it runs
         on a user's thread (``del q``); inside a garbage collection they are logged later."""
         errors: AsyncErrors | None = getattr(self, "_async_errors", None)
-        if errors is not None and errors.pending() and lifetime.may_call_user():
+        if errors is not None and errors.pending() and may_call_user():
             run_logged(errors.hand_over, "the async handler at a queue's destruction")
 
     def __repr__(self) -> str:

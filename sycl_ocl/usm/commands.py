@@ -14,8 +14,7 @@ import numpy as np
 
 from .._native import cl
 from ..exception import errc, exception
-from ..scheduler.actions import Barrier
-from ..scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate
+from ..scheduler import Barrier, SvmCopy, SvmFill, SvmMigrate
 from .kinds import alloc
 from .pointer import usm_ptr
 from .sizes import as_int, non_negative

@@ -12,7 +12,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..range import SIZE_END, range
-from ..scheduler.direct import FIXED_VALUES, Last, Launcher
+from ..scheduler import FIXED_VALUES, Last, Launcher
 from . import allocation
 from .pointer import usm_ptr
 

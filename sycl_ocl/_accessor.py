@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
+from ._buffer import buffer, element_type
+from ._exception import errc, exception
 from ._exchange import HostExport
+from ._range import as_id, as_range, check_inside, contiguous, id, linear, range
 from .access import access_mode, as_mode, mode_tag_t, resolve_no_init, target
-from .buffer import buffer, check_inside, contiguous, element_type, linear
-from .exception import errc, exception
 from .property._base import (
     PropertyHolder,
     is_property_list_like,
@@ -29,11 +30,10 @@ from .property._base import (
     trailing_property_list,
 )
 from .property.accessor import no_init
-from .range import as_id, as_range, id, range
 from .scheduler import Requirement, acquire_hold, finalize, release_hold
 
 if TYPE_CHECKING:
-    from .handler import handler
+    from ._handler import handler
     from .scheduler import Op, Shape
 
 

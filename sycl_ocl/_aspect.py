@@ -11,7 +11,7 @@ import pyopencl as cl
 from .info.enums import device_type, primary_device_type
 
 if TYPE_CHECKING:
-    from .device import device
+    from ._device import device
 
 
 class aspect(enum.Enum):

@@ -8,8 +8,6 @@ run: wait for the work on it, then write back when there is host memory to write
 
 from __future__ import annotations
 
-import builtins
-import importlib
 import weakref
 from collections.abc import Iterable
 from functools import partial
@@ -18,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
+from ._exception import errc, exception
+from ._range import as_id, as_range, check_inside, contiguous, linear, range
 from .access import access_mode, as_mode
-from .exception import errc, exception
 from .property import buffer as buffer_props
 from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
-from .range import as_id, as_range, range
 from .scheduler import (
     MemoryObject,
     TransferCounters,
@@ -40,9 +38,9 @@ from .scheduler import (
 )
 
 if TYPE_CHECKING:
-    from .accessor import accessor, host_accessor
-    from .context import context
-    from .handler import handler
+    from ._accessor import accessor, host_accessor
+    from ._context import context
+    from ._handler import handler
 
 
 class buffer(PropertyHolder):
@@ -267,14 +265,14 @@ class buffer(PropertyHolder):
         prop_list: Any = None,
     ) -> accessor:
         """``accessor(self, h, mode, ...)`` (§4.7.2.1)."""
-        return _accessors.accessor(self, h, mode, access_range, access_offset, prop_list)
+        return _accessor.accessor(self, h, mode, access_range, access_offset, prop_list)
 
     def get_host_access(
         self, mode: Any = access_mode.read_write, access_range: Any = None,
         access_offset: Any = None, prop_list: Any = None,
     ) -> host_accessor:
         """``host_accessor(self, mode, ...)``: blocks until the data is on the host (§4.7.2.1)."""
-        return _accessors.host_accessor(self, as_mode(mode), access_range, access_offset, prop_list)
+        return _accessor.host_accessor(self, as_mode(mode), access_range, access_offset, prop_list)
 
     def set_final_data(self, final_data: Any = None) -> None:
         """Where the contents go at destruction: a writable array, a ``weakref.ref`` to one,
@@ -381,35 +379,6 @@ def make_buffer(mem: cl.Buffer, ctx: context, dtype: Any = np.uint8) -> buffer:
 # --- helpers -----------------------------------------------------------------------------
 
 
-def check_inside(index: Any, rng: Any, whole: range, what: str, outside: str) -> None:
-    """``errc.invalid`` unless ``rng`` at ``index`` (``what``, in errors) has the dimensions of
-    ``whole`` and lies inside it; ``outside`` is the error's template (``{index}``, ``{rng}``,
-    ``{whole}``), formatted only then."""
-    shape = whole.to_tuple()
-    if len(index) != len(shape) or len(rng) != len(shape):
-        raise exception(errc.invalid, f"{what} need {len(shape)} dimension(s)")
-    if any(i < 0 for i in index):
-        raise exception(errc.invalid, f"{what}: the offset {tuple(index)} is negative; ids count from 0")
-    if any(i + r > s for i, r, s in zip(index, rng, shape, strict=False)):
-        raise exception(errc.invalid, outside.format(index=index, rng=rng, whole=whole))
-
-
-def linear(index: tuple[int, ...], shape: tuple[int, ...]) -> int:
-    """The row-major linear position of ``index`` in ``shape`` (§3.11)."""
-    pos = 0
-    for i, s in zip(index, shape, strict=False):
-        pos = pos * s + i
-    return pos
-
-
-def contiguous(rng: tuple[int, ...], shape: tuple[int, ...]) -> bool:
-    """Whether a window of ``rng`` in ``shape`` is one contiguous run of elements."""
-    for d, r in enumerate(rng):
-        if r > 1:
-            return all(rng[j] == shape[j] for j in builtins.range(d + 1, len(rng)))
-    return True
-
-
 def element_type(dtype: Any) -> np.dtype[Any]:
     """``dtype`` as the numpy element type of memory; ``errc.invalid`` for one numpy does not
     know or one holding Python objects (not device copyable)."""
@@ -491,8 +460,7 @@ def _from_dlpack(data: Any) -> np.ndarray:
         ) from error
 
 
-# A buffer makes accessors of itself (§4.7.2.1, §4.7.6), and accessor.py imports this module:
-# the module is bound once here, after the buffer class exists (an import statement inside
-# get_access ran on every call). Not ``from . import accessor``: the package's ``accessor`` is
-# the class once sycl_ocl/__init__.py has run.
-_accessors = importlib.import_module(".accessor", __package__)
+# A buffer makes accessors of itself (§4.7.2.1, §4.7.6), and _accessor.py imports this module:
+# bound once here, after the buffer class exists (an import statement inside get_access ran on
+# every call).
+from . import _accessor  # noqa: E402

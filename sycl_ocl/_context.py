@@ -10,16 +10,16 @@ import pyopencl as cl
 
 from . import _discovery
 from ._async_errors import AsyncErrors
+from ._backend import backend
+from ._device import device
+from ._exception import errc, exception, exception_list
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import backend_info, translate
-from .backend import backend
-from .device import device
-from .exception import errc, exception, exception_list
 from .info._descriptor import check_namespace
 from .property._base import PropertyHolder, make_property_list, property_list
 
 if TYPE_CHECKING:
-    from .platform import platform
+    from ._platform import platform
 
 AsyncHandler = Callable[[exception_list], Any]
 

@@ -11,16 +11,16 @@ from . import (
     _discovery,
     info,  # its descriptor namespaces load on first use (see info/__init__.py)
 )
+from ._aspect import aspect, device_aspects
+from ._backend import backend
+from ._exception import errc, exception
 from ._handles import NativeWrapper, remember
 from ._native import backend_info, translate
-from .aspect import aspect, device_aspects
-from .backend import backend
-from .exception import errc, exception
 from .info import enums
 from .info._descriptor import cached_query, check_namespace
 
 if TYPE_CHECKING:
-    from .platform import platform
+    from ._platform import platform
 
 
 class device(NativeWrapper):
@@ -82,7 +82,7 @@ class device(NativeWrapper):
     def get_platform(self) -> platform:
         """The platform the device belongs to (§4.6.4.1)."""
         if self._platform is None:
-            from .platform import platform  # platform and device name each other (§4.6.2, §4.6.4)
+            from ._platform import platform  # platform and device name each other (§4.6.2, §4.6.4)
 
             self._platform = next(
                 (p for p in _discovery.all_platforms() if p._native == self._native.platform),

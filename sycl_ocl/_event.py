@@ -9,14 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from .backend import backend
-from .exception import errc, exception
+from ._backend import backend
+from ._exception import errc, exception
 from .info._descriptor import check_namespace
 from .info.enums import event_command_status
 from .scheduler import COMPLETE, Command, check_wait
 
 if TYPE_CHECKING:
-    from .context import context
+    from ._context import context
 
 
 class _WaitMethod:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .context import context
+    from ._context import context
 
 
 class errc(enum.Enum):

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pyopencl as cl
 
+from ._accessor import accessor, host_task_body, local_accessor
+from ._event import event, event_list
+from ._exception import errc, exception
+from ._interop_handle import interop_handle
+from ._range import SIZE_END, as_range, nd_range, range
+from ._reduction import launch as launch_with_reductions
+from ._reduction import reduction
 from .access import target
-from .accessor import accessor, host_task_body, local_accessor
-from .event import event, event_list
-from .exception import errc, exception
-from .interop_handle import interop_handle
 from .kernel_bundle.bundle import kernel_bundle
 from .kernel_bundle.resolve import resolve_kernel
 from .kernel_bundle.spec_constants import checked_spec_id
-from .range import SIZE_END, as_range, nd_range, range
-from .reduction import launch as launch_with_reductions
-from .reduction import reduction
 from .scheduler import (
     FIXED_VALUES,
     Barrier,
@@ -40,8 +40,8 @@ from .usm import commands as usm_commands
 from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
-    from .context import context
-    from .device import device
+    from ._context import context
+    from ._device import device
     from .scheduler import Lane
 
 

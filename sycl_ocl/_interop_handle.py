@@ -13,9 +13,9 @@ from typing import Any
 
 import pyopencl as cl
 
-from .accessor import accessor
-from .backend import backend
-from .exception import errc, exception
+from ._accessor import accessor
+from ._backend import backend
+from ._exception import errc, exception
 from .scheduler import NativeScope
 
 

@@ -9,16 +9,16 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from . import _discovery
+from ._backend import backend
+from ._device import device
+from ._exception import errc, exception
 from ._handles import NativeWrapper, remember
 from ._native import backend_info, translate
-from .backend import backend
-from .device import device
-from .exception import errc, exception
 from .info import enums
 from .info._descriptor import cached_query, check_namespace
 
 if TYPE_CHECKING:
-    from .aspect import aspect
+    from ._aspect import aspect
 
 _lock = threading.Lock()  # guards the one-time enumeration of each platform's devices
 

@@ -8,23 +8,23 @@ from typing import Any
 
 import pyopencl as cl
 
+from ._accessor import accessor
+from ._aspect import aspect
 from ._async_errors import AsyncErrors
+from ._backend import backend
+from ._context import AsyncHandler, context
+from ._device import device
+from ._event import event
+from ._exception import errc, exception
+from ._handler import event_commands, global_size, handler, kernel_args
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._native import translate
-from .accessor import accessor
-from .aspect import aspect
-from .backend import backend
-from .context import AsyncHandler, context
-from .device import device
-from .event import event
-from .exception import errc, exception
+from ._range import nd_range
 from .graph import Recorded, command_graph, queue_state, record
-from .handler import event_commands, global_size, handler, kernel_args
 from .info._descriptor import check_namespace
 from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
-from .range import nd_range
 from .scheduler import (
     Command,
     KernelLaunch,

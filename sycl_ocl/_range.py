@@ -7,11 +7,12 @@ SYCL dimension ``d`` of an N-dimensional range is OpenCL dimension ``N-1-d``, so
 
 from __future__ import annotations
 
+import builtins
 import math
 from collections.abc import Iterable, Iterator
 from typing import Any, SupportsIndex
 
-from .exception import errc, exception
+from ._exception import errc, exception
 
 # Sizes and offsets are ``size_t`` (§4.9.1): one past the largest (OpenCL cannot take more).
 SIZE_END = 1 << 64
@@ -203,3 +204,32 @@ class nd_range:
 
     def __repr__(self) -> str:
         return f"sycl.nd_range({self._global!r}, {self._local!r})"
+
+
+def check_inside(index: Any, rng: Any, whole: range, what: str, outside: str) -> None:
+    """``errc.invalid`` unless ``rng`` at ``index`` (``what``, in errors) has the dimensions of
+    ``whole`` and lies inside it; ``outside`` is the error's template (``{index}``, ``{rng}``,
+    ``{whole}``), formatted only then."""
+    shape = whole.to_tuple()
+    if len(index) != len(shape) or len(rng) != len(shape):
+        raise exception(errc.invalid, f"{what} need {len(shape)} dimension(s)")
+    if any(i < 0 for i in index):
+        raise exception(errc.invalid, f"{what}: the offset {tuple(index)} is negative; ids count from 0")
+    if any(i + r > s for i, r, s in zip(index, rng, shape, strict=False)):
+        raise exception(errc.invalid, outside.format(index=index, rng=rng, whole=whole))
+
+
+def linear(index: tuple[int, ...], shape: tuple[int, ...]) -> int:
+    """The row-major linear position of ``index`` in ``shape`` (§3.11)."""
+    pos = 0
+    for i, s in zip(index, shape, strict=False):
+        pos = pos * s + i
+    return pos
+
+
+def contiguous(rng: tuple[int, ...], shape: tuple[int, ...]) -> bool:
+    """Whether a window of ``rng`` in ``shape`` is one contiguous run of elements."""
+    for d, r in enumerate(rng):
+        if r > 1:
+            return all(rng[j] == shape[j] for j in builtins.range(d + 1, len(rng)))
+    return True

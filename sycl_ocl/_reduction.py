@@ -17,30 +17,30 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
+from ._accessor import accessor
+from ._buffer import buffer
+from ._exception import errc, exception
+from ._range import id as sycl_id
+from ._range import range as sycl_range
 from .access import access_mode
-from .accessor import accessor
-from .buffer import buffer
-from .exception import errc, exception
 from .functional import as_combiner, check_takes, known_identity
-from .kernel_bundle.kernel import kernel
-from .kernel_bundle.kernel_id import kernel_id
+from .kernel_bundle._kernel import kernel
+from .kernel_bundle._kernel_id import kernel_id
 from .kernel_bundle.reduction import GROUP_SIZE, Reduction, generated_sources, variant
 from .kernel_bundle.registry import LAUNCHABLE, as_kernel_id
 from .kernel_bundle.resolve import resolve_kernel
 from .property import property_list
 from .property._base import Property, PropertyHolder, make_property_list
 from .property.reduction import initialize_to_identity
-from .range import id as sycl_id
-from .range import range as sycl_range
 from .scheduler import KernelLaunch, Lane
 from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from .context import context
-    from .device import device
-    from .handler import handler
+    from ._context import context
+    from ._device import device
+    from ._handler import handler
 
 
 class span:
@@ -227,7 +227,7 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> R
             reductions; ``errc.invalid`` for a missing kernel or a kernel bundle set with
             ``use_kernel_bundle``; as any launch otherwise.
     """
-    from .handler import kernel_args  # deferred: the handler module imports this one
+    from ._handler import kernel_args  # deferred: the handler module imports this one
 
     reductions = [first]
     while rest and type(rest[0]) is reduction:

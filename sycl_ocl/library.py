@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .kernel_bundle.kernel_id import kernel_id
+from .kernel_bundle._kernel_id import kernel_id
 from .kernel_bundle.registry import Registry
 
 if TYPE_CHECKING:

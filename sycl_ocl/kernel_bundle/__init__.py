@@ -13,11 +13,11 @@ Modules:
     (OpenCL program operations), ``_images`` (images in each state).
 """
 
+from ._device_image import device_image
+from ._kernel import kernel
+from ._kernel_id import kernel_id
 from .bundle import kernel_bundle
 from .cache import build_cache_stats
-from .device_image import device_image
-from .kernel import kernel
-from .kernel_id import kernel_id
 from .operations import build, compile, join, link
 from .pyopencl_programs import make_kernel, make_kernel_bundle
 from .query import get_kernel_bundle, get_kernel_id, get_kernel_ids, has_kernel_bundle, is_compatible

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from .._exception import errc, exception
 from .._native import translate
-from ..exception import errc, exception
 from ._builtin_functions import BUILTIN_FUNCTIONS
+from ._kernel import kernel
 from .compat import kernel_compatible
-from .kernel import kernel
 from .state import bundle_state
 
 if TYPE_CHECKING:
-    from ..device import device
+    from .._device import device
+    from ._kernel_id import kernel_id
     from ._signature import KernelDecl
-    from .kernel_id import kernel_id
     from .registry import ImageSource
     from .spec_constants import specialization_id
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from . import _program, cache
-from .device_image import device_image
+from ._device_image import device_image
 from .spec_constants import live_constants
 from .state import bundle_state
 
 if TYPE_CHECKING:
-    from ..context import context
-    from ..device import device
+    from .._context import context
+    from .._device import device
     from .registry import ImageSource
     from .spec_constants import specialization_id
 

@@ -14,19 +14,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._backend import backend
+from .._context import context
+from .._exception import errc, exception
 from .._handles import NativeWrapper, cached_wrapper, remember
 from .._native import ARGUMENT_ERRORS, argument_exception, cl, translate
-from ..backend import backend
-from ..context import context
-from ..exception import errc, exception
 from ..info._descriptor import check_namespace
 from ._reducers import PARAM_PREFIX as REDUCER_PREFIX
 from ._signature import KernelParam
 
 if TYPE_CHECKING:
-    from ..device import device
+    from .._device import device
+    from ._device_image import device_image
     from .bundle import kernel_bundle
-    from .device_image import device_image
 
 _ADDRESS = {
     cl.kernel_arg_address_qualifier.GLOBAL: "global",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..device import device
+    from .._device import device
     from .registry import ImageSource
 
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._exception import errc, exception
 from .._native import cl, compiler_warnings_off, status_exception, translate
-from ..exception import errc, exception
 from . import _progress
 
 if TYPE_CHECKING:
-    from ..context import context
-    from ..device import device
+    from .._context import context
+    from .._device import device
 
 BUILD_NONE = -1  # CL_BUILD_NONE (PyOpenCL names no build-status constants)
 

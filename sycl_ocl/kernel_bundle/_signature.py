@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from ._preprocess import Macro, Preprocessor, integer_value
 
 _ADDRESS_SPACES = {

@@ -14,7 +14,7 @@ import struct
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from ._signature import DECLARATIONS_EXAMPLE as _EXAMPLE
 from ._signature import KernelDecl, KernelParam, declared_params
 

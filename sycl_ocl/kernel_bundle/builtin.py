@@ -14,13 +14,13 @@ import pyopencl as cl
 
 from .._native import translate
 from . import _program, cache
-from .device_image import device_image
-from .kernel_id import kernel_id
+from ._device_image import device_image
+from ._kernel_id import kernel_id
 from .state import bundle_state
 
 if TYPE_CHECKING:
-    from ..context import context
-    from ..device import device
+    from .._context import context
+    from .._device import device
 
 _lock = threading.Lock()
 _ids: dict[tuple[int, str], kernel_id] = {}

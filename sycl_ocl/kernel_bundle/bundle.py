@@ -6,11 +6,11 @@ import threading
 from collections.abc import Hashable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..backend import backend
-from ..exception import errc, exception
-from .device_image import device_image
-from .kernel import kernel
-from .kernel_id import kernel_id
+from .._backend import backend
+from .._exception import errc, exception
+from ._device_image import device_image
+from ._kernel import kernel
+from ._kernel_id import kernel_id
 from .registry import LAUNCHABLE, as_kernel_id, not_a_kernel
 from .spec_constants import checked_spec_id, live_constants, specialization_id
 from .state import bundle_state
@@ -18,8 +18,8 @@ from .state import bundle_state
 if TYPE_CHECKING:
     import pyopencl as cl
 
-    from ..context import context
-    from ..device import device
+    from .._context import context
+    from .._device import device
 
 
 class kernel_bundle:

@@ -46,8 +46,8 @@ from . import _program
 from ._preprocess import include_dirs, included_files
 
 if TYPE_CHECKING:
-    from ..context import context
-    from ..device import device
+    from .._context import context
+    from .._device import device
     from .registry import ImageSource
 
 

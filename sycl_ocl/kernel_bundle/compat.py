@@ -5,15 +5,15 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..aspect import aspect
-from ..exception import errc, exception
+from .._aspect import aspect
+from .._exception import errc, exception
 from ..info.device import sub_group_sizes
 from .state import bundle_state
 
 if TYPE_CHECKING:
-    from ..device import device
+    from .._device import device
+    from ._kernel_id import kernel_id
     from ._signature import KernelDecl
-    from .kernel_id import kernel_id
     from .registry import ImageSource
 
 # The aspect a device needs for a bundle of each state (§4.11.7).

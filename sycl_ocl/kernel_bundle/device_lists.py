@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from ..device import device
-from ..exception import errc, exception
+from .._device import device
+from .._exception import errc, exception
 
 if TYPE_CHECKING:
-    from ..context import context
+    from .._context import context
 
 
 def checked_devices(ctx: context, devs: Iterable[device] | device | None) -> list[device]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..context import context
-from ..device import device
-from ..exception import errc, exception
+from .._context import context
+from .._device import device
+from .._exception import errc, exception
 from ..property._base import make_property_list
 from . import _progress
+from ._device_image import device_image
 from ._images import executable_image, linked_image, object_image, with_libraries
 from .bundle import kernel_bundle
 from .compat import image_compatible
-from .device_image import device_image
 from .device_lists import subset_of
 from .state import bundle_state
 

@@ -12,20 +12,20 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
+from .._exception import errc, exception
 from .._native import translate
-from ..exception import errc, exception
 from . import _program, cache
+from ._device_image import device_image
+from ._kernel import kernel
+from ._kernel_id import kernel_id
 from ._signature import declared_params
 from .bundle import kernel_bundle
-from .device_image import device_image
-from .kernel import kernel
-from .kernel_id import kernel_id
 from .registry import read_unit
 from .state import bundle_state
 
 if TYPE_CHECKING:
-    from ..context import context
-    from ..device import device
+    from .._context import context
+    from .._device import device
 
 _BINARY_TYPE = {
     bundle_state.input: cl.program_binary_type.NONE,

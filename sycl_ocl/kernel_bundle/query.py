@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..device import device
-from ..exception import errc, exception
+from .._device import device
+from .._exception import errc, exception
 from . import _progress, builtin
+from ._device_image import device_image
 from ._images import executable_image, input_image, object_image
+from ._kernel_id import kernel_id
 from .bundle import kernel_bundle
 from .compat import (
     check_state_aspect,
@@ -16,14 +18,12 @@ from .compat import (
     image_compatible,
     kernel_compatible,
 )
-from .device_image import device_image
 from .device_lists import checked_devices
-from .kernel_id import kernel_id
 from .registry import APPLICATION, NAME, as_kernel_id, not_a_kernel
 from .state import bundle_state
 
 if TYPE_CHECKING:
-    from ..context import context
+    from .._context import context
     from .registry import ImageSource
 
 Selector = Callable[[device_image], Any]

@@ -23,12 +23,12 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from ..functional import C_TYPES, c_literal
 from ..library import KERNELS_DIR
+from ._kernel_id import kernel_id
 from ._preprocess import strip_comments
 from ._reducers import PRELUDE_LINES, reducer_name, reducers
-from .kernel_id import kernel_id
 from .registry import read_unit
 
 if TYPE_CHECKING:

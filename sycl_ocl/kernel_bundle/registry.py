@@ -29,13 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..aspect import aspect
-from ..exception import errc, exception
+from .._aspect import aspect
+from .._exception import errc, exception
+from ._kernel_id import kernel_id
 from ._preprocess import definitions_from_options, strip_comments
 from ._reducers import with_prelude
 from ._signature import KernelDecl, parse_unit
 from ._spirv import declared_kernels, read_module
-from .kernel_id import kernel_id
 
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 

@@ -8,18 +8,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from . import builtin, cache
 from ._images import executable_image
+from ._kernel import kernel
 from .compat import incompatibility, kernel_compatible
-from .kernel import kernel
 from .registry import LAUNCHABLE, as_kernel_id, not_a_kernel
 
 if TYPE_CHECKING:
-    from ..context import context
-    from ..device import device
+    from .._context import context
+    from .._device import device
+    from ._kernel_id import kernel_id
     from .bundle import kernel_bundle
-    from .kernel_id import kernel_id
 
 
 def resolve_kernel(

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 
 _C_TYPES = {
     "bool": "bool", "int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from ..scheduler import DEFAULT_CAPACITY, Recorder, start_trace, stop_trace, trace_recorder
 from .model import Trace
 

@@ -52,23 +52,7 @@ if TYPE_CHECKING:
     from ._event import event
     from ._handler import handler
     from ._interop_handle import interop_handle
-    from ._queue import queue
-    from ._reduction import reduction, span
-    from .functional import (
-        bit_and,
-        bit_or,
-        bit_xor,
-        has_known_identity,
-        known_identity,
-        logical_and,
-        logical_or,
-        maximum,
-        minimum,
-        multiplies,
-        plus,
-    )
-    from .interop import get_native, make_context, make_device, make_event, make_platform, make_queue
-    from .kernel_bundle import (
+    from ._kernel_bundle import (
         build,
         bundle_state,
         compile,
@@ -87,9 +71,25 @@ if TYPE_CHECKING:
         register_kernel_source,
         specialization_id,
     )
-    from .kernel_bundle._device_image import device_image
-    from .kernel_bundle._kernel import kernel
-    from .kernel_bundle._kernel_id import kernel_id
+    from ._kernel_bundle._device_image import device_image
+    from ._kernel_bundle._kernel import kernel
+    from ._kernel_bundle._kernel_id import kernel_id
+    from ._queue import queue
+    from ._reduction import reduction, span
+    from .functional import (
+        bit_and,
+        bit_or,
+        bit_xor,
+        has_known_identity,
+        known_identity,
+        logical_and,
+        logical_or,
+        maximum,
+        minimum,
+        multiplies,
+        plus,
+    )
+    from .interop import get_native, make_context, make_device, make_event, make_platform, make_queue
     from .usm.allocate import (
         aligned_alloc,
         aligned_alloc_device,
@@ -225,32 +225,32 @@ _LAZY = {
     "bit_or": ".functional",
     "bit_xor": ".functional",
     "buffer": "._buffer",
-    "build": ".kernel_bundle",
-    "bundle_state": ".kernel_bundle",
-    "compile": ".kernel_bundle",
-    "device_image": ".kernel_bundle._device_image",
+    "build": "._kernel_bundle",
+    "bundle_state": "._kernel_bundle",
+    "compile": "._kernel_bundle",
+    "device_image": "._kernel_bundle._device_image",
     "event": "._event",
     "ext": ".",
     "free": ".usm.allocate",
-    "get_kernel_bundle": ".kernel_bundle",
-    "get_kernel_id": ".kernel_bundle",
-    "get_kernel_ids": ".kernel_bundle",
+    "get_kernel_bundle": "._kernel_bundle",
+    "get_kernel_id": "._kernel_bundle",
+    "get_kernel_ids": "._kernel_bundle",
     "get_native": ".interop",
     "get_pointer_device": ".usm.allocate",
     "get_pointer_type": ".usm.allocate",
     "handler": "._handler",
-    "has_kernel_bundle": ".kernel_bundle",
+    "has_kernel_bundle": "._kernel_bundle",
     "has_known_identity": ".functional",
     "host_accessor": "._accessor",
     "interop_handle": "._interop_handle",
-    "is_compatible": ".kernel_bundle",
-    "join": ".kernel_bundle",
-    "kernel": ".kernel_bundle._kernel",
-    "kernel_bundle": ".kernel_bundle",
-    "kernel_id": ".kernel_bundle._kernel_id",
+    "is_compatible": "._kernel_bundle",
+    "join": "._kernel_bundle",
+    "kernel": "._kernel_bundle._kernel",
+    "kernel_bundle": "._kernel_bundle",
+    "kernel_id": "._kernel_bundle._kernel_id",
     "known_identity": ".functional",
     "library": ".",
-    "link": ".kernel_bundle",
+    "link": "._kernel_bundle",
     "local_accessor": "._accessor",
     "logical_and": ".functional",
     "logical_or": ".functional",
@@ -258,8 +258,8 @@ _LAZY = {
     "make_context": ".interop",
     "make_device": ".interop",
     "make_event": ".interop",
-    "make_kernel": ".kernel_bundle",
-    "make_kernel_bundle": ".kernel_bundle",
+    "make_kernel": "._kernel_bundle",
+    "make_kernel_bundle": "._kernel_bundle",
     "make_platform": ".interop",
     "make_queue": ".interop",
     "malloc": ".usm.allocate",
@@ -272,11 +272,11 @@ _LAZY = {
     "plus": ".functional",
     "queue": "._queue",
     "reduction": "._reduction",
-    "register_kernel_file": ".kernel_bundle",
-    "register_kernel_il": ".kernel_bundle",
-    "register_kernel_source": ".kernel_bundle",
+    "register_kernel_file": "._kernel_bundle",
+    "register_kernel_il": "._kernel_bundle",
+    "register_kernel_source": "._kernel_bundle",
     "span": "._reduction",
-    "specialization_id": ".kernel_bundle",
+    "specialization_id": "._kernel_bundle",
     "usm": ".",
     "usm_ptr": ".usm.pointer",
 }

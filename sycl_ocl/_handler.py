@@ -15,13 +15,13 @@ from ._accessor import accessor, host_task_body, local_accessor
 from ._event import event, event_list
 from ._exception import errc, exception
 from ._interop_handle import interop_handle
+from ._kernel_bundle.bundle import kernel_bundle
+from ._kernel_bundle.resolve import resolve_kernel
+from ._kernel_bundle.spec_constants import checked_spec_id
 from ._range import SIZE_END, as_range, nd_range, range
 from ._reduction import launch as launch_with_reductions
 from ._reduction import reduction
 from .access import target
-from .kernel_bundle.bundle import kernel_bundle
-from .kernel_bundle.resolve import resolve_kernel
-from .kernel_bundle.spec_constants import checked_spec_id
 from .scheduler import (
     FIXED_VALUES,
     Barrier,

@@ -18,11 +18,11 @@ from ._event import event
 from ._exception import errc, exception
 from ._handler import event_commands, global_size, handler, kernel_args
 from ._handles import NativeWrapper, cached_wrapper, remember
+from ._kernel_bundle.resolve import resolve_kernel
 from ._native import translate
 from ._range import nd_range
 from .graph import Recorded, command_graph, queue_state, record
 from .info._descriptor import check_namespace
-from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
 from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
 from .scheduler import (

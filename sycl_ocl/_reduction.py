@@ -3,7 +3,7 @@
 ``h.parallel_for(rng, red1, red2, ..., kernel, *args)`` runs ``kernel`` with one reducer per
 reduction; the kernel declares them as its first parameters and combines into them
 (docs/reductions.md). The runtime launches a generated variant of the kernel's unit
-(``kernel_bundle.reduction``) and a final kernel that writes each result into its variable.
+(``_kernel_bundle.reduction``) and a final kernel that writes each result into its variable.
 """
 
 from __future__ import annotations
@@ -20,15 +20,15 @@ import pyopencl as cl
 from ._accessor import accessor
 from ._buffer import buffer
 from ._exception import errc, exception
+from ._kernel_bundle._kernel import kernel
+from ._kernel_bundle._kernel_id import kernel_id
+from ._kernel_bundle.reduction import GROUP_SIZE, Reduction, generated_sources, variant
+from ._kernel_bundle.registry import LAUNCHABLE, as_kernel_id
+from ._kernel_bundle.resolve import resolve_kernel
 from ._range import id as sycl_id
 from ._range import range as sycl_range
 from .access import access_mode
 from .functional import as_combiner, check_takes, known_identity
-from .kernel_bundle._kernel import kernel
-from .kernel_bundle._kernel_id import kernel_id
-from .kernel_bundle.reduction import GROUP_SIZE, Reduction, generated_sources, variant
-from .kernel_bundle.registry import LAUNCHABLE, as_kernel_id
-from .kernel_bundle.resolve import resolve_kernel
 from .property import property_list
 from .property._base import Property, PropertyHolder, make_property_list
 from .property.reduction import initialize_to_identity

@@ -52,7 +52,8 @@ if TYPE_CHECKING:
 
 
 def build_cache_stats() -> dict[str, int]:
-    """Counters since the process started.
+    """Counters of the build caches since the process started (a sycl_ocl extension,
+    ``sycl_ocl.tools.build_cache_stats``; docs/kernels.md, "The build cache").
 
     Keys: ``memory_builds`` (programs made: built, compiled, linked or reloaded),
     ``memory_hits`` (requests served from memory), ``disk_hits`` (programs reloaded from

@@ -36,7 +36,7 @@ from .enums import global_mem_cache_type as _global_mem_cache_type
 from .enums import local_mem_type as _local_mem_type
 
 if TYPE_CHECKING:
-    from ..kernel_bundle._kernel_id import kernel_id
+    from .._kernel_bundle._kernel_id import kernel_id
 
 
 def _desc(name: str, return_type: Any, query: Callable[[_dev], Any]) -> descriptor:
@@ -388,7 +388,7 @@ partition_type_affinity_domain = _desc(
 
 def _built_in_kernel_ids(d: _dev) -> list[Any]:
     # Device information names kernel ids, and kernel bundles query devices (§4.6.4.2, §4.11).
-    from ..kernel_bundle.builtin import built_in_kernel_ids
+    from .._kernel_bundle.builtin import built_in_kernel_ids
 
     return built_in_kernel_ids(d)
 

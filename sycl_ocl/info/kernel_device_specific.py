@@ -20,7 +20,7 @@ from ._descriptor import descriptor
 
 if TYPE_CHECKING:
     from .._device import device as _device
-    from ..kernel_bundle._kernel import kernel as _kernel
+    from .._kernel_bundle._kernel import kernel as _kernel
 
 _WG = cl.kernel_work_group_info
 _SG = cl.kernel_sub_group_info

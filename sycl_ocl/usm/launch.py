@@ -17,7 +17,7 @@ from . import allocation
 from .pointer import usm_ptr
 
 if TYPE_CHECKING:
-    from ..kernel_bundle._kernel import kernel
+    from .._kernel_bundle._kernel import kernel
     from ..scheduler import Lane
 
 

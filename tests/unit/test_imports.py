@@ -70,7 +70,7 @@ def test_module_imports_first(name: str, import_errors: dict[str, str]) -> None:
 # the runtime and the extensions load on first access of a name that needs them.
 LAZY_MODULES = [
     "sycl_ocl._queue", "sycl_ocl._handler", "sycl_ocl._buffer", "sycl_ocl._accessor", "sycl_ocl._event",
-    "sycl_ocl.scheduler", "sycl_ocl.kernel_bundle", "sycl_ocl.graph", "sycl_ocl.ext", "sycl_ocl.usm",
+    "sycl_ocl.scheduler", "sycl_ocl._kernel_bundle", "sycl_ocl.graph", "sycl_ocl.ext", "sycl_ocl.usm",
     "sycl_ocl.interop", "sycl_ocl.library", "sycl_ocl._command_buffer", "sycl_ocl.scheduler.trace",
 ]
 
@@ -96,7 +96,7 @@ def test_bare_import_loads_only_the_object_model() -> None:
     bare, used = _loaded("sycl_ocl.queue, sycl_ocl.ext.oneapi.experimental, sycl_ocl.malloc_device, "
                          "sycl_ocl.library, sycl_ocl.make_queue")
     assert "sycl_ocl._device" in bare and "sycl_ocl._context" in bare
-    runtime = ("sycl_ocl.scheduler.", "sycl_ocl.kernel_bundle.")
+    runtime = ("sycl_ocl.scheduler.", "sycl_ocl._kernel_bundle.")
     assert not [m for m in bare if m in LAZY_MODULES or m.startswith(runtime)]
     assert set(LAZY_MODULES) <= set(used)
 
@@ -104,7 +104,7 @@ def test_bare_import_loads_only_the_object_model() -> None:
 @pytest.mark.parametrize("use", [
     "",
     "import sycl_ocl.ext.oneapi.experimental",  # loads _queue.py, _handler.py, ... through the graph
-    "from sycl_ocl._queue import queue; from sycl_ocl.kernel_bundle import kernel_bundle",
+    "from sycl_ocl._queue import queue; from sycl_ocl._kernel_bundle import kernel_bundle",
     "import sycl_ocl._accessor, sycl_ocl._buffer, sycl_ocl._event, sycl_ocl._handler, "
     "sycl_ocl._interop_handle",
 ])

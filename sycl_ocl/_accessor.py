@@ -312,17 +312,17 @@ class accessor(_Access):
             # window for the mode as it is (made once per mode, ``window``). Anything else (a
             # placeholder, a mode given in h's place, a first accessor of the mode, a destroyed
             # buffer, something not a buffer) takes the full way below.
+            # A device accessor of a whole buffer: nothing to check, so an error of
+            # ``_register`` here means h is no handler.
             try:
-                register = h._register  # type: ignore[union-attr]
                 win = buf._windows[mode]
-            except (AttributeError, KeyError, TypeError):
-                pass
-            else:
                 if not win.sub_base:  # a sub-buffer's alignment is checked below
                     self._win = win
                     self._kind = _BOUND
-                    register(self)
+                    h._register(self, True)  # type: ignore[union-attr]
                     return
+            except (AttributeError, KeyError, TypeError):
+                pass
         if type(h) in _MODE_TYPES or is_property_list_like(h):
             # accessor(buf, sycl.read_only[, propList]): a placeholder with its mode (or its
             # property list) in h's place; a property list after it moves along.

@@ -1,5 +1,5 @@
 ## The generated parts of a kernel launched with reductions (docs/reductions.md): rendered by
-## sycl_ocl/kernel_bundle/reduction.py around the kernel's own unit, one def per place.
+## sycl_ocl/_kernel_bundle/reduction.py around the kernel's own unit, one def per place.
 ##   reds:   the reductions, each with .name (the reducer), .ctype, .expr (in a and b),
 ##           .identity (a literal), .initialize (the variable's value is not combined in) and
 ##           .count (the variable's elements: 1, or a span's extent)

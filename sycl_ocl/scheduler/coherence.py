@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from .context_record import ContextRecord
 from .hostops import transfer_op
 from .intervals import Piece, gaps, insert, overlapping, remove

@@ -26,8 +26,8 @@ import numpy as np
 
 from .. import _async_errors
 from .._async_errors import log
+from .._exception import exception
 from .._native import cl, translate
-from ..exception import exception
 from . import holds
 from .coherence import access, restore
 from .hostops import prepare, transfer_op
@@ -54,7 +54,7 @@ def _note_collection(phase: str, info: dict[str, int]) -> None:
     in one run (the collector prints and drops it) leaves the other to do the same work, which
     finds what the first did not do; work the first had taken and not run dies with its
     frame, and the objects it would have ended with it, which the progress thread then ends
-    (``attach``, ``Runtime.watch``; rule S26)."""
+    (``add_handle``, ``Runtime.watch``; rule S26)."""
     if phase == "start":
         _collection.running = True
         return
@@ -173,29 +173,30 @@ def _give_back(memory: MemoryObject) -> None:
 watch, unwatch = RUNTIME.watch, RUNTIME.unwatch
 
 
-def attach(memory: MemoryObject) -> Any:
-    """Count a new handle (a buffer object) of ``memory``; returns its token, for the handle to
-    keep and to pass to ``end``. Should the handle die unended (its finalizer interrupted
-    before it began), the token dies with it and the progress thread ends the handle
-    (``_end_orphan``, rule S26). The token is an object the collector does not track (an
-    empty numpy array): it clears the weak references of the objects it collects before their
-    finalizers run, which may keep them (a finalizer queues its work: rule S19), but never
-    this one's, which dies only with the handle."""
+def add_handle(memory: MemoryObject) -> Any:
+    """Count one more user handle (a buffer, a view, a sub-buffer) of ``memory``; returns its
+    token, for the handle to keep and to pass to ``end_handle``. Should the handle die unended
+    (its finalizer interrupted before it began), the token dies with it and the progress thread
+    ends the handle (``_end_orphan``, rule S26). The token is an object the collector does not
+    track (an empty numpy array): it clears the weak references of the objects it collects
+    before their finalizers run, which may keep them (a finalizer queues its work: rule S19),
+    but never this one's, which dies only with the handle."""
     with RUNTIME: memory.handles += 1  # noqa: E701  # one line (rule S26)
     token = np.empty(0, np.uint8)
     watch(token, partial(_end_orphan, memory))
     return token
 
 
-def end(memory: MemoryObject, token: Any, end_handle: Callable[[], bool]) -> None:
-    """End the handle of ``token`` (``attach``) of ``memory`` (``end_handle()``, under the
-    lock, says whether it was the last) and, after the last, destroy it. Interrupted (a
-    KeyboardInterrupt) once the last handle ended, the destruction runs again to its end
-    before the interrupt goes on, so that the statement that ended the buffer writes it back
-    (rules S21, S26); interrupted before, the buffer stays alive and its next end ends it."""
+def end_handle(memory: MemoryObject, token: Any, mark_ended: Callable[[], None]) -> None:
+    """End the user handle of ``token`` (``add_handle``) of ``memory``: ``mark_ended()`` marks
+    the handle itself, with the count, in one line under the lock; after the last, destroy
+    ``memory``. Interrupted (a KeyboardInterrupt) once the last handle ended, the destruction
+    runs again to its end before the interrupt goes on, so that the statement that ended the
+    buffer writes it back (rules S21, S26); interrupted before, the handle stays alive and its
+    next end ends it."""
     last = False
     try:
-        with RUNTIME: last = _end(token, end_handle)  # noqa: E701  # one line (rule S26)
+        with RUNTIME: last = _end(memory, token, mark_ended)  # noqa: E701  # one line (rule S26)
         if last:
             destroy(memory)
     except KeyboardInterrupt:
@@ -204,9 +205,9 @@ def end(memory: MemoryObject, token: Any, end_handle: Callable[[], bool]) -> Non
         raise
 
 
-def _end(token: Any, end_handle: Callable[[], bool]) -> bool:
+def _end(memory: MemoryObject, token: Any, mark_ended: Callable[[], None]) -> bool:
     unwatch(token)  # first: interrupted after it, the handle is alive and its finalizer ends it
-    return end_handle()
+    mark_ended(); memory.handles -= 1; return memory.handles == 0  # noqa: E702  # one line (rule S26)
 
 
 _INTERRUPTED = "its finalizer was interrupted (a KeyboardInterrupt) before it began"
@@ -216,7 +217,7 @@ def _end_orphan(memory: MemoryObject) -> None:
     """End the handle of a buffer whose finalizer was interrupted before it began (on the
     progress thread, after the statement that dropped it returned): the last ends the buffer
     without a write-back (rule S21)."""
-    with RUNTIME: last = _drop_handle(memory)  # noqa: E701
+    with RUNTIME: last = _drop_handle(memory)  # noqa: E701  # one line (rule S26)
     if last:
         _run_detached(partial(destroy, memory), _INTERRUPTED)
 

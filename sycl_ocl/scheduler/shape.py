@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._exception import exception
 from .._native import cl
-from ..exception import exception
 from .actions import KernelLaunch
 from .coherence import blocked, distinct, finished, following
 from .memory_object import MISALIGNED

@@ -26,7 +26,18 @@ from .handler import GraphOrigin, handler
 from .property import graph as graph_props
 from .property import node as node_props
 from .property._base import PropertyHolder, make_property_list, property_list
-from .scheduler import RUNTIME, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeTask
+from .scheduler import (
+    FRONTIER_CAP,
+    READ,
+    RUNTIME,
+    WRITE,
+    DeviceCopy,
+    DeviceFill,
+    HostTask,
+    KernelLaunch,
+    NativeTask,
+    conflicts,
+)
 from .scheduler.graph import GraphReplay, Step
 from .scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate
 
@@ -176,9 +187,6 @@ def _node_type(action: Any, member: str | None) -> node_type:
     return node_type.empty
 
 
-FRONTIER_CAP = 16  # accesses remembered per memory object (as the scheduler's, rule S15)
-
-
 class _Graph:
     """The state of a modifiable graph, shared by its queues (weakly) and its handle."""
 
@@ -192,8 +200,8 @@ class _Graph:
         self.nodes: list[node] = []
         self.queues: list[queue] = []  # recording to this graph
         self.last_of: dict[int, node] = {}  # the last node of each in-order recording queue
-        # Per memory object, the accesses later nodes may conflict with: (node, view_lo, view_hi, writes).
-        self.accesses: dict[MemoryObject, list[tuple[node, int, int, bool]]] = {}
+        # Per memory object, the accesses later nodes may conflict with: (node, view_lo, view_hi, kind).
+        self.accesses: dict[MemoryObject, list[tuple[node, int, int, int]]] = {}
 
     # --- adding nodes -------------------------------------------------------------------
 
@@ -230,21 +238,21 @@ class _Graph:
 
     def _conflicts(self, n: node, req: Requirement) -> list[node]:
         """The earlier nodes ``n``'s access ``req`` conflicts with (rule S2); remembers it."""
-        lo, hi, writes = req.view_lo, req.view_hi, req.writes
+        lo, hi, kind = req.view_lo, req.view_hi, WRITE if req.writes else READ
         found, kept = [], []
         for entry in self.accesses.get(req.memory, ()):
-            other, elo, ehi, ewrites = entry
+            other, elo, ehi, ekind = entry
             if other is n or ehi <= lo or elo >= hi:
                 kept.append(entry)
                 continue
-            if writes or ewrites:
+            if conflicts(kind, ekind):
                 found.append(other)
-                if writes and lo <= elo and ehi <= hi:
+                if kind == WRITE and lo <= elo and ehi <= hi:
                     continue  # superseded: later nodes reach it through n
             kept.append(entry)
         if len(kept) >= FRONTIER_CAP:
             found.append(kept.pop(0)[0])  # still reached, through n
-        kept.append((n, lo, hi, writes))
+        kept.append((n, lo, hi, kind))
         self.accesses[req.memory] = kept
         return found
 

@@ -33,7 +33,9 @@ from .scheduler import (
     NativeTask,
     Requirement,
     Shape,
+    keep,
     launch,
+    matching,
     submit,
 )
 from .usm import commands as usm_commands
@@ -264,30 +266,12 @@ class handler:
         else:
             sizes = _sizes(rng)
         # A launch of a shape this lane launched before (checked then, rule S20) is recorded as
-        # that shape: kept by the window of the command group's first accessor, with the same
-        # sizes and arguments of the same kinds (each accessor this command group's, with the
-        # very requirement; each scalar of the same type). Here, not in a method of its own: the
-        # call would cost a third of what it does.
+        # that shape: kept by the window of the command group's first accessor.
         accessors = self._accessors
         if accessors and self._settings is None:
-            lane = self._origin._lane
-            try:
-                shapes = accessors[0]._win.shapes
-                shape: Shape | None = shapes.get(kernel)
-                if shape is not None and shape.lane is not lane:
-                    shape = shapes.get((kernel, lane))  # another queue's, kept beside the first's
-            except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
-                shape = None
-            if shape is not None and shape.sizes == sizes and len(args) == len(shape.signature):
-                signature = shape.signature
-                for index in shape.bindings:  # not zip or enumerate: either costs more than its body
-                    arg = args[index]
-                    if (type(arg) is not accessor or arg._win.req is not signature[index]
-                            or arg not in accessors):
-                        return self._launch(kernel, sizes, args)
-                for index in shape.scalars:
-                    if type(args[index]) is not signature[index]:
-                        return self._launch(kernel, sizes, args)
+            shape = matching(accessors[0]._win.shapes, kernel, self._origin._lane, sizes, args, accessors,
+                             accessor)
+            if shape is not None:
                 if self._action is not None:
                     raise _two_actions()
                 self._action = shape
@@ -328,11 +312,9 @@ class handler:
         plain = self._settings is None  # no set_arg(s), bundle or specialization constant
         signature = _signature(args) if plain and first is not None and first._win.shared else None
         if signature is not None and first is not None and self._lane is not None:
-            shapes = first._win.shapes
-            known = shapes.get(kernel)  # another queue's launch of the kernel stays, under (kernel, lane)
-            shapes[kernel if known is None or known.lane is self._lane else (kernel, self._lane)] = Shape(
-                self._lane, resolved, global_size, local_size, offset, signature, list(self._requirements),
-                sizes)
+            shape = Shape(self._lane, resolved, global_size, local_size, offset, signature,
+                          list(self._requirements), sizes)
+            keep(first._win.shapes, kernel, shape)
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 

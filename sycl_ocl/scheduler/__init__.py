@@ -13,19 +13,22 @@ once), ``command_group`` (the entry point: ``open_lane``, ``submit``, ``launch``
 
 from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
 from .command import COMPLETE, Command, NativeCommand
-from .command_group import launch, open_lane, submit
-from .direct import FIXED_VALUES
+from .command_group import open_lane, submit
 from .lane import Lane
 from .memory_object import MemoryObject, TransferCounters
 from .op import Op
-from .requirement import Requirement
+from .replay.direct import FIXED_VALUES, Last, Launcher
+from .replay.shape import Shape, keep, launch, matching
+from .requirement import FRONTIER_CAP, READ, WRITE, Requirement, conflicts
 from .runtime import RUNTIME
-from .shape import Shape
 
 __all__ = [
     "COMPLETE",
     "FIXED_VALUES",
+    "FRONTIER_CAP",
+    "READ",
     "RUNTIME",
+    "WRITE",
     "Barrier",
     "Command",
     "DeviceCopy",
@@ -33,6 +36,8 @@ __all__ = [
     "HostTask",
     "KernelLaunch",
     "Lane",
+    "Last",
+    "Launcher",
     "MemoryObject",
     "NativeCommand",
     "NativeScope",
@@ -41,7 +46,10 @@ __all__ = [
     "Requirement",
     "Shape",
     "TransferCounters",
+    "conflicts",
+    "keep",
     "launch",
+    "matching",
     "open_lane",
     "submit",
 ]

@@ -17,9 +17,8 @@ from .context_record import ContextRecord
 from .intervals import Piece
 
 if TYPE_CHECKING:
-    from .lane import Lane
     from .op import Op
-    from .requirement import Requirement
+    from .replay.plans import Layout
 
 HOST = 0
 
@@ -28,62 +27,6 @@ Access = tuple["Op", int, int, int]
 MISALIGNED = object()  # ``Allocation.bound`` of a window that cannot be a sub-buffer
 # What planning changes, restored when a command cannot be enqueued.
 Snapshot = tuple[dict[int, list[Piece]], list[Access], bool]
-
-
-class Layout:
-    """Where a memory object stands (docs/scheduler.md rule S17): ``sig``, its frontier and
-    validity by position (each frontier entry's window, kind and lane; each copy's byte
-    intervals and their producers' lanes), whatever ops fill them. ``plans`` are the plans
-    that followed it: planning a requirement from a layout decides by position alone (which
-    entries it waits for, keeps, supersedes; which bytes it moves), so a plan made once
-    replays whenever the memory object is in that layout again."""
-
-    __slots__ = ("plans", "sig")
-
-    def __init__(self, sig: tuple[Any, ...]) -> None:
-        self.sig = sig
-        self.plans: list[Plan] = []
-
-
-class Plan:
-    """The plan of ``req`` by a device command of ``lane`` right after the memory object was
-    in layout ``after`` (docs/scheduler.md rule S17): it moves no bytes and leaves ``layout``.
-
-    Replaying it for a new op: the frontier keeps the entries at the positions ``keep`` (the
-    first ``prefix`` ones, where those are all) and adds ``(op, view_lo, view_hi, kind)``
-    (``kind`` None: an empty view, no entry); ``waits`` are the positions of the entries
-    its view overlaps (``blockers``), each with the reason of its edge (None: no edge, a read
-    it drops only while that one is enqueued), ``gone`` those it dropped as done (it replays
-    only while those are done), and ``raws``
-    the positions of the pieces at ``loc`` whose producers a read waits for. A write's
-    validity at ``loc`` (the copy it runs on) becomes ``pieces``: ``(lo, hi, i)``, made valid
-    by the producer of the piece at position ``i`` there, or by the new op where ``i`` is -1
-    (None: a read, or no bytes: no validity changes; ``alone``: ``[(lo, hi, op)]``, a
-    whole-buffer write); no other copy changes.
-    """
-
-    __slots__ = ("after", "alone", "blockers", "gone", "hi", "keep", "kind", "lane", "layout", "lo", "loc",
-                 "memory", "pieces", "prefix", "raws", "req", "view_hi", "view_lo", "waits")
-
-    after: Layout
-    memory: MemoryObject
-    req: Requirement
-    lane: Lane
-    layout: Layout
-    keep: tuple[int, ...]
-    prefix: int | None
-    waits: tuple[tuple[int, int | None], ...]
-    blockers: tuple[int, ...]
-    gone: tuple[int, ...]
-    raws: tuple[int, ...]
-    view_lo: int
-    view_hi: int
-    kind: int | None
-    loc: int
-    pieces: tuple[tuple[int, int, int], ...] | None
-    alone: bool
-    lo: int
-    hi: int
 
 
 @dataclass

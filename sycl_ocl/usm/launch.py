@@ -3,7 +3,7 @@ the fast path of the runtime (docs/usm.md, "The queue shortcuts' fast path").
 
 A launch whose arguments are USM pointers (live, of the queue's context, at the start of their
 allocations, holding their parameters' element types) and values, with no dependency, needs
-no handler, no requirement and no action: ``scheduler.direct`` enqueues it at once.
+no handler, no requirement and no action: ``scheduler.replay.direct`` enqueues it at once.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from ..range import SIZE_END, range
-from ..scheduler.direct import FIXED_VALUES, Last, Launcher
+from ..scheduler import FIXED_VALUES, Last, Launcher
 from . import allocation
 from .pointer import usm_ptr
 

@@ -15,10 +15,11 @@ from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object
 
-from sycl_ocl.scheduler.coherence import access, plan, replay, restore
+from sycl_ocl.scheduler.coherence import access, plan, restore
 from sycl_ocl.scheduler.command_group import _plan_device
 from sycl_ocl.scheduler.memory_object import MemoryObject
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
+from sycl_ocl.scheduler.replay.plans import apply
 from sycl_ocl.scheduler.requirement import READ, WRITE, Requirement
 
 # A command: (its lane's index in LANES, [(memory object index, lo, hi, writes)]), or a
@@ -61,7 +62,7 @@ class World:
         if self.cache:
             replays, _ = _plan_device(op, lane, requirements)  # type: ignore[arg-type]
             if replays is not None:
-                replay(replays, op)
+                apply(replays, op)
             self.replayed.append(len(replays or ()))
         else:
             plan(op, requirements, FakeContext(lane.ctx), False, [])  # type: ignore[arg-type]

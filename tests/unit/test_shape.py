@@ -10,12 +10,13 @@ from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
 
-from sycl_ocl.scheduler.coherence import access, plan, replay
+from sycl_ocl.scheduler.coherence import access, plan
 from sycl_ocl.scheduler.memory_object import Allocation
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
+from sycl_ocl.scheduler.replay.plans import apply
+from sycl_ocl.scheduler.replay.shape import Shape
 from sycl_ocl.scheduler.requirement import READ, WRITE
 from sycl_ocl.scheduler.runtime import RUNTIME
-from sycl_ocl.scheduler.shape import Shape
 
 
 class FakeBuffer:
@@ -115,7 +116,7 @@ def test_a_shape_replays_the_plans_of_its_last_launch_as_full_planning_would() -
     assert shape.holds() and shape.plans is not None
     assert [found.after for found in shape.plans] == [r.memory.layout for r in requirements]
     second, twin_second = device_op(lane), device_op(lane)
-    replay(shape.plans, second)
+    apply(shape.plans, second)
     plan(twin_second, twin_requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
     for r, t in zip(requirements, twin_requirements, strict=True):
         assert [e[1:] for e in r.memory.frontier] == [e[1:] for e in t.memory.frontier]
@@ -159,12 +160,12 @@ def test_a_shape_replays_plans_another_kernel_over_the_same_accessors_replayed()
     other = _shape(shape.signature, requirements, lane)
     assert other.holds()
     second = device_op(lane)
-    replay(other.plans, second)  # type: ignore[arg-type]
+    apply(other.plans, second)  # type: ignore[arg-type]
     with _waiting(second):
         assert not shape.holds()  # second waits in the DAG: a read after it would not wait for its waits
     second.state = ISSUED
     assert shape.holds() and other.holds()
-    replay(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
+    apply(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
     assert other.holds()
 
 
@@ -184,7 +185,7 @@ def test_alternating_shapes_each_find_their_plans_again() -> None:
             plans = shape.plans
             assert shape.holds()
             assert plans is None or shape.plans is plans  # found once, kept
-            replay(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
+            apply(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
     assert [e[3] for e in a.frontier] == [WRITE, READ] and [e[3] for e in b.frontier] == [WRITE]
 
 

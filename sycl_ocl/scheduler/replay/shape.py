@@ -12,20 +12,35 @@ checks, and ``command_group.launch`` skips planning too while cached plans of it
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from time import monotonic_ns
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .._native import cl
-from ..exception import exception
-from .actions import KernelLaunch
-from .coherence import blocked, distinct, finished, following
-from .memory_object import MISALIGNED
-from .requirement import Requirement
-from .runtime import RUNTIME
+from ..._native import cl, translate
+from ...exception import exception
+from .. import trace
+from ..actions import KernelLaunch
+from ..command_group import submit
+from ..memory_object import MISALIGNED
+from ..op import DEFERRED
+from ..requirement import Requirement
+from ..runtime import RUNTIME
+from .direct import enqueued
+from .plans import apply, blocked, distinct, finished, following
 
 if TYPE_CHECKING:
-    from .actions import Kernel
-    from .lane import Lane
-    from .memory_object import Plan
+    from ..actions import Kernel
+    from ..command import Command
+    from ..lane import Lane
+    from ..op import Op
+    from .plans import Plan
+
+
+class Window(Protocol):
+    """What an accessor argument holds (``accessor._Window``): the requirement it makes, the
+    same object in every accessor of its window, and the shapes launched with it first."""
+
+    req: Requirement
+    shapes: dict[Any, Shape]
 
 
 class Shape:
@@ -151,3 +166,84 @@ class Shape:
             memory[index] = self.signature[index]
         return KernelLaunch(
             self.kernel, self.global_size, self.local_size, self.offset, memory, self.bindings)
+
+
+def launch(
+    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+    depends_on: Sequence[Command] = (),
+) -> Op:
+    """Schedule a kernel launch of ``shape`` with ``args`` (the accessors at its bindings)
+    for a command group of ``lane`` (docs/scheduler.md rule S20).
+
+    When the command group has the shape's requirements and nothing to wait for, and the
+    plans of the shape's last launch hold (``Shape.holds``), it is enqueued at once on the
+    memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
+    to decide. Otherwise ``submit`` plans it.
+    """
+    with RUNTIME: return _launch(lane, shape, args, requirements, depends_on)  # noqa: E701  # rule S26
+
+
+def _launch(
+    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+    depends_on: Sequence[Command],
+) -> Op:
+    """``launch`` under the lock."""
+    native = shape.native  # None until bound (Shape.bind)
+    if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
+            or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
+            or not shape.holds()):
+        op = submit(lane, shape.action(args, True), requirements, depends_on)
+        if native is None:
+            shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
+        return op
+    kept = shape.set
+    for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
+        if args[index] is not kept[index]:
+            native = None
+            break
+    submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
+    try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
+        if native is not None:
+            ev = cl.enqueue_nd_range_kernel(*shape.call)
+        else:
+            ev = shape.enqueue(lane.cl_queue, args)
+    except cl.Error as error:
+        raise translate(error, "enqueueing a command") from error
+    op = enqueued(lane, ev, None, submitted)
+    apply(shape.plans, op)  # type: ignore[arg-type]  # found by holds
+    return op
+
+
+def matching(shapes: dict[Any, Shape], kernel: Any, lane: Lane | None, sizes: Any, args: tuple[Any, ...],
+             accessors: list[Any], accessor: Any) -> Shape | None:
+    """The shape (rule S20) that a launch of ``kernel`` over ``sizes`` with ``args`` on ``lane``
+    is, among ``shapes`` (those of the window of the command group's first accessor): the same
+    sizes and arguments of the same kinds, each of type ``accessor`` one of the command
+    group's ``accessors`` (whose ``_win`` is a ``Window``) with the very requirement, each
+    scalar of the same type. None: the handler checks the launch in full. Not a method of
+    the handler: the scheduler keeps the one statement of what a shape matches."""
+    try:
+        shape = shapes.get(kernel)
+        if shape is not None and shape.lane is not lane:
+            shape = shapes.get((kernel, lane))  # another queue's, kept beside the first's
+    except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
+        return None
+    if shape is None or shape.sizes != sizes or len(args) != len(shape.signature):
+        return None
+    signature = shape.signature
+    for index in shape.bindings:  # not zip or enumerate: either costs more than its body
+        arg = args[index]
+        if type(arg) is not accessor or arg._win.req is not signature[index] or arg not in accessors:
+            return None
+    for index in shape.scalars:
+        if type(args[index]) is not signature[index]:
+            return None
+    return shape
+
+
+def keep(shapes: dict[Any, Shape], kernel: Any, shape: Shape) -> None:
+    """Keep ``shape``, a launch of ``kernel`` checked in full, among ``shapes`` for ``matching``
+    to find (another queue's launch of the kernel stays, the new one kept under ``(kernel,
+    lane)``)."""
+    known = shapes.get(kernel)
+    shapes[kernel if known is None or known.lane is shape.lane else (kernel, shape.lane)] = shape

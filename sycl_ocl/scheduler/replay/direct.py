@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from .._native import cl, translate
-from . import trace
-from .op import DONE, ISSUED, NONE, Op
-from .runtime import RUNTIME
+from ..._native import cl, translate
+from .. import trace
+from ..op import DONE, ISSUED, NONE, Op
+from ..runtime import RUNTIME
 
 # The lock's own methods: a with statement costs 3% of this shortcut's instructions. Unlike the
 # submit paths (docs/scheduler.md rule S26), a KeyboardInterrupt landing right after acquire()
@@ -26,7 +26,7 @@ from .runtime import RUNTIME
 acquire, release = RUNTIME.lock.acquire, RUNTIME.lock.release
 
 if TYPE_CHECKING:
-    from .lane import Lane
+    from ..lane import Lane
 
 
 # Values that a launch may pass again without setting them again when they are the very same

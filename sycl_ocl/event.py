@@ -43,8 +43,8 @@ class event:
 
     __slots__ = ("__weakref__", "_cmd", "_context")
 
-    def __init__(self, _cmd: Command | None = None, _context: context | None = None) -> None:
-        self._cmd: Command = _cmd if _cmd is not None else COMPLETE
+    def __init__(self, _cmd: Command = COMPLETE, _context: context | None = None) -> None:
+        self._cmd = _cmd
         self._context = _context
 
     def _wait_one(self) -> None:

@@ -70,8 +70,7 @@ class handler:
     @classmethod
     def _make(cls, where: Origin) -> handler:
         """The handler of a new command group for ``where`` (a queue, or a command graph's
-        ``GraphOrigin``). ``queue.submit`` makes it in place: with no ``__init__``, ``handler()``
-        costs no Python call (tests/test_handler.py checks that both make the same handler)."""
+        ``GraphOrigin``): the one way a handler is made."""
         h = cls()
         h._origin = where
         h._accessors = []
@@ -489,10 +488,7 @@ class handler:
             op = launch(lane, action, self._call, self._requirements, self._depends)
         else:
             op = submit(lane, self._final_action(), self._requirements, self._depends)
-        ev = _new(event)  # event(op, self._context), in place (as the queue's shortcuts do)
-        ev._cmd = op
-        ev._context = self._context
-        return ev
+        return event(op, self._context)
 
     def _final_action(self) -> Any:
         """The command group's action as the scheduler or a command graph takes it (a barrier
@@ -547,7 +543,6 @@ class GraphOrigin:
 
 
 _DEFAULTS = _Settings()  # of a command group that set none; never changed
-_new = object.__new__
 
 
 def event_commands(events: event | Iterable[event]) -> list[Command]:

@@ -184,22 +184,12 @@ class queue(NativeWrapper, PropertyHolder):
         """
         if secondary_queue is not None:
             return self._submit_or_fall_back(cgf, secondary_queue)
-        # handler._make(self), in place: the call costs as much as the stores
-        # (tests/test_handler.py checks that both make the same handler).
-        h = handler()
-        h._origin = self
-        h._accessors = []
-        h._requirements = []
-        h._action = None
-        h._settings = None
+        h = handler._make(self)
         cgf(h)
         action = h._action
         if type(action) is Shape and h._settings is None and self._recording is None:
             # h._submit() of a launch of a known shape with nothing to wait for, in place
-            ev = _new(event)
-            ev._cmd = launch(self._lane, action, h._call, h._requirements)
-            ev._context = self._context
-            return ev
+            return event(launch(self._lane, action, h._call, h._requirements), self._context)
         if self._recording is None and not h._depends:
             return h._submit()
         return self._finish(h)
@@ -283,10 +273,7 @@ class queue(NativeWrapper, PropertyHolder):
                     shortcut = self._shortcut(kernel)
                 op = shortcut.launch(rng, args)
                 if op is not None:
-                    ev = _new(event)  # event(op, self._context), in place
-                    ev._cmd = op
-                    ev._context = self._context
-                    return ev
+                    return event(op, self._context)
             if not isinstance(rng, nd_range):
                 deps = _commands(depends_on)
                 if deps is not None:
@@ -402,7 +389,6 @@ class queue(NativeWrapper, PropertyHolder):
         return f"<sycl.queue on {self._device!r}>"
 
 
-_new = object.__new__
 
 
 def _commands(events: Any) -> Sequence[Command] | None:

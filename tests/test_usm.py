@@ -731,7 +731,7 @@ def test_a_value_changed_in_place_reaches_the_next_launch(device: sycl.device) -
 
 def test_a_fast_launch_event_is_like_any_other(device: sycl.device) -> None:
     """The event of a launch on the fast path waits, reports its status and profiles; its
-    command (made in one step, not through ``Op.__init__``) has every field of an op."""
+    command has every field of an op."""
     kind = any_kind(device)
     q = sycl.queue(device, prop_list=[*PROFILING, sycl.property.queue.in_order()])
     p = ints(q, kind, 4)

@@ -49,8 +49,7 @@ NONE: list[Any] = []
 class Op:
     """An operation: deferred, issued (or running on the host), or done.
 
-    Made by ``new_op``, or by the submit paths as ``Op()`` with every field set in place: with
-    no ``__init__``, making one costs no Python call (``direct.enqueued``).
+    Made by ``new_op`` only.
     """
 
     __slots__ = (
@@ -254,21 +253,29 @@ def _wait_event(ev: cl.Event, serial: Any) -> None:
         events.wait(ev)
 
 
-def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> Op:
-    """A deferred op of ``lane`` (None: of no queue) in context ``ctx`` (``HOST``: on the host)."""
+def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None,
+           ev: cl.Event | None = None, keep: Any = None, submitted: int = 0) -> Op:
+    """A deferred op of ``lane`` (None: of no queue) in context ``ctx`` (``HOST``: on the host);
+    the one builder of an op. With ``ev``: a device command already enqueued as ``ev`` with no
+    dependency and no transfer (``direct.enqueued``; no trace recording runs), keeping ``keep``
+    alive; ``submitted``: on a profiling lane, ``monotonic_ns()`` just before its enqueue."""
     op = Op()
     op.lane = lane
     op.ctx = ctx
     op.host = host
     op.async_errors = async_errors
-    op.state = DEFERRED
-    op.event = None
     op.deps = NONE
     op.work = None
     op.moves = NONE
-    op.keep = None
     op.flag = threading.Event() if host else None
     op.failed = False
+    op.event = ev
+    op.keep = keep
+    if ev is not None:
+        op.state = ISSUED
+        op.times = [submitted, 0, 0] if submitted else None
+        return op
+    op.state = DEFERRED
     # The submit time, taken before the op waits for anything (§4.6.6.2, Table 37)
     op.times = [monotonic_ns(), 0, 0] if lane is not None and lane.profiling else None
     if trace.RECORDER is not None:

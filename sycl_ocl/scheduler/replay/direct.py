@@ -17,7 +17,7 @@ import numpy as np
 
 from ..._native import cl, translate
 from .. import trace
-from ..op import DONE, ISSUED, NONE, Op
+from ..op import DONE, Op, new_op
 from ..runtime import RUNTIME
 
 # The lock's own methods: a with statement costs 3% of this shortcut's instructions. Unlike the
@@ -136,27 +136,10 @@ class Launcher:
 
 def enqueued(lane: Lane, ev: cl.Event, keep: Any, submitted: int) -> Op:
     """The op of a device command enqueued on ``lane`` as ``ev``, with no dependency and no
-    transfer, added to the lane (the scheduler's lock held, no trace recording): ``new_op(...)``,
-    ``op.issued(ev, keep)`` and ``lane.add(op)``, in place. ``submitted``: on a profiling
-    lane, ``monotonic_ns()`` just before the enqueue (its ``command_submit``), else 0."""
-    op = Op()
-    op.lane = lane
-    op.ctx = lane.ctx
-    op.host = False
-    op.async_errors = lane.async_errors
-    op.state = ISSUED
-    op.event = ev
-    op.deps = NONE
-    op.work = None
-    op.moves = NONE
-    op.keep = keep
-    op.flag = None
-    op.failed = False
-    op.times = [submitted, 0, 0] if submitted else None
+    transfer, added to the lane (the scheduler's lock held, no trace recording): what
+    ``new_op``, ``op.issued(ev, keep)`` and ``lane.add(op)`` leave. ``submitted``: on a
+    profiling lane, ``monotonic_ns()`` just before the enqueue (its ``command_submit``), else 0."""
+    op = new_op(lane, lane.ctx, False, lane.async_errors, ev, keep, submitted)
     lane.unflushed = True
-    ops = lane.ops
-    ops.append(op)
-    lane.last = op
-    if len(ops) >= lane.trim_at:
-        lane.trim()
+    lane.add(op)
     return op

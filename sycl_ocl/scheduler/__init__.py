@@ -18,6 +18,7 @@ from .lane import Lane
 from .memory_object import MemoryObject, TransferCounters
 from .op import Op
 from .replay.direct import FIXED_VALUES, Last, Launcher
+from .replay.prepared import PreparedKernel
 from .replay.shape import Shape, keep, launch, matching
 from .requirement import FRONTIER_CAP, READ, WRITE, Requirement, conflicts
 from .runtime import RUNTIME
@@ -43,6 +44,7 @@ __all__ = [
     "NativeScope",
     "NativeTask",
     "Op",
+    "PreparedKernel",
     "Requirement",
     "Shape",
     "TransferCounters",

@@ -22,7 +22,8 @@ from .. import _command_buffer as cbuf
 from .._native import cl
 from .actions import Barrier, DeviceAction, DeviceCopy, DeviceFill, KernelLaunch
 from .coherence import merge
-from .memory_object import MISALIGNED, MemoryObject
+from .memory_object import MemoryObject
+from .replay.prepared import PreparedKernel, bind
 from .requirement import Requirement
 
 if TYPE_CHECKING:
@@ -73,70 +74,24 @@ class Step:
     after: tuple[int, ...]
 
 
-class _Window:
-    """A kernel argument bound to a window of a memory object, resolved once: the ``cl_mem``
-    the kernel receives. A misaligned window (no sub-buffer possible) runs on a scratch buffer,
-    copied in before the kernel (when the old contents are needed) and out after (when
-    written) at each replay."""
-
-    __slots__ = ("alloc", "arg", "copy_in", "copy_out", "lo", "scratch", "size")
-
-    def __init__(self, req: Requirement, ctx: ContextRecord) -> None:
-        alloc = req.memory.allocation(ctx)
-        lo, hi = req.lo, req.hi
-        self.alloc, self.lo, self.size = alloc, lo, hi - lo
-        self.scratch: cl.Buffer | None = None
-        self.copy_in = self.copy_out = False
-        self.arg: cl.Buffer | None = alloc.bound(lo, hi)
-        if self.arg is MISALIGNED:
-            self.arg = self.scratch = cl.Buffer(ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
-            self.copy_in, self.copy_out = req.needs_old, req.writes
-
-    def buf(self) -> cl.Buffer:
-        """The whole allocation (a window with a scratch buffer has bytes)."""
-        assert self.alloc.buf is not None
-        return self.alloc.buf
-
-
-def _bound_args(launch: KernelLaunch, ctx: ContextRecord) -> tuple[list[Any], list[_Window]]:
-    args = list(launch.args)
-    windows = []
-    for index in launch.bindings:
-        window = _Window(args[index], ctx)
-        args[index] = window.arg
-        windows.append(window)
-    return args, windows
-
-
-class _PreparedKernel:
+class _KernelNode:
     """A kernel node with its arguments set once on a ``cl_kernel`` of its own."""
 
-    __slots__ = ("global_size", "kernel", "local_size", "offset", "windows")
+    __slots__ = ("global_size", "local_size", "offset", "prepared")
 
     def __init__(self, launch: KernelLaunch, ctx: ContextRecord) -> None:
-        args, self.windows = _bound_args(launch, ctx)
-        self.kernel = launch.kernel._private(args)
+        args, windows = bind(launch.args, launch.bindings, ctx)
+        self.prepared = PreparedKernel(launch.kernel, args, windows)
         self.global_size, self.local_size, self.offset = launch.global_size, launch.local_size, launch.offset
 
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        queue = lane.cl_queue
-        for w in self.windows:
-            if w.scratch is not None and w.copy_in:
-                wait_for = lane.after(cl.enqueue_copy(queue, w.scratch, w.buf(), byte_count=w.size,
-                                                      src_offset=w.lo, wait_for=wait_for))
-        ev = cl.enqueue_nd_range_kernel(queue, self.kernel, self.global_size, self.local_size, self.offset,
-                                        wait_for=wait_for)
-        for w in self.windows:
-            if w.scratch is not None and w.copy_out:
-                ev = cl.enqueue_copy(queue, w.buf(), w.scratch, byte_count=w.size, dst_offset=w.lo,
-                                     wait_for=lane.after(ev))
-        return ev
+        return self.prepared.enqueue(lane, self.global_size, self.local_size, self.offset, wait_for, keep)
 
 
 def _prepared(action: DeviceAction, ctx: ContextRecord) -> Any:
     """What a replay without a command buffer enqueues for one node (None: nothing)."""
     if isinstance(action, KernelLaunch):
-        return None if 0 in action.global_size else _PreparedKernel(action, ctx)
+        return None if 0 in action.global_size else _KernelNode(action, ctx)
     if isinstance(action, Barrier):
         return None
     if isinstance(action, DeviceCopy | DeviceFill):
@@ -219,11 +174,12 @@ def _record_step(commands: cbuf.CommandBuffer, action: DeviceAction, after: tupl
                  ctx: ContextRecord) -> tuple[int, ...]:
     """Record one node; returns the sync points a successor waits for."""
     if isinstance(action, KernelLaunch):
-        args, windows = _bound_args(action, ctx)
+        args, windows = bind(action.args, action.bindings, ctx)
+        prepared = PreparedKernel(action.kernel, args, windows)
         for w in windows:
             if w.scratch is not None and w.copy_in:
                 after = (commands.record_copy(w.buf(), w.scratch, w.size, src_offset=w.lo, after=after),)
-        point = commands.record_kernel(action.kernel._private(args), args, action.global_size,
+        point = commands.record_kernel(prepared.native, args, action.global_size,
                                        action.local_size, action.offset, after=after)
         for w in windows:
             if w.scratch is not None and w.copy_out:

@@ -256,9 +256,13 @@ def _wait_event(ev: cl.Event, serial: Any) -> None:
 def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None,
            ev: cl.Event | None = None, keep: Any = None, submitted: int = 0) -> Op:
     """A deferred op of ``lane`` (None: of no queue) in context ``ctx`` (``HOST``: on the host);
-    the one builder of an op. With ``ev``: a device command already enqueued as ``ev`` with no
-    dependency and no transfer (``direct.enqueued``; no trace recording runs), keeping ``keep``
-    alive; ``submitted``: on a profiling lane, ``monotonic_ns()`` just before its enqueue."""
+    the one builder of an op.
+
+    With ``ev``: the op of a device command enqueued on ``lane`` as ``ev`` with no dependency
+    and no transfer (the fast paths, ``scheduler.replay``; the scheduler's lock held, no trace
+    recording), keeping ``keep`` alive, added to the lane: what ``op.issued(ev, keep)`` and
+    ``lane.add(op)`` would leave. ``submitted``: on a profiling lane, ``monotonic_ns()`` just
+    before its enqueue (its ``command_submit``), else 0."""
     op = Op()
     op.lane = lane
     op.ctx = ctx
@@ -274,6 +278,8 @@ def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | 
     if ev is not None:
         op.state = ISSUED
         op.times = [submitted, 0, 0] if submitted else None
+        lane.unflushed = True  # type: ignore[union-attr]  # a device op's
+        lane.add(op)  # type: ignore[union-attr]
         return op
     op.state = DEFERRED
     # The submit time, taken before the op waits for anything (§4.6.6.2, Table 37)

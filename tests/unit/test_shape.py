@@ -36,6 +36,9 @@ class FakeKernel:
     def _private(self, args: Any) -> tuple[str, tuple[Any, ...]]:
         return ("private", tuple(args))
 
+    def _set_on(self, native: Any, args: Any) -> None:
+        pass
+
 
 def _shape(signature: tuple[Any, ...], requirements: list[Any], lane: Any = None,
            global_size: tuple[int, ...] = (64,)) -> Shape:
@@ -53,8 +56,10 @@ def test_a_shape_binds_the_memory_of_its_accessors_once() -> None:
     assert shape.bindings == (0, 2) and shape.replays
     shape.bind((None, 2.0, None))
     assert shape.mems == (buf, (16, 16))  # the whole allocation, a sub-buffer of the window
-    assert shape.native == ("private", (buf, 2.0, (16, 16))) and shape.set == [buf, 2.0, (16, 16)]
-    assert shape.call == (None, shape.native, (64,), None, None)  # the lane's queue, the sizes
+    prepared = shape.prepared
+    assert prepared is not None and prepared.native == ("private", (buf, 2.0, (16, 16)))
+    assert prepared.args_set == [buf, 2.0, (16, 16)] and prepared.windows == ()
+    assert shape.call == (None, prepared.native, (64,), None, None)  # the lane's queue, the sizes
     assert shape.arguments((None, 2.0, None), shape.mems) == [buf, 2.0, (16, 16)]
     bound = shape.action((None, 2.0, None), True)
     assert bound.args == [buf, 2.0, (16, 16)] and bound.bindings == ()
@@ -76,7 +81,7 @@ def test_a_shape_binds_nothing_without_an_allocation_or_on_a_misaligned_window()
     assert shape.action((None,), True).bindings == (0,)
     empty = _shape((ra,), [ra], global_size=(0,))
     empty.bind((None,))
-    assert empty.mems is None and empty.native is None  # the kernel enqueues a marker instead
+    assert empty.mems is None and empty.prepared is None  # the kernel enqueues a marker instead
 
 
 def test_a_shape_replays_only_distinct_memory_objects_on_an_in_order_queue() -> None:

@@ -9,9 +9,8 @@ in-order queue's last op still waits in the DAG, or runs on the host) is not its
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from time import monotonic_ns
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -19,6 +18,7 @@ from ..._native import cl, translate
 from .. import trace
 from ..op import DONE, Op, new_op
 from ..runtime import RUNTIME
+from .prepared import PreparedKernel
 
 # The lock's own methods: a with statement costs 3% of this shortcut's instructions. Unlike the
 # submit paths (docs/scheduler.md rule S26), a KeyboardInterrupt landing right after acquire()
@@ -35,19 +35,9 @@ if TYPE_CHECKING:
 FIXED_VALUES = (int, float, np.number, np.bool_)
 
 
-class Launchable(Protocol):
-    """What a ``Launcher`` needs of a kernel (``sycl.kernel`` implements it)."""
-
-    _native: cl.Kernel  # a ``cl_kernel`` that only launchers set arguments on
-    _args_set: Sequence[Any] | None  # the argument list set on it last, None when unknown
-
-    def _set_args(self, args: Sequence[Any]) -> None:
-        """Set ``args`` and remember them as ``_args_set``."""
-
-
 # A launcher's last launch: the ids of its argument objects, the values set as the kernel's
-# arguments (never changed), the kernel, and what the checks keep besides.
-Last = tuple[tuple[int, ...], list[Any], Launchable, Any]
+# arguments (never changed), the prepared kernel they are set on, and what the checks keep besides.
+Last = tuple[tuple[int, ...], list[Any], PreparedKernel, Any]
 
 
 class Launcher:
@@ -56,7 +46,7 @@ class Launcher:
     A subclass checks and converts the arguments (``check``) and says what a range is
     (``size``); the launcher remembers the last launch, and a launch with the very argument
     objects of that one (identity: the same pointers, the same values) reuses its checks and
-    its list of values, which the kernel keeps set (``Launchable._set_args``), so it costs
+    its list of values, which its prepared kernel keeps set (``PreparedKernel.args_set``), so it costs
     one enqueue. ``check`` must keep the objects whose ids it remembers alive, or forget
     them (set ``last`` to None) when they die: an id is then never another object's.
     """
@@ -122,24 +112,14 @@ class Launcher:
             if (previous is not None and lane.in_order and previous.state != DONE
                     and (previous.event is None or not lane.ordered)):
                 return None
-            if values is not kernel._args_set:  # OpenCL keeps a kernel's arguments between enqueues
-                kernel._set_args(values)
+            if values is not kernel.args_set:  # OpenCL keeps a kernel's arguments between enqueues
+                kernel.set_args(values)
             submitted = monotonic_ns() if lane.profiling else 0
             try:
-                ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel._native, global_size, None)
+                ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel.native, global_size, None)
             except cl.Error as error:
                 raise translate(error, "enqueueing a command") from error
-            return enqueued(lane, ev, values, submitted)
+            return new_op(lane, lane.ctx, False, lane.async_errors, ev, values, submitted)
         finally:
             release()
 
-
-def enqueued(lane: Lane, ev: cl.Event, keep: Any, submitted: int) -> Op:
-    """The op of a device command enqueued on ``lane`` as ``ev``, with no dependency and no
-    transfer, added to the lane (the scheduler's lock held, no trace recording): what
-    ``new_op``, ``op.issued(ev, keep)`` and ``lane.add(op)`` leave. ``submitted``: on a
-    profiling lane, ``monotonic_ns()`` just before the enqueue (its ``command_submit``), else 0."""
-    op = new_op(lane, lane.ctx, False, lane.async_errors, ev, keep, submitted)
-    lane.unflushed = True
-    lane.add(op)
-    return op

@@ -21,11 +21,11 @@ from .. import trace
 from ..actions import KernelLaunch
 from ..command_group import submit
 from ..memory_object import MISALIGNED
-from ..op import DEFERRED
+from ..op import DEFERRED, new_op
 from ..requirement import Requirement
 from ..runtime import RUNTIME
-from .direct import enqueued
 from .plans import apply, blocked, distinct, finished, following
+from .prepared import PreparedKernel
 
 if TYPE_CHECKING:
     from ..actions import Kernel
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from .plans import Plan
 
 
-class Window(Protocol):
+class AccessorWindow(Protocol):
     """What an accessor argument holds (``accessor._Window``): the requirement it makes, the
     same object in every accessor of its window, and the shapes launched with it first."""
 
@@ -48,13 +48,13 @@ class Shape:
     per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
     scalar (at ``scalars``); ``requirements`` are the command group's (a list that never
     changes). ``mems``: the ``cl_mem`` of each
-    requirement argument in the lane's context, once bound (``bind``), with ``native``, its
-    ``cl_kernel`` of its own.
+    requirement argument in the lane's context, once bound (``bind``), with ``prepared``, the
+    kernel on a ``cl_kernel`` of the shape's own with the last launch's arguments set.
 
     ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last."""
 
-    __slots__ = ("bindings", "call", "global_size", "kernel", "lane", "local_size", "mems", "native",
-                 "offset", "plans", "replays", "requirements", "scalars", "set", "signature", "sizes")
+    __slots__ = ("bindings", "call", "global_size", "kernel", "lane", "local_size", "mems", "offset", "plans",
+                 "prepared", "replays", "requirements", "scalars", "signature", "sizes")
 
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
@@ -75,10 +75,9 @@ class Shape:
         # Whether its plans may replay: distinct memory objects, on an in-order OpenCL queue.
         self.replays = lane.ordered and distinct(requirements)
         self.mems: tuple[Any, ...] | None = None
-        self.native: cl.Kernel | None = None
-        # Once bound: the arguments of ``cl.enqueue_nd_range_kernel`` that launch it on ``native``.
+        self.prepared: PreparedKernel | None = None
+        # Once bound: the arguments of ``cl.enqueue_nd_range_kernel`` that launch it on ``prepared``.
         self.call: tuple[Any, ...] = ()
-        self.set: Sequence[Any] = ()
         self.plans: tuple[Plan, ...] | None = None
 
     def holds(self) -> bool:
@@ -114,7 +113,7 @@ class Shape:
 
     def bind(self, args: Sequence[Any]) -> None:
         """Keep in ``mems`` the ``cl_mem`` of each requirement argument in the lane's context,
-        and in ``native`` a ``cl_kernel`` of the shape's own with ``args`` set (``set``),
+        and in ``prepared`` the kernel on a ``cl_kernel`` of the shape's own with ``args`` set,
         unless a requirement has no allocation there yet or needs a scratch copy, or the
         range is empty (the kernel enqueues a marker instead)."""
         ctx = self.lane.ctx
@@ -130,20 +129,12 @@ class Shape:
             return
         arguments = self.arguments(args, tuple(mems))
         try:
-            native = self.kernel._private(arguments)
+            prepared = PreparedKernel(self.kernel, arguments)
         except exception:  # a driver short of resources: every launch is planned in full
             return
-        self.call = (self.lane.cl_queue, native, self.global_size, self.local_size, self.offset)
-        self.set = arguments
+        self.call = (self.lane.cl_queue, prepared.native, self.global_size, self.local_size, self.offset)
         self.mems = tuple(mems)
-        self.native = native  # last: a bind interrupted before it leaves the shape unbound (rule S26)
-
-    def enqueue(self, cl_queue: cl.CommandQueue, args: Sequence[Any]) -> cl.Event:
-        """Enqueue a launch of ``args`` whose scalars are not the very objects set on the shape's
-        own ``cl_kernel`` (the scheduler's lock held, the shape bound): through the kernel,
-        which sets them all on its own (``command_group.launch`` enqueues the others)."""
-        return self.kernel._enqueue(cl_queue, self.global_size, self.local_size, self.offset,
-                                    self.arguments(args, self.mems), None)  # type: ignore[arg-type]
+        self.prepared = prepared  # last: a bind interrupted before it leaves the shape unbound (rule S26)
 
     def arguments(self, args: Sequence[Any], mems: tuple[Any, ...]) -> Sequence[Any]:
         """``args`` as the kernel takes them: the ``cl_mem`` in place of each accessor."""
@@ -188,28 +179,25 @@ def _launch(
     depends_on: Sequence[Command],
 ) -> Op:
     """``launch`` under the lock."""
-    native = shape.native  # None until bound (Shape.bind)
-    if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
+    prepared = shape.prepared  # None until bound (Shape.bind)
+    if (depends_on or prepared is None or trace.RECORDER is not None or requirements != shape.requirements
             or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
             or not shape.holds()):
         op = submit(lane, shape.action(args, True), requirements, depends_on)
-        if native is None:
+        if prepared is None:
             shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
         return op
-    kept = shape.set
-    for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
-        if args[index] is not kept[index]:
-            native = None
+    kept = prepared.args_set
+    for index in shape.scalars:  # a scalar not the very object kept: all are set anew
+        if kept is None or args[index] is not kept[index]:
+            prepared.set_args(shape.arguments(args, shape.mems))  # type: ignore[arg-type]  # bound
             break
     submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
-    try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
-        if native is not None:
-            ev = cl.enqueue_nd_range_kernel(*shape.call)
-        else:
-            ev = shape.enqueue(lane.cl_queue, args)
+    try:  # on the shape's own cl_kernel, whose arguments stay set
+        ev = cl.enqueue_nd_range_kernel(*shape.call)
     except cl.Error as error:
         raise translate(error, "enqueueing a command") from error
-    op = enqueued(lane, ev, None, submitted)
+    op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
     apply(shape.plans, op)  # type: ignore[arg-type]  # found by holds
     return op
 
@@ -219,7 +207,7 @@ def matching(shapes: dict[Any, Shape], kernel: Any, lane: Lane | None, sizes: An
     """The shape (rule S20) that a launch of ``kernel`` over ``sizes`` with ``args`` on ``lane``
     is, among ``shapes`` (those of the window of the command group's first accessor): the same
     sizes and arguments of the same kinds, each of type ``accessor`` one of the command
-    group's ``accessors`` (whose ``_win`` is a ``Window``) with the very requirement, each
+    group's ``accessors`` (whose ``_win`` is an ``AccessorWindow``) with the very requirement, each
     scalar of the same type. None: the handler checks the launch in full. Not a method of
     the handler: the scheduler keeps the one statement of what a shape matches."""
     try:

@@ -21,9 +21,9 @@ from .requirement import FRONTIER_CAP, READ, WRITE, Requirement, conflicts
 from .trace import HAZARD, ORDER, RAW
 
 
-def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,
+def plan(op: Op, requirements: Sequence[Requirement], context: ContextRecord, on_host: bool,
          stagers: list[Op], cache: bool = False) -> list[tuple[MemoryObject, Snapshot]]:
-    """Plan ``op``'s requirements for a queue of context ``ctx``, on its device or on the host.
+    """Plan ``op``'s requirements for a queue of context ``context``, on its device or on the host.
 
     Returns what to restore if ``op`` cannot be enqueued. Staging reads it needs on their own
     host ops are appended to ``stagers``, to be started by the caller. ``cache``: record the
@@ -32,14 +32,14 @@ def plan(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_hos
     """
     saved: list[tuple[MemoryObject, Snapshot]] = []
     try:
-        _plan_each(op, requirements, ctx, on_host, stagers, cache, saved)
+        _plan_each(op, requirements, context, on_host, stagers, cache, saved)
         return saved  # in the try: interrupted here, the planning is undone too (rule S26)
     except BaseException:  # refused or failed part way: the op never runs, nothing may wait for it
         restore(saved)
         raise
 
 
-def _plan_each(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, on_host: bool,
+def _plan_each(op: Op, requirements: Sequence[Requirement], context: ContextRecord, on_host: bool,
                stagers: list[Op], cache: bool, saved: list[tuple[MemoryObject, Snapshot]]) -> None:
     last = None
     alloc = None
@@ -49,7 +49,7 @@ def _plan_each(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, 
             access(req, WRITE if req.writes else READ, alloc, op, stagers)
             continue
         last = memory
-        if memory.bound_to is not None and memory.bound_to != ctx.handle:
+        if memory.bound_to is not None and memory.bound_to != context.handle:
             raise exception(
                 errc.invalid,
                 "the buffer has the context_bound property for another context; use it only "
@@ -57,7 +57,7 @@ def _plan_each(op: Op, requirements: Sequence[Requirement], ctx: ContextRecord, 
             )
         before = snapshot(memory)
         saved.append((memory, before))  # see restore
-        alloc = None if on_host else memory.allocation(ctx)
+        alloc = None if on_host else memory.allocation(context)
         if not cache:
             access(req, WRITE if req.writes else READ, alloc, op, stagers)
             continue

@@ -79,8 +79,8 @@ class _KernelNode:
 
     __slots__ = ("global_size", "local_size", "offset", "prepared")
 
-    def __init__(self, launch: KernelLaunch, ctx: ContextRecord) -> None:
-        args, windows = bind(launch.args, launch.bindings, ctx)
+    def __init__(self, launch: KernelLaunch, context: ContextRecord) -> None:
+        args, windows = bind(launch.args, launch.bindings, context)
         self.prepared = PreparedKernel(launch.kernel, args, windows)
         self.global_size, self.local_size, self.offset = launch.global_size, launch.local_size, launch.offset
 
@@ -88,15 +88,15 @@ class _KernelNode:
         return self.prepared.enqueue(lane, self.global_size, self.local_size, self.offset, wait_for, keep)
 
 
-def _prepared(action: DeviceAction, ctx: ContextRecord) -> Any:
+def _prepared(action: DeviceAction, context: ContextRecord) -> Any:
     """What a replay without a command buffer enqueues for one node (None: nothing)."""
     if isinstance(action, KernelLaunch):
-        return None if 0 in action.global_size else _KernelNode(action, ctx)
+        return None if 0 in action.global_size else _KernelNode(action, context)
     if isinstance(action, Barrier):
         return None
     if isinstance(action, DeviceCopy | DeviceFill):
         for req in (action.src, action.dst) if isinstance(action, DeviceCopy) else (action.dst,):
-            req.memory.allocation(ctx)  # the replay finds it in the lane's context
+            req.memory.allocation(context)  # the replay finds it in the lane's context
     return action  # USM commands and device copies and fills enqueue themselves
 
 
@@ -118,16 +118,16 @@ class GraphReplay:
     __slots__ = ("_buffers", "_context", "_device", "_prepared", "_steps", "memories", "native",
                  "requirements")
 
-    def __init__(self, steps: Sequence[Step], ctx: ContextRecord, device: cl.Device) -> None:
+    def __init__(self, steps: Sequence[Step], context: ContextRecord, device: cl.Device) -> None:
         self._steps = tuple(steps)
-        self._context = ctx
+        self._context = context
         self._device = device
         # One replay of a graph at a time (the extension's rule): each replay also writes a
         # memory object of no bytes of its own, so the DAG orders it after the previous one.
         token = MemoryObject(0, None, None, False)
         self.requirements = (*union(steps), Requirement(token, 0, 0, True, False, 0, 1))
         self.memories = tuple(dict.fromkeys(r.memory for step in steps for r in step.requirements))
-        self._prepared = [p for p in (_prepared(step.action, ctx) for step in steps) if p is not None]
+        self._prepared = [p for p in (_prepared(step.action, context) for step in steps) if p is not None]
         self._buffers: dict[int, cbuf.CommandBuffer] = {}  # by the properties of the queues they suit
         setting = os.environ.get(NATIVE_ENV, "")
         wanted = setting == "1" or (setting != "0" and native_by_default(device))
@@ -171,10 +171,10 @@ class GraphReplay:
 
 
 def _record_step(commands: cbuf.CommandBuffer, action: DeviceAction, after: tuple[int, ...],
-                 ctx: ContextRecord) -> tuple[int, ...]:
+                 context: ContextRecord) -> tuple[int, ...]:
     """Record one node; returns the sync points a successor waits for."""
     if isinstance(action, KernelLaunch):
-        args, windows = bind(action.args, action.bindings, ctx)
+        args, windows = bind(action.args, action.bindings, context)
         prepared = PreparedKernel(action.kernel, args, windows)
         for w in windows:
             if w.scratch is not None and w.copy_in:
@@ -187,13 +187,13 @@ def _record_step(commands: cbuf.CommandBuffer, action: DeviceAction, after: tupl
         return (point,)
     if isinstance(action, DeviceCopy):
         n = action.src.hi - action.src.lo
-        src, dst = action.src.memory.allocation(ctx).buf, action.dst.memory.allocation(ctx).buf
+        src, dst = action.src.memory.allocation(context).buf, action.dst.memory.allocation(context).buf
         if n == 0 or src is None or dst is None:
             return after
         return (commands.record_copy(src, dst, n, action.src.lo, action.dst.lo, after=after),)
     if isinstance(action, DeviceFill):
         lo, hi = action.dst.lo, action.dst.hi
-        buf = action.dst.memory.allocation(ctx).buf
+        buf = action.dst.memory.allocation(context).buf
         if hi == lo or buf is None:
             return after
         return (commands.record_fill(buf, action.pattern, hi - lo, lo, after=after),)

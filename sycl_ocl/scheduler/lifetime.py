@@ -280,15 +280,15 @@ def _give_back_to_native(memory: MemoryObject, native: Allocation) -> None:
     when it ends, where commands of another context changed them: through the host, as any
     move between contexts."""
     with RUNTIME:
-        current = memory.holds_all(native.ctx.handle)
+        current = memory.holds_all(native.context.handle)
     if current or native.buf is None:
         return
     _read_all(memory, "write-back into the interop cl_mem")
     try:
-        cl.enqueue_copy(native.ctx.transfer_queue(), native.buf, memory.host_copy(), is_blocking=True)
+        cl.enqueue_copy(native.context.transfer_queue(), native.buf, memory.host_copy(), is_blocking=True)
     except cl.Error as error:
         raise translate(error, "writing an interop buffer's data back into its cl_mem",
-                        native.ctx.user_context()) from error
+                        native.context.user_context()) from error
     with RUNTIME:
         memory.counters.h2d_bytes += memory.size
         memory.counters.h2d_copies += 1

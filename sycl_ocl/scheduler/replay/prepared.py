@@ -38,7 +38,7 @@ class Window:
         self.copy_in = self.copy_out = False
         self.arg: Any = alloc.bound(lo, hi)
         if self.arg is MISALIGNED:
-            self.arg = self.scratch = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
+            self.arg = self.scratch = cl.Buffer(alloc.context.native, cl.mem_flags.READ_WRITE, hi - lo)
             self.copy_in, self.copy_out = req.needs_old, req.writes
 
     def buf(self) -> cl.Buffer:
@@ -48,14 +48,14 @@ class Window:
 
 
 def bind(args: Sequence[Any], bindings: tuple[int, ...],
-         ctx: ContextRecord) -> tuple[list[Any], tuple[Window, ...]]:
+         context: ContextRecord) -> tuple[list[Any], tuple[Window, ...]]:
     """``args`` with the requirement at each index of ``bindings`` bound to its window in
-    ``ctx`` (the memory object's allocation there made on first use), and the windows."""
+    ``context`` (the memory object's allocation there made on first use), and the windows."""
     bound = list(args)
     windows = []
     for index in bindings:
         req: Requirement = bound[index]
-        window = Window(req, req.memory.allocation(ctx))
+        window = Window(req, req.memory.allocation(context))
         bound[index] = window.arg
         windows.append(window)
     return bound, tuple(windows)

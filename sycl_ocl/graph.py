@@ -22,7 +22,7 @@ from .context import context
 from .device import device
 from .event import event
 from .exception import errc, exception
-from .handler import GraphOrigin, handler
+from .handler import GraphOrigin, handler, make_handler
 from .property import graph as graph_props
 from .property import node as node_props
 from .property._base import PropertyHolder, make_property_list, property_list
@@ -397,7 +397,7 @@ class command_graph(PropertyHolder):
         after = [] if dep is None else [dep] if isinstance(dep, node) else list(dep)
         if props.has_property(node_props.depends_on):
             after += props.get_property(node_props.depends_on).get_nodes()
-        h = handler._make(GraphOrigin(graph.context, graph.device))
+        h = make_handler(GraphOrigin(graph.context, graph.device))
         if cgf is not None:
             cgf(h)
         with graph.lock:

@@ -67,18 +67,6 @@ class handler:
     _settings: _Settings | None
     _call: tuple[Any, ...]  # a launch of a known shape: its arguments (set with the shape as the action)
 
-    @classmethod
-    def _make(cls, where: Origin) -> handler:
-        """The handler of a new command group for ``where`` (a queue, or a command graph's
-        ``GraphOrigin``): the one way a handler is made."""
-        h = cls()
-        h._origin = where
-        h._accessors = []
-        h._requirements = []
-        h._action = None
-        h._settings = None
-        return h
-
     @property
     def _lane(self) -> Lane | None:
         """The queue's lane in the scheduler (None: a command graph's node)."""
@@ -485,7 +473,7 @@ class handler:
         lane = self._lane
         assert lane is not None  # a graph's handler records instead
         if type(action) is Shape:
-            op = launch(lane, action, self._call, self._requirements, self._depends)
+            op = launch(action, self._call, self._requirements, self._depends)
         else:
             op = submit(lane, self._final_action(), self._requirements, self._depends)
         return event(op, self._context)
@@ -543,6 +531,19 @@ class GraphOrigin:
 
 
 _DEFAULTS = _Settings()  # of a command group that set none; never changed
+
+
+def make_handler(where: Origin) -> handler:
+    """The handler of a new command group for ``where`` (a queue, or a command graph's
+    ``GraphOrigin``): the one way a handler is made. A function, not a classmethod or an
+    ``__init__``: either call costs twice as much, on every submit."""
+    h = handler()
+    h._origin = where
+    h._accessors = []
+    h._requirements = []
+    h._action = None
+    h._settings = None
+    return h
 
 
 def event_commands(events: event | Iterable[event]) -> list[Command]:

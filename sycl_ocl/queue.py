@@ -19,7 +19,7 @@ from .device import device
 from .event import event
 from .exception import errc, exception
 from .graph import Recorded, command_graph, queue_state, record
-from .handler import event_commands, global_size, handler, kernel_args
+from .handler import event_commands, global_size, handler, kernel_args, make_handler
 from .info._descriptor import check_namespace
 from .kernel_bundle.resolve import resolve_kernel
 from .property import queue as queue_props
@@ -184,12 +184,12 @@ class queue(NativeWrapper, PropertyHolder):
         """
         if secondary_queue is not None:
             return self._submit_or_fall_back(cgf, secondary_queue)
-        h = handler._make(self)
+        h = make_handler(self)
         cgf(h)
         action = h._action
         if type(action) is Shape and h._settings is None and self._recording is None:
             # h._submit() of a launch of a known shape with nothing to wait for, in place
-            return event(launch(self._lane, action, h._call, h._requirements), self._context)
+            return event(launch(action, h._call, h._requirements), self._context)
         if self._recording is None and not h._depends:
             return h._submit()
         return self._finish(h)
@@ -339,7 +339,7 @@ class queue(NativeWrapper, PropertyHolder):
 
     def _one(self, depends_on: Any, member: Callable[..., None], *args: Any) -> event:
         """Submit a command group of one handler member call (the shortcuts)."""
-        h = handler._make(self)
+        h = make_handler(self)
         if depends_on is not None:
             h.depends_on(depends_on)
         member(h, *args)

@@ -159,26 +159,23 @@ class Shape:
             self.kernel, self.global_size, self.local_size, self.offset, memory, self.bindings)
 
 
-def launch(
-    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
-    depends_on: Sequence[Command] = (),
-) -> Op:
+def launch(shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+           depends_on: Sequence[Command] = ()) -> Op:
     """Schedule a kernel launch of ``shape`` with ``args`` (the accessors at its bindings)
-    for a command group of ``lane`` (docs/scheduler.md rule S20).
+    for a command group of the shape's lane (docs/scheduler.md rule S20).
 
     When the command group has the shape's requirements and nothing to wait for, and the
     plans of the shape's last launch hold (``Shape.holds``), it is enqueued at once on the
     memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
     to decide. Otherwise ``submit`` plans it.
     """
-    with RUNTIME: return _launch(lane, shape, args, requirements, depends_on)  # noqa: E701  # rule S26
+    with RUNTIME: return _launch(shape, args, requirements, depends_on)  # noqa: E701  # rule S26
 
 
-def _launch(
-    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
-    depends_on: Sequence[Command],
-) -> Op:
+def _launch(shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+            depends_on: Sequence[Command]) -> Op:
     """``launch`` under the lock."""
+    lane = shape.lane
     prepared = shape.prepared  # None until bound (Shape.bind)
     if (depends_on or prepared is None or trace.RECORDER is not None or requirements != shape.requirements
             or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)

@@ -1,5 +1,6 @@
 """Kernel launches with no requirement and no dependency, enqueued at once: the fast path of
-the USM queue shortcuts (``q.parallel_for(n, kernel, p, x)``, ``usm.launch``, docs/usm.md).
+the USM queue shortcuts (``q.parallel_for(n, kernel, p, x)``, ``usm.launch``, docs/usm.md;
+docs/scheduler.md rule S27).
 
 Such a launch is what ``command_group.submit`` makes of it (rules S1, S6, S15), done in one
 function: no action object, no wait list, no edge. One it cannot enqueue at once (its

@@ -1,5 +1,5 @@
 """Prepared kernels: a kernel's arguments set once on a ``cl_kernel`` of its own, launched
-again with nothing to set (docs/scheduler.md, "Fast paths").
+again with nothing to set (docs/scheduler.md rule S28).
 
 The one type behind a shape (``Shape.bind``), a command graph's kernel node (``graph``) and
 a USM launch of the queue shortcuts (``direct.Launcher``). ``Window`` binds a requirement to

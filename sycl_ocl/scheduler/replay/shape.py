@@ -5,7 +5,7 @@ whole-buffer accessor, whose requirement is made once per buffer and mode) or ty
 scalar), and the command group's requirements. The handler checks the first launch of a
 shape in full (arguments, kernel, sizes) and keeps the shape on the window of its first
 accessor (``accessor._Window``); a later command group of the same lane with the same shape skips those
-checks, and ``command_group.launch`` skips planning too while cached plans of its requirements
+checks, and ``launch`` skips planning too while cached plans of its requirements
 (rule S17) hold: each followed the layout its memory object is in.
 """
 
@@ -53,8 +53,8 @@ class Shape:
 
     ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last."""
 
-    __slots__ = ("bindings", "call", "global_size", "kernel", "lane", "local_size", "mems", "offset", "plans",
-                 "prepared", "replays", "requirements", "scalars", "signature", "sizes")
+    __slots__ = ("arity", "bindings", "call", "global_size", "kernel", "lane", "local_size", "mems", "offset",
+                 "plans", "prepared", "replays", "requirements", "scalars", "signature", "sizes")
 
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
@@ -69,6 +69,7 @@ class Shape:
         # What the handler matches a launch's sizes by (``handler.parallel_for``).
         self.sizes = (global_size, local_size, offset) if sizes is None else sizes
         self.signature = signature
+        self.arity = len(signature)
         self.requirements = requirements
         self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)
         self.scalars = tuple(i for i, want in enumerate(signature) if type(want) is not Requirement)
@@ -85,7 +86,7 @@ class Shape:
         wait for: those it replayed last (in a cycle of command groups, each shape finds its
         own again) or else those that followed the layouts its memory objects are in, while
         each memory object is in the layout its plan followed and, where a command waits in
-        the DAG, none of those the plans wait for does (``coherence.blocked``)."""
+        the DAG, none of those the plans wait for does (``plans.blocked``)."""
         plans = self.plans
         if plans is not None:
             for found in plans:
@@ -99,7 +100,7 @@ class Shape:
     def _found(self) -> tuple[Plan, ...] | None:
         """The plans that followed the layouts the shape's memory objects are in (kept in
         ``plans``), or None where one has none, or one dropped as done an entry that is not
-        done here (``coherence.finished``)."""
+        done here (``plans.finished``)."""
         if not self.replays:
             return None
         plans = []
@@ -213,7 +214,7 @@ def matching(shapes: dict[Any, Shape], kernel: Any, lane: Lane | None, sizes: An
             shape = shapes.get((kernel, lane))  # another queue's, kept beside the first's
     except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
         return None
-    if shape is None or shape.sizes != sizes or len(args) != len(shape.signature):
+    if shape is None or shape.sizes != sizes or len(args) != shape.arity:
         return None
     signature = shape.signature
     for index in shape.bindings:  # not zip or enumerate: either costs more than its body

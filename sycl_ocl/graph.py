@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import context
 from .device import device
-from .event import event
+from .event import event, event_of
 from .exception import errc, exception
 from .handler import GraphOrigin, handler, make_handler
 from .property import graph as graph_props
@@ -548,7 +548,7 @@ def record(q: queue, h: handler) -> event:
                 _start(graph, q)
     with graph.lock:
         n = graph.add_node(h, (), q)
-    return event(n._cmd, q.get_context())
+    return event_of(n._cmd, q.get_context())
 
 
 def _steps(nodes: Sequence[node]) -> list[Step]:

@@ -13,7 +13,7 @@ import pyopencl as cl
 
 from .access import target
 from .accessor import accessor, host_task_body, local_accessor
-from .event import event, event_list
+from .event import event, event_list, event_of
 from .exception import errc, exception
 from .interop_handle import interop_handle
 from .kernel_bundle.bundle import kernel_bundle
@@ -476,7 +476,7 @@ class handler:
             op = launch(action, self._call, self._requirements, self._depends)
         else:
             op = submit(lane, self._final_action(), self._requirements, self._depends)
-        return event(op, self._context)
+        return event_of(op, self._context)
 
     def _final_action(self) -> Any:
         """The command group's action as the scheduler or a command graph takes it (a barrier

@@ -15,7 +15,7 @@ from .backend import backend
 from .buffer import buffer
 from .context import AsyncHandler, _wrap_device, context
 from .device import device
-from .event import event
+from .event import event, event_of
 from .exception import errc, exception
 from .interop_handle import require_opencl
 from .platform import platform
@@ -104,4 +104,4 @@ def make_event(native: cl.Event, ctx: context) -> event:
     _expect(ctx, context, "make_event's second argument")
     if native.get_info(cl.event_info.CONTEXT) != ctx._native:
         raise exception(errc.invalid, "make_event: the event does not belong to the given context", ctx)
-    return event(RUNTIME.native_command(native), ctx)
+    return event_of(RUNTIME.native_command(native), ctx)

@@ -16,7 +16,7 @@ from .aspect import aspect
 from .backend import backend
 from .context import AsyncHandler, context
 from .device import device
-from .event import event
+from .event import event, event_of
 from .exception import errc, exception
 from .graph import Recorded, command_graph, queue_state, record
 from .handler import event_commands, global_size, handler, kernel_args, make_handler
@@ -189,7 +189,7 @@ class queue(NativeWrapper, PropertyHolder):
         action = h._action
         if type(action) is Shape and h._settings is None and self._recording is None:
             # h._submit() of a launch of a known shape with nothing to wait for, in place
-            return event(launch(action, h._call, h._requirements), self._context)
+            return event_of(launch(action, h._call, h._requirements), self._context)
         if self._recording is None and not h._depends:
             return h._submit()
         return self._finish(h)
@@ -251,7 +251,7 @@ class queue(NativeWrapper, PropertyHolder):
             if depends_on is None:
                 op = self._shortcut(kernel).launch(1, args)
                 if op is not None:
-                    return event(op, self._context)
+                    return event_of(op, self._context)
             deps = _commands(depends_on)
             if deps is not None:
                 return self._direct(kernel, (1,), args, deps)
@@ -273,7 +273,7 @@ class queue(NativeWrapper, PropertyHolder):
                     shortcut = self._shortcut(kernel)
                 op = shortcut.launch(rng, args)
                 if op is not None:
-                    return event(op, self._context)
+                    return event_of(op, self._context)
             if not isinstance(rng, nd_range):
                 deps = _commands(depends_on)
                 if deps is not None:
@@ -304,7 +304,7 @@ class queue(NativeWrapper, PropertyHolder):
         if svm_args:  # the twin of these SVM arguments (``kernel._for_svm``), looked up in place
             found = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
         launch = KernelLaunch(found, size, None, None, memory, ())
-        return event(submit(self._lane, launch, (), deps), self._context)
+        return event_of(submit(self._lane, launch, (), deps), self._context)
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:
         """``submit`` of one ``memcpy`` between USM pointers and numpy arrays (§4.6.5.2)."""

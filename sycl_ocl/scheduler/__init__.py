@@ -6,9 +6,10 @@ state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wr
 ``op`` (an operation of the DAG), ``lane`` (a queue's OpenCL queue), ``memory_object``
 (a buffer's coherence record), ``context_record``, ``intervals``, ``coherence`` (planning),
 ``issue`` (enqueueing), ``progress`` (deferred ops), ``hostops`` (host tasks, read-backs),
-``holds`` (host accessors), ``lifetime`` (buffer destruction), ``shape`` (launches checked
-once), ``command_group`` (the entry point: ``open_lane``, ``submit``, ``launch``), ``trace``
-(the recorder behind ``sycl_ocl.tools``).
+``holds`` (host accessors), ``lifetime`` (buffer destruction), ``command_group`` (the entry
+point: ``open_lane``, ``submit``), ``replay`` (the fast paths: the plan cache, shapes and
+their ``launch``, the direct USM launch, prepared kernels; one contract, docs/scheduler.md
+"Fast paths"), ``trace`` (the recorder behind ``sycl_ocl.tools``).
 """
 
 from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask

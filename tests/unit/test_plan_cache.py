@@ -1,10 +1,10 @@
-"""The plan cache (scheduler/coherence.py; docs/scheduler.md rule S17): a device command whose
+"""The plan cache (scheduler/replay/plans.py; docs/scheduler.md rule S17): a device command whose
 requirement follows the layout its memory object is in replays the plan made there before,
 in a repeated command group as in command groups that alternate or cycle, and leaves what
 planning in full would leave: the same frontier, validity and edges.
 
 Each test runs one program twice, on fresh memory objects: through ``_plan_device`` and
-``replay`` as ``submit`` does (the cache on), and with every command planned in full (the
+``apply`` as ``submit`` does (the cache on), and with every command planned in full (the
 cache off); after each command both states must be equal, each op named by its command's
 position."""
 

@@ -1,4 +1,4 @@
-"""Shapes (scheduler/shape.py; docs/scheduler.md rule S20): a launch checked once binds its
+"""Shapes (scheduler/replay/shape.py; docs/scheduler.md rule S20): a launch checked once binds its
 memory once, hands full planning or a command graph a launch of its own, and replays the plans
 its last launch made or replayed while none of its memory objects changed (``holds``)."""
 

@@ -74,24 +74,14 @@ class Step:
     after: tuple[int, ...]
 
 
-class _KernelNode:
-    """A kernel node with its arguments set once on a ``cl_kernel`` of its own."""
-
-    __slots__ = ("global_size", "local_size", "offset", "prepared")
-
-    def __init__(self, launch: KernelLaunch, context: ContextRecord) -> None:
-        args, windows = bind(launch.args, launch.bindings, context)
-        self.prepared = PreparedKernel(launch.kernel, args, windows)
-        self.global_size, self.local_size, self.offset = launch.global_size, launch.local_size, launch.offset
-
-    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        return self.prepared.enqueue(lane, self.global_size, self.local_size, self.offset, wait_for, keep)
-
-
 def _prepared(action: DeviceAction, context: ContextRecord) -> Any:
     """What a replay without a command buffer enqueues for one node (None: nothing)."""
     if isinstance(action, KernelLaunch):
-        return None if 0 in action.global_size else _KernelNode(action, context)
+        if 0 in action.global_size:
+            return None
+        args, windows = bind(action.args, action.bindings, context)
+        sizes = (action.global_size, action.local_size, action.offset)
+        return PreparedKernel(action.kernel, args, windows, sizes)
     if isinstance(action, Barrier):
         return None
     if isinstance(action, DeviceCopy | DeviceFill):

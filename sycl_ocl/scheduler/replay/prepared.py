@@ -91,19 +91,22 @@ class PreparedKernel:
     """``kernel`` on ``native``, a ``cl_kernel`` of its own that only its owner sets arguments
     on, under the scheduler's lock. ``args_set`` is the argument list set on it last (None:
     unknown): OpenCL keeps a kernel's arguments between enqueues, so a launch with that very
-    list sets nothing. ``windows``: the arguments bound to windows of memory objects (``bind``).
+    list sets nothing. ``windows``: the arguments bound to windows of memory objects (``bind``);
+    ``sizes``: the global and local sizes and the offset of every launch (``enqueue``), where
+    they are fixed (a command graph's node).
 
     Raises:
         sycl.exception: ``errc.kernel_argument`` for an argument that does not fit its
             parameter, the translated OpenCL error of a ``cl_kernel`` the driver refuses.
     """
 
-    __slots__ = ("args_set", "kernel", "native", "windows")
+    __slots__ = ("args_set", "kernel", "native", "sizes", "windows")
 
-    def __init__(self, kernel: Kernel, args: Sequence[Any] | None = None,
-                 windows: tuple[Window, ...] = ()) -> None:
+    def __init__(self, kernel: Kernel, args: Sequence[Any] | None = None, windows: tuple[Window, ...] = (),
+                 sizes: tuple[Any, ...] = ()) -> None:
         self.kernel = kernel
         self.windows = windows
+        self.sizes = sizes
         self.native = kernel._private(args)
         self.args_set = args
 
@@ -117,13 +120,13 @@ class PreparedKernel:
         self.kernel._set_on(self.native, args)
         self.args_set = args
 
-    def enqueue(self, lane: Lane, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
-                offset: tuple[int, ...] | None, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        """Enqueue a launch with the arguments set (scratch copies around it); the event of
-        its last command."""
+    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
+        """Enqueue a launch over ``sizes`` with the arguments set (scratch copies around it);
+        the event of its last command (a device action: a command graph's node)."""
         windows = self.windows
         if windows:
             wait_for = copy_in(lane, windows, wait_for, keep)
+        global_size, local_size, offset = self.sizes
         ev = cl.enqueue_nd_range_kernel(lane.cl_queue, self.native, global_size, local_size, offset,
                                         wait_for=wait_for)
         return copy_out(lane, windows, ev, keep) if windows else ev

@@ -189,7 +189,7 @@ def test_alternating_shapes_each_find_their_plans_again() -> None:
         for shape in (forth, back):
             plans = shape.plans
             assert shape.holds()
-            assert plans is None or shape.plans is plans  # found once, kept
+            assert plans is None or shape.plans == plans  # the same plans again
             apply(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
     assert [e[3] for e in a.frontier] == [WRITE, READ] and [e[3] for e in b.frontier] == [WRITE]
 

@@ -57,7 +57,7 @@ package: install
 pip-only: package
 	bash tools/pip_only.sh build/dist/*.whl $(PYTHON)
 
-# BENCH_ARGS: e.g. --device NVIDIA --json bench/results/h100.json (bench/README.md).
+# BENCH_ARGS: e.g. --device NVIDIA --json bench/results/nvidia-h100-2026-11-25-all.json (bench/README.md).
 bench: install
 	$(BIN)/python -m bench $(BENCH_ARGS)
 

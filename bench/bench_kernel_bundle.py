@@ -30,7 +30,7 @@ CHILD = """
 import json, sys, time
 import pyopencl as cl
 import sycl_ocl as sycl
-from sycl_ocl.kernel_bundle import build_cache_stats
+from sycl_ocl.tools import build_cache_stats
 
 platform = sycl.platform.get_platforms()[int(sys.argv[1])]
 dev = platform.get_devices()[0]

@@ -20,6 +20,9 @@ Scenarios (``raw_*`` are the PyOpenCL baselines of the same loop):
 - ``raw_triad``: ``set_args(a, b, c, s)`` + enqueue of the STREAM triad;
 - ``triad_submit``: ``q.submit`` of the triad over three buffers, its output accessor
   ``no_init`` (the buffer keeps that kind's window, so the plans replay as for two);
+- ``reduction_submit``: ``q.submit`` of a sum into a one-element buffer (``sycl.reduction``
+  with ``initialize_to_identity``, built in the command group as a user writes it) over a
+  read-only accessor, repeated (bench/reduction.py's loop);
 - ``raw_chain``: the chain's kernel, ``set_args(buf, s)`` + enqueue;
 - ``eager_chain``: the chain's command group submitted eagerly (one accessor and a scalar);
 - ``graph_replay`` / ``graph_replay_fallback``: a recorded chain replayed, as a native command
@@ -54,6 +57,10 @@ __kernel void bench_halve_add(__global float* a, float s)
 { size_t i = get_global_id(0); a[i] = a[i] * 0.5f + s; }
 __kernel void bench_triad(__global float* a, __global const float* b, __global const float* c, float s)
 { size_t i = get_global_id(0); a[i] = b[i] + s * c[i]; }
+"""
+REDUCTION_SOURCE = """
+__kernel void bench_sum(SYCL_REDUCER(float, sum), __global const float *x)
+{ SYCL_COMBINE(sum, x[get_global_id(0)]); }
 """
 
 
@@ -179,6 +186,23 @@ def _triad_submit(count: int) -> None:
     _held(cl, _gate(sycl, cl, q), count, lambda: q.submit(cgf), q.wait)
 
 
+def _reduction_submit(count: int) -> None:
+    import numpy as np
+
+    sycl, cl, dev = _pocl()
+    sycl.register_kernel_source(REDUCTION_SOURCE)
+    q = sycl.queue(dev)
+    x, total = sycl.buffer(np.ones(N, np.float32)), sycl.buffer(np.zeros(1, np.float32))
+    init = [sycl.property.reduction.initialize_to_identity()]
+
+    def cgf(h: Any) -> None:
+        h.parallel_for(N, sycl.reduction(total, h, sycl.plus(), prop_list=init), "bench_sum",
+                       sycl.accessor(x, h, sycl.read_only))
+    for _ in range(3):  # the plans replay from the third round (docs/scheduler.md rule S17)
+        q.submit(cgf).wait()
+    _held(cl, _gate(sycl, cl, q), count, lambda: q.submit(cgf), q.wait)
+
+
 def _usm_shortcut(count: int) -> None:
     import numpy as np
 
@@ -233,6 +257,7 @@ SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "usm_shortcut": (_usm_shortcut, (SMALL, LARGE), 1),
     "raw_triad": (_raw_triad, (SMALL, LARGE), 1),
     "triad_submit": (_triad_submit, (SMALL, LARGE), 1),
+    "reduction_submit": (_reduction_submit, (SMALL, LARGE), 1),
     "raw_chain": (_raw_chain, (SMALL, LARGE), 1),
     "eager_chain": (_eager_chain, (SMALL, LARGE), 1),
     "graph_replay": (lambda n: _graph_replay(n, native=True), REPLAYS, CHAIN),

@@ -1,11 +1,12 @@
 ## The generated parts of a kernel launched with reductions (docs/reductions.md): rendered by
-## sycl_ocl/kernel_bundle/reduction.py around the kernel's own unit, one def per place.
+## sycl_ocl/_kernel_bundle/reduction.py around the kernel's own unit, one def per place.
 ##   reds:   the reductions, each with .name (the reducer), .ctype, .expr (in a and b),
 ##           .identity (a literal), .initialize (the variable's value is not combined in) and
 ##           .count (the variable's elements: 1, or a span's extent)
 ##   others: reducer names of the unit's other kernels (their SYCL_COMBINE does nothing here)
 ##   L:      the work-group size (reqd: its OpenCL sizes); P: the least power of two >= L
-##   items:  over a range, its dimensions (0: over an nd_range); FL, FP: L and P of the final kernel
+##   items:  over a range, its dimensions (0: over an nd_range)
+##   atomics64: the device has cl_khr_int64_base_atomics (64-bit partials move by atomics)
 <%def name="prelude(reds, others, fp64, items)">\
 % if fp64:
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -64,13 +65,40 @@ static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { r
         ${body}((${v}) % __sycl_n0, ((${v}) / __sycl_n0) % __sycl_n1, (${v}) / __sycl_n0 / __sycl_n1, __sycl_n0, __sycl_n1, __sycl_n2, ${', '.join(accs + args)});
 % endif
 </%def>
-<%def name="kernels(name, body, reds, params, args, reqd, items, chunked, L, P, FL, FP)">\
+## How a partial result moves between work-groups: through 32-bit (64-bit) atomics on its bits,
+## the only accesses OpenCL 1.2 makes coherent between work-groups of one launch (and that
+## Oclgrind's race detector accepts); 64-bit ones without int64 atomics through volatile accesses.
+<%def name="partial_access(i, r, atomics64)">\
+<% wide = r.ctype in ('long', 'ulong', 'double') %>\
+% if not wide:
+static inline void __sycl_put_${i}(__global ${r.ctype} *p, ${r.ctype} v) { atomic_xchg((volatile __global uint *)p, as_uint(v)); }
+static inline ${r.ctype} __sycl_get_${i}(__global ${r.ctype} *p) { return as_${r.ctype}(atomic_add((volatile __global uint *)p, 0u)); }
+% elif atomics64:
+static inline void __sycl_put_${i}(__global ${r.ctype} *p, ${r.ctype} v) { atom_xchg((volatile __global ulong *)p, as_ulong(v)); }
+static inline ${r.ctype} __sycl_get_${i}(__global ${r.ctype} *p) { return as_${r.ctype}(atom_add((volatile __global ulong *)p, 0ul)); }
+% else:
+static inline void __sycl_put_${i}(__global ${r.ctype} *p, ${r.ctype} v) { *(volatile __global ${r.ctype} *)p = v; }
+static inline ${r.ctype} __sycl_get_${i}(__global ${r.ctype} *p) { return *(volatile __global ${r.ctype} *)p; }
+% endif
+</%def>
+<%def name="kernels(name, body, reds, params, args, reqd, items, chunked, L, P, atomics64)">\
+
+% if atomics64 and any(r.ctype in ('long', 'ulong', 'double') for r in reds):
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+% endif
+% for r in reds:
+${partial_access(loop.index, r, atomics64)}\
+% endfor
 
 /* The launch: each work-item keeps a private accumulator per reducer, ${'loops over the range' if items else 'runs the body once'},
- * then each work-group combines its accumulators (a tree in local memory) into one partial. */
+ * then each work-group combines its accumulators (a tree in local memory) into one partial;
+ * the last work-group to finish (a counter says which) combines the partials into the variable. */
 __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
-<% plist = ['__global %s *restrict __sycl_part%d' % (r.ctype, i) for i, r in enumerate(reds)] \
-          + (['const ulong __sycl_n0', 'const ulong __sycl_n1', 'const ulong __sycl_n2'] if items else []) + list(params) %>\
+<% plist = ['__global %s *__sycl_part%d' % (r.ctype, i) for i, r in enumerate(reds)] \
+          + ['__global %s *__sycl_out%d' % (r.ctype, i) for i, r in enumerate(reds)] \
+          + ['__global uint *__sycl_done'] \
+          + (['const ulong __sycl_n0', 'const ulong __sycl_n1', 'const ulong __sycl_n2'] if items else ['const uint __sycl_run']) \
+          + list(params) %>\
     ${',\n    '.join(plist)})
 {
 % for r in reds:
@@ -84,23 +112,32 @@ __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
     const uint __sycl_lid = ${'get_local_id(0)' if items else 'get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))'};
 % if items:
     const ulong __sycl_total = __sycl_n0 * __sycl_n1 * __sycl_n2;
-% if chunked:
-    ## A CPU: each work-item takes a contiguous run of items (its caches and prefetchers like
-    ## it), four at a time into four accumulators (independent additions), combined in order.
+    ## Four items at a time into four accumulators (independent loads and combinations: on a GPU
+    ## four loads in flight per work-item, which a sum needs to reach the memory's bandwidth),
+    ## combined as (acc + acc_1) + (acc_2 + acc_3). On a CPU each work-item takes a contiguous
+    ## run of items (its caches and prefetchers like it); on a GPU every global-size-th item, so
+    ## that neighbouring work-items read neighbouring items (coalesced loads).
 % for r in reds:
     ${r.ctype} __sycl_acc${loop.index}_1[${r.count}], __sycl_acc${loop.index}_2[${r.count}], __sycl_acc${loop.index}_3[${r.count}];
     for (uint e = 0; e < ${r.count}u; e++)
         __sycl_acc${loop.index}_1[e] = __sycl_acc${loop.index}_2[e] = __sycl_acc${loop.index}_3[e] = ${r.identity};
 % endfor
+% if chunked:
     const ulong __sycl_chunk = (__sycl_total + get_global_size(0) - 1) / get_global_size(0);
     const ulong __sycl_end = min(__sycl_total, (get_global_id(0) + 1) * __sycl_chunk);
+    const ulong __sycl_step = 1;
     ulong __sycl_v = get_global_id(0) * __sycl_chunk;
-    for (; __sycl_v + 4 <= __sycl_end; __sycl_v += 4) {
+% else:
+    const ulong __sycl_end = __sycl_total;
+    const ulong __sycl_step = get_global_size(0);
+    ulong __sycl_v = get_global_id(0);
+% endif
+    for (; __sycl_v + 3 * __sycl_step < __sycl_end; __sycl_v += 4 * __sycl_step) {
 % for u in range(4):
-${call(body, reds, args, items, '__sycl_v + %d' % u, '_%d' % u if u else '')}\
+${call(body, reds, args, items, '__sycl_v + %d * __sycl_step' % u, '_%d' % u if u else '')}\
 % endfor
     }
-    for (; __sycl_v < __sycl_end; __sycl_v++) {
+    for (; __sycl_v < __sycl_end; __sycl_v += __sycl_step) {
 ${call(body, reds, args, items, '__sycl_v', '')}\
     }
 % for r in reds:
@@ -108,45 +145,47 @@ ${call(body, reds, args, items, '__sycl_v', '')}\
         __sycl_acc${loop.index}[e] = __sycl_op_${loop.index}(__sycl_op_${loop.index}(__sycl_acc${loop.index}[e], __sycl_acc${loop.index}_1[e]), __sycl_op_${loop.index}(__sycl_acc${loop.index}_2[e], __sycl_acc${loop.index}_3[e]));
 % endfor
 % else:
-    ## A GPU: neighbouring work-items take neighbouring items (coalesced loads).
-    for (ulong __sycl_v = get_global_id(0); __sycl_v < __sycl_total; __sycl_v += get_global_size(0)) {
-${call(body, reds, args, items, '__sycl_v', '')}\
-    }
+    ## An empty nd_range runs one work-group that calls no body: it writes the identity, or
+    ## leaves the variable's value, as the launch of no work-item would.
+    if (__sycl_run)
+        ${body}(${', '.join(['__sycl_acc%d' % i for i in range(len(reds))] + args)});
 % endif
-% else:
-    ${body}(${', '.join(['__sycl_acc%d' % i for i in range(len(reds))] + args)});
-% endif
-    const size_t __sycl_group = ${'get_group_id(0)' if items else 'get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))'};
+    const uint __sycl_group = ${'get_group_id(0)' if items else 'get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))'};
+    const uint __sycl_groups = get_num_groups(0) * get_num_groups(1) * get_num_groups(2);
 % for r in reds:
     for (uint e = 0; e < ${r.count}u; e++) {
         __sycl_scratch${loop.index}[__sycl_lid] = __sycl_acc${loop.index}[e];
 ${tree(loop.index, '__sycl_lid', L, P)}\
         if (__sycl_lid == 0)
-            __sycl_part${loop.index}[__sycl_group * ${r.count}u + e] = __sycl_scratch${loop.index}[0];
+            __sycl_put_${loop.index}(__sycl_part${loop.index} + __sycl_group * ${r.count}u + e, __sycl_scratch${loop.index}[0]);
     }
 % endfor
-}
-
-/* The final combination: one work-group combines the partials in a fixed order, and the
- * variable's value unless the reduction initializes to the identity. */
-__kernel __attribute__((reqd_work_group_size(${FL}, 1, 1))) void ${name}_sycl_final(
+    /* Work-item 0 wrote the group's partials: the fence orders them before its count. */
+    __local uint __sycl_last;
+    if (__sycl_lid == 0) {
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        __sycl_last = atomic_inc(__sycl_done) == __sycl_groups - 1u;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The final combination, in a fixed order whichever group is last: each work-item combines
+     * every L-th partial, then the tree; and the variable's value unless the reduction
+     * initializes to the identity. The counter goes back to 0 for the next launch. Every
+     * work-group runs the tree's barriers (PoCL 3.1 loses stores of barrier regions under a
+     * condition), the last one alone with the partials. */
+    const uint __sycl_final = __sycl_last;
+    mem_fence(CLK_GLOBAL_MEM_FENCE);
 % for r in reds:
-    __global const ${r.ctype} *restrict __sycl_part${loop.index}, __global ${r.ctype} *__sycl_out${loop.index},
-% endfor
-    const uint __sycl_count)
-{
-    const uint __sycl_lid = get_local_id(0);
-% for r in reds:
-    __local ${r.ctype} __sycl_scratch${loop.index}[${FL}];
     for (uint e = 0; e < ${r.count}u; e++) {
         ${r.ctype} acc = ${r.identity};
-        for (uint i = __sycl_lid; i < __sycl_count; i += ${FL}u)
-            acc = __sycl_op_${loop.index}(acc, __sycl_part${loop.index}[i * ${r.count}u + e]);
+        for (uint i = __sycl_lid; __sycl_final && i < __sycl_groups; i += ${L}u)
+            acc = __sycl_op_${loop.index}(acc, __sycl_get_${loop.index}(__sycl_part${loop.index} + i * ${r.count}u + e));
         __sycl_scratch${loop.index}[__sycl_lid] = acc;
-${tree(loop.index, '__sycl_lid', FL, FP)}\
-        if (__sycl_lid == 0)
+${tree(loop.index, '__sycl_lid', L, P)}\
+        if (__sycl_final && __sycl_lid == 0)
             __sycl_out${loop.index}[e] = ${'__sycl_scratch%d[0]' % loop.index if r.initialize else '__sycl_op_%d(__sycl_out%d[e], __sycl_scratch%d[0])' % (loop.index, loop.index, loop.index)};
     }
 % endfor
+    if (__sycl_final && __sycl_lid == 0)
+        atomic_xchg(__sycl_done, 0u);
 }
 </%def>

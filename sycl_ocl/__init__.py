@@ -10,12 +10,14 @@ documentation (``docs/``, built by ``make docs``) starts with docs/getting-start
 from typing import TYPE_CHECKING
 
 from . import info, property
+from ._aspect import aspect
+from ._backend import backend
+from ._context import context
+from ._device import device
+from ._exception import async_handler, errc, exception, exception_list
+from ._platform import platform
+from ._range import id, nd_range, range
 from .access import access_mode, read_only, read_write, target, write_only
-from .aspect import aspect
-from .backend import backend
-from .context import context
-from .device import device
-from .exception import async_handler, errc, exception, exception_list
 from .memory_model import (
     memory_order,
     memory_order_acq_rel,
@@ -30,9 +32,7 @@ from .memory_model import (
     memory_scope_work_group,
     memory_scope_work_item,
 )
-from .platform import platform
 from .property import is_property, is_property_of, property_list
-from .range import id, nd_range, range
 from .selector import (
     accelerator_selector,
     accelerator_selector_v,
@@ -47,26 +47,12 @@ from .selector import (
 
 if TYPE_CHECKING:
     from . import ext, library, usm
-    from .accessor import accessor, host_accessor, local_accessor
-    from .buffer import buffer, make_buffer
-    from .event import event
-    from .functional import (
-        bit_and,
-        bit_or,
-        bit_xor,
-        has_known_identity,
-        known_identity,
-        logical_and,
-        logical_or,
-        maximum,
-        minimum,
-        multiplies,
-        plus,
-    )
-    from .handler import handler
-    from .interop import get_native, make_context, make_device, make_event, make_platform, make_queue
-    from .interop_handle import interop_handle
-    from .kernel_bundle import (
+    from ._accessor import accessor, host_accessor, local_accessor
+    from ._buffer import buffer, make_buffer
+    from ._event import event
+    from ._handler import handler
+    from ._interop_handle import interop_handle
+    from ._kernel_bundle import (
         build,
         bundle_state,
         compile,
@@ -85,11 +71,25 @@ if TYPE_CHECKING:
         register_kernel_source,
         specialization_id,
     )
-    from .kernel_bundle.device_image import device_image
-    from .kernel_bundle.kernel import kernel
-    from .kernel_bundle.kernel_id import kernel_id
-    from .queue import queue
-    from .reduction import reduction, span
+    from ._kernel_bundle._device_image import device_image
+    from ._kernel_bundle._kernel import kernel
+    from ._kernel_bundle._kernel_id import kernel_id
+    from ._queue import queue
+    from ._reduction import reduction, span
+    from .functional import (
+        bit_and,
+        bit_or,
+        bit_xor,
+        has_known_identity,
+        known_identity,
+        logical_and,
+        logical_or,
+        maximum,
+        minimum,
+        multiplies,
+        plus,
+    )
+    from .interop import get_native, make_context, make_device, make_event, make_platform, make_queue
     from .usm.allocate import (
         aligned_alloc,
         aligned_alloc_device,
@@ -216,7 +216,7 @@ __all__ = [
 
 # Loaded on first access (docs/performance.md, "Import time"): public name -> its module.
 _LAZY = {
-    "accessor": ".accessor",
+    "accessor": "._accessor",
     "aligned_alloc": ".usm.allocate",
     "aligned_alloc_device": ".usm.allocate",
     "aligned_alloc_host": ".usm.allocate",
@@ -224,42 +224,42 @@ _LAZY = {
     "bit_and": ".functional",
     "bit_or": ".functional",
     "bit_xor": ".functional",
-    "buffer": ".buffer",
-    "build": ".kernel_bundle",
-    "bundle_state": ".kernel_bundle",
-    "compile": ".kernel_bundle",
-    "device_image": ".kernel_bundle.device_image",
-    "event": ".event",
+    "buffer": "._buffer",
+    "build": "._kernel_bundle",
+    "bundle_state": "._kernel_bundle",
+    "compile": "._kernel_bundle",
+    "device_image": "._kernel_bundle._device_image",
+    "event": "._event",
     "ext": ".",
     "free": ".usm.allocate",
-    "get_kernel_bundle": ".kernel_bundle",
-    "get_kernel_id": ".kernel_bundle",
-    "get_kernel_ids": ".kernel_bundle",
+    "get_kernel_bundle": "._kernel_bundle",
+    "get_kernel_id": "._kernel_bundle",
+    "get_kernel_ids": "._kernel_bundle",
     "get_native": ".interop",
     "get_pointer_device": ".usm.allocate",
     "get_pointer_type": ".usm.allocate",
-    "handler": ".handler",
-    "has_kernel_bundle": ".kernel_bundle",
+    "handler": "._handler",
+    "has_kernel_bundle": "._kernel_bundle",
     "has_known_identity": ".functional",
-    "host_accessor": ".accessor",
-    "interop_handle": ".interop_handle",
-    "is_compatible": ".kernel_bundle",
-    "join": ".kernel_bundle",
-    "kernel": ".kernel_bundle.kernel",
-    "kernel_bundle": ".kernel_bundle",
-    "kernel_id": ".kernel_bundle.kernel_id",
+    "host_accessor": "._accessor",
+    "interop_handle": "._interop_handle",
+    "is_compatible": "._kernel_bundle",
+    "join": "._kernel_bundle",
+    "kernel": "._kernel_bundle._kernel",
+    "kernel_bundle": "._kernel_bundle",
+    "kernel_id": "._kernel_bundle._kernel_id",
     "known_identity": ".functional",
     "library": ".",
-    "link": ".kernel_bundle",
-    "local_accessor": ".accessor",
+    "link": "._kernel_bundle",
+    "local_accessor": "._accessor",
     "logical_and": ".functional",
     "logical_or": ".functional",
-    "make_buffer": ".buffer",
+    "make_buffer": "._buffer",
     "make_context": ".interop",
     "make_device": ".interop",
     "make_event": ".interop",
-    "make_kernel": ".kernel_bundle",
-    "make_kernel_bundle": ".kernel_bundle",
+    "make_kernel": "._kernel_bundle",
+    "make_kernel_bundle": "._kernel_bundle",
     "make_platform": ".interop",
     "make_queue": ".interop",
     "malloc": ".usm.allocate",
@@ -270,13 +270,13 @@ _LAZY = {
     "minimum": ".functional",
     "multiplies": ".functional",
     "plus": ".functional",
-    "queue": ".queue",
-    "reduction": ".reduction",
-    "register_kernel_file": ".kernel_bundle",
-    "register_kernel_il": ".kernel_bundle",
-    "register_kernel_source": ".kernel_bundle",
-    "span": ".reduction",
-    "specialization_id": ".kernel_bundle",
+    "queue": "._queue",
+    "reduction": "._reduction",
+    "register_kernel_file": "._kernel_bundle",
+    "register_kernel_il": "._kernel_bundle",
+    "register_kernel_source": "._kernel_bundle",
+    "span": "._reduction",
+    "specialization_id": "._kernel_bundle",
     "usm": ".",
     "usm_ptr": ".usm.pointer",
 }

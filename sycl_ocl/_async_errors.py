@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from .exception import errc, exception, exception_list
+from ._exception import errc, exception, exception_list
 
 log = logging.getLogger("sycl_ocl")  # the one logger of the package
 

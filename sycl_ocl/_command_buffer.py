@@ -43,8 +43,8 @@ import numpy as np
 import pyopencl as cl
 import pyopencl._cl as _cl_module
 
+from ._exception import errc, exception
 from ._native import ARGUMENT_ERRORS, argument_exception, status_exception
-from .exception import errc, exception
 
 EXTENSION = "cl_khr_command_buffer"
 KNOWN_REVISIONS = (*((0, 9, patch) for patch in range(9)), (1, 0, 0))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .exception import errc, exception
+from ._exception import errc, exception
 from .info.enums import device_type
 
 GRAMMAR = (

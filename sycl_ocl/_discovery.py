@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 import pyopencl as cl
 
 from . import _device_filter
+from ._exception import errc, exception
 from ._native import translate
-from .exception import errc, exception
 from .info import enums
 
 if TYPE_CHECKING:
-    from .device import device
-    from .platform import platform
+    from ._device import device
+    from ._platform import platform
 
 DEVICE_FILTER_ENV = "SYCL_OCL_DEVICE"
 DEVICE_SELECTOR_ENV = "SYCL_OCL_DEVICE_SELECTOR"
@@ -32,7 +32,7 @@ _platforms: list[platform] | None = None
 
 
 def _enumerate() -> list[platform]:
-    from .platform import platform  # discovery makes the platforms that list devices through it
+    from ._platform import platform  # discovery makes the platforms that list devices through it
 
     try:
         natives = cl.get_platforms()

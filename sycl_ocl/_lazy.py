@@ -5,23 +5,8 @@ from __future__ import annotations
 
 import importlib
 import sys
-import types
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-
-
-class _Package(types.ModuleType):
-    """A package whose public class keeps its name when the submodule of that name loads.
-
-    The import system binds every submodule it loads on its package (``sycl_ocl.queue`` = the
-    module); where the package exports a class of the same name from it, the class wins, as it
-    does when ``__init__`` imports the class eagerly.
-    """
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if isinstance(value, types.ModuleType) and self.__dict__["_LAZY"].get(name) == f".{name}":
-            value = getattr(value, name)
-        super().__setattr__(name, value)
 
 
 def load_on_first_access(
@@ -35,8 +20,7 @@ def load_on_first_access(
             subpackage exported under its own name.
         public: the package's ``__all__``.
     """
-    module = sys.modules[package]
-    namespace = module.__dict__
+    namespace = sys.modules[package].__dict__
 
     def __getattr__(name: str) -> Any:
         where = lazy.get(name)
@@ -50,6 +34,4 @@ def load_on_first_access(
     def __dir__() -> list[str]:
         return sorted({*namespace, *public})
 
-    namespace["_LAZY"] = lazy
-    module.__class__ = _Package
     return __getattr__, __dir__

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 import pyopencl
 
-from .exception import errc, exception
+from ._exception import errc, exception
 
 if TYPE_CHECKING:
     import pyopencl as cl
 
-    from .context import context
+    from ._context import context
 else:
     # PyOpenCL as sycl_ocl calls it (see the module docstring): a namespace of its own, so that
     # ``inject`` never changes ``pyopencl`` itself, which the user's code shares.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from .exception import errc, exception
+from ._exception import errc, exception
 
 
 class access_mode(enum.Enum):

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .exception import errc, exception
+from ._exception import errc, exception
 
 # The element types reductions take: numpy name -> OpenCL C type.
 C_TYPES = {

@@ -18,11 +18,11 @@ import weakref
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .context import context
-from .device import device
-from .event import event, event_of
-from .exception import errc, exception
-from .handler import GraphOrigin, handler, make_handler
+from ._context import context
+from ._device import device
+from ._event import event, event_of
+from ._exception import errc, exception
+from ._handler import GraphOrigin, handler, make_handler
 from .property import graph as graph_props
 from .property import node as node_props
 from .property._base import PropertyHolder, make_property_list, property_list
@@ -33,17 +33,20 @@ from .scheduler import (
     WRITE,
     DeviceCopy,
     DeviceFill,
+    GraphReplay,
     HostTask,
     KernelLaunch,
     NativeTask,
+    Step,
+    SvmCopy,
+    SvmFill,
+    SvmMigrate,
     conflicts,
 )
-from .scheduler.graph import GraphReplay, Step
-from .scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate
 
 if TYPE_CHECKING:
     from ._async_errors import AsyncErrors
-    from .queue import queue
+    from ._queue import queue
     from .scheduler import Command, MemoryObject, Requirement
 
 
@@ -303,7 +306,7 @@ class command_graph(PropertyHolder):
                                               "run on")
             first._check_device(second)
             ctx, dev = first, second
-        elif hasattr(first, "_lane"):  # a queue (queue.py imports this module)
+        elif hasattr(first, "_lane"):  # a queue (_queue.py imports this module)
             if second is not None and prop_list is None and not isinstance(second, device):
                 prop_list, second = second, None
             ctx, dev = first.get_context(), first.get_device()

@@ -10,18 +10,18 @@ from typing import Any
 
 import pyopencl as cl
 
-from .accessor import accessor
-from .backend import backend
-from .buffer import buffer
-from .context import AsyncHandler, _wrap_device, context
-from .device import device
-from .event import event, event_of
-from .exception import errc, exception
-from .interop_handle import require_opencl
-from .platform import platform
+from ._accessor import accessor
+from ._backend import backend
+from ._buffer import buffer
+from ._context import AsyncHandler, _wrap_device, context
+from ._device import device
+from ._event import event, event_of
+from ._exception import errc, exception
+from ._interop_handle import require_opencl
+from ._platform import platform
+from ._queue import queue
 from .property import buffer as buffer_props
-from .queue import queue
-from .scheduler.runtime import RUNTIME
+from .scheduler import RUNTIME
 
 
 def get_native(obj: Any, backend: backend = backend.opencl) -> Any:

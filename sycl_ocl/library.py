@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .kernel_bundle.kernel_id import kernel_id
-from .kernel_bundle.registry import Registry
+from ._kernel_bundle._kernel_id import kernel_id
+from ._kernel_bundle.registry import Registry
 
 if TYPE_CHECKING:
     from mako.lookup import TemplateLookup

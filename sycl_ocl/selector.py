@@ -11,9 +11,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import _device_filter, _discovery
-from .aspect import aspect
-from .device import device
-from .exception import errc, exception
+from ._aspect import aspect
+from ._device import device
+from ._exception import errc, exception
 
 Selector = Callable[[device], Any]
 

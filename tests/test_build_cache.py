@@ -25,12 +25,12 @@ from kernel_support import ROOT, child_json, run_child
 
 import sycl_ocl as sycl
 from sycl_ocl import library
-from sycl_ocl.kernel_bundle import build_cache_stats
+from sycl_ocl.tools import build_cache_stats
 
 LOAD_LIBRARY = """
 import json
 import sycl_ocl as sycl
-from sycl_ocl.kernel_bundle import build_cache_stats
+from sycl_ocl.tools import build_cache_stats
 images = 0
 for dev in sycl.device.get_devices():
     ids = [k for k in sycl.library.get_kernel_ids() if sycl.is_compatible([k], dev)]
@@ -123,7 +123,7 @@ def test_concurrent_requests_build_once(queue: sycl.queue) -> None:
 
 
 def test_eviction_drops_least_recently_used_entries(tmp_path: Path) -> None:
-    from sycl_ocl.kernel_bundle.cache import evict
+    from sycl_ocl._kernel_bundle.cache import evict
 
     for age, name in enumerate(["newest", "middle", "oldest"]):
         entry = tmp_path / f"{name}.clbin"
@@ -159,7 +159,7 @@ RUN_UNIT = """
 import json
 import numpy as np
 import sycl_ocl as sycl
-from sycl_ocl.kernel_bundle import build_cache_stats
+from sycl_ocl.tools import build_cache_stats
 dev = next(d for d in sycl.device.get_devices()
            if {platform!r} in d.get_platform().get_info(sycl.info.platform.name))
 ids = sycl.register_kernel_source({source!r}, options={options!r})
@@ -216,7 +216,7 @@ def test_an_include_named_by_a_macro_is_not_cached_on_disk(device: sycl.device, 
 
 def test_included_files_cover_every_candidate(tmp_path: Path) -> None:
     """Each include counts in the including file's folder and every -I folder, found or not."""
-    from sycl_ocl.kernel_bundle._preprocess import include_dirs, included_files
+    from sycl_ocl._kernel_bundle._preprocess import include_dirs, included_files
 
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "x.h").write_text('#include "y.h"\n// #include MACRO is a comment\n')
@@ -374,9 +374,9 @@ def test_concurrent_writers_all_get_a_correct_program(device: sycl.device, tmp_p
 
 def test_a_header_changed_during_the_build_is_not_stored(queue: sycl.queue, cache: Path) -> None:
     """The build may have read either version: its program is used, not stored."""
-    from sycl_ocl.kernel_bundle import _program
-    from sycl_ocl.kernel_bundle.cache import load_or_make
-    from sycl_ocl.kernel_bundle.registry import read_unit
+    from sycl_ocl._kernel_bundle import _program
+    from sycl_ocl._kernel_bundle.cache import load_or_make
+    from sycl_ocl._kernel_bundle.registry import read_unit
 
     (cache / "inc").mkdir()
     header = cache / "inc" / "during.h"

@@ -15,7 +15,7 @@ from kernel_support import child_json, platform_devices
 
 import sycl_ocl as sycl
 from sycl_ocl import library
-from sycl_ocl.kernel_bundle import build_cache_stats
+from sycl_ocl.tools import build_cache_stats
 
 E = sycl.bundle_state.executable
 I = sycl.bundle_state.input  # noqa: E741 (the spec's name)

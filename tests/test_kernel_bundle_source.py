@@ -11,8 +11,8 @@ import pyopencl as cl
 import pytest
 
 import sycl_ocl as sycl
-from sycl_ocl.kernel_bundle._preprocess import definitions_from_options
-from sycl_ocl.kernel_bundle._signature import parse_kernels
+from sycl_ocl._kernel_bundle._preprocess import definitions_from_options
+from sycl_ocl._kernel_bundle._signature import parse_kernels
 
 TRICKY = r"""
 // __kernel void ks_in_line_comment(__global int *a) {}

@@ -18,8 +18,8 @@ import pytest
 from kernel_support import child_json, intel_cpu_runtime_env
 
 import sycl_ocl as sycl
-from sycl_ocl.kernel_bundle._spirv import read_module
-from sycl_ocl.kernel_bundle.compat import accepts_il
+from sycl_ocl._kernel_bundle._spirv import read_module
+from sycl_ocl._kernel_bundle.compat import accepts_il
 
 DATA = Path(__file__).parent / "data"
 REPOSITORY = Path(__file__).parent.parent

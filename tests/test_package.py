@@ -89,7 +89,7 @@ def test_the_readme_names_only_paths_that_exist() -> None:
 
 
 def test_sycl_ocl_uses_no_private_pyopencl_program_internals() -> None:
-    """Programs are created through PyOpenCL's public API (``kernel_bundle/_program.py``), so a
+    """Programs are created through PyOpenCL's public API (``_kernel_bundle/_program.py``), so a
     PyOpenCL release that reorganises its internals cannot break them."""
     private = re.compile(r"\b_cl\._\w+|\._prg\b|\._get_prg\b")
     uses = [

@@ -359,6 +359,83 @@ def test_reduction_result_is_ordered_before_later_commands(queue: sycl.queue) ->
     assert (y == 49).all()
 
 
+
+# --- repeated launches: one kernel, kept plans, partials and shapes ----------------------------
+
+REPEAT_KERNELS = """
+    __kernel void red_repeat(SYCL_REDUCER(int, s), SYCL_REDUCER(float, m), __global const int *x) {
+        size_t i = get_global_id(0);
+        SYCL_COMBINE(s, x[i]);
+        SYCL_COMBINE(m, (float)x[i]);
+    }"""
+
+
+def test_repeated_launches_combine_each_time_into_the_variable(queue: sycl.queue) -> None:
+    """A command group submitted again and again (a shape from its second launch, its plans
+    replayed from the third) combines into the variable each time: the last work-group of each
+    launch finds the counter its previous launch set back to 0, and the partials it wrote.
+    Launches of other sizes and a kernel with other reductions between them keep their own."""
+    sycl.register_kernel_source(REPEAT_KERNELS)
+    n, rounds = size(queue, 5000), 12
+    x = np.random.default_rng(9).integers(-50, 100, n).astype(np.int32)
+    total, top = np.array([7], np.int32), np.array([-1.0], np.float32)
+    other = np.zeros(1, np.int32)
+    with sycl.buffer(x) as bx, sycl.buffer(total) as bt, sycl.buffer(top) as bm, sycl.buffer(other) as bo:
+        def cgf(h: sycl.handler) -> None:
+            h.parallel_for(n, sycl.reduction(bt, h, sycl.plus()), sycl.reduction(bm, h, sycl.maximum()),
+                           "red_repeat", sycl.accessor(bx, h, sycl.read_only))
+
+        for k in range(rounds):
+            queue.submit(cgf)
+            if k % 4 == 3:  # another size, then a sum into another variable, on the same queue
+                queue.submit(lambda h: h.parallel_for(
+                    n // 2, sycl.reduction(bo, h, sycl.plus()), sycl.reduction(bm, h, sycl.minimum()),
+                    "red_repeat", sycl.accessor(bx, h, sycl.read_only)))
+        shapes = [s for key, s in sycl.accessor(bt, None)._win.shapes.items() if type(key) is tuple]
+    assert total[0] == 7 + rounds * x.sum()
+    assert top[0] == x[: n // 2].min()  # the last launch into it was a minimum
+    assert other[0] == (rounds // 4) * x[: n // 2].sum()
+    # The repeated launch is kept as a shape with the variable's buffer, bound to a cl_kernel
+    # of its own (docs/reductions.md, "Repeated launches").
+    assert any(shape.prepared is not None for shape in shapes)
+
+
+def test_a_kept_launch_still_refuses_another_command_groups_accessor(queue: sycl.queue) -> None:
+    """A launch matched to a kept shape is still checked for what the shape does not fix: an
+    accessor of another command group raises errc.accessor, as the first launch would."""
+    sycl.register_kernel_source(REPEAT_KERNELS)
+    x = np.arange(64, dtype=np.int32)
+    with sycl.buffer(x) as bx, sycl.buffer(np.zeros(1, np.int32)) as bt, \
+            sycl.buffer(np.zeros(1, np.float32)) as bm:
+        def cgf(h: sycl.handler, acc: Any = None) -> None:
+            h.parallel_for(x.size, sycl.reduction(bt, h, sycl.plus()), sycl.reduction(bm, h, sycl.maximum()),
+                           "red_repeat", acc if acc is not None else sycl.accessor(bx, h, sycl.read_only))
+
+        for _ in range(3):
+            queue.submit(cgf)
+        stolen: list[Any] = []
+        queue.submit(lambda h: stolen.append(sycl.accessor(bx, h, sycl.read_only)))
+        raises(sycl.errc.accessor, lambda: queue.submit(lambda h: cgf(h, stolen[0])),
+               "not part of this command group")
+        queue.submit(cgf)
+        with sycl.host_accessor(bt) as got:
+            assert got[0] == 4 * x.sum()
+
+
+def test_empty_nd_range_writes_the_identity_or_keeps_the_value(queue: sycl.queue) -> None:
+    """An nd_range of no work-item runs no body: a reduction that initializes to the identity
+    writes it, one that does not keeps the variable's value."""
+    sycl.register_kernel_source(REPEAT_KERNELS)
+    kept, reset = np.array([9], np.int32), np.array([9.5], np.float32)
+    with sycl.buffer(np.ones(4, np.int32)) as bx, sycl.buffer(kept) as bk, sycl.buffer(reset) as bz:
+        init = sycl.property.reduction.initialize_to_identity()
+        queue.submit(lambda h: h.parallel_for(
+            sycl.nd_range(sycl.range(0), sycl.range(4)), sycl.reduction(bk, h, sycl.plus()),
+            sycl.reduction(bz, h, sycl.maximum(), prop_list=[init]), "red_repeat",
+            sycl.accessor(bx, h, sycl.read_only)))
+    assert kept[0] == 9 and reset[0] == -np.inf
+
+
 # --- errors -----------------------------------------------------------------------------------
 
 def test_misuse_is_refused_clearly(queue: sycl.queue) -> None:

@@ -12,7 +12,7 @@ import pytest
 from kernel_support import child_json
 
 import sycl_ocl as sycl
-from sycl_ocl.kernel_bundle import build_cache_stats
+from sycl_ocl.tools import build_cache_stats
 
 E, I = sycl.bundle_state.executable, sycl.bundle_state.input  # noqa: E741 (the spec's names)
 

@@ -15,7 +15,7 @@ import pyopencl as cl
 from ..memory_model import memory_order, memory_scope
 
 if TYPE_CHECKING:
-    from ..device import device
+    from .._device import device
 
 E = TypeVar("E", bound=enum.Enum)
 

@@ -6,7 +6,7 @@ import typing
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 
 
 class descriptor:

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..device import device as _dev
-from ..platform import platform as _platform
+from .._device import device as _dev
+from .._platform import platform as _platform
 from . import _decode
 from . import device as _device_info
 from ._descriptor import descriptor
 
 if TYPE_CHECKING:
-    from ..context import context as _ctx
+    from .._context import context as _ctx
 
 
 def _common(dev_desc: descriptor) -> descriptor:

@@ -14,14 +14,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from .._aspect import aspect as _aspect
+from .._context import _wrap_device
+from .._device import device as _dev
+from .._exception import errc, exception
 from .._native import compiler_warnings_off
-from ..aspect import aspect as _aspect
-from ..context import _wrap_device
-from ..device import device as _dev
-from ..exception import errc, exception
+from .._platform import platform as _platform
+from .._range import range as _range
 from ..memory_model import memory_order, memory_scope
-from ..platform import platform as _platform
-from ..range import range as _range
 from . import _decode
 from ._descriptor import descriptor, sized_descriptor
 from .enums import device_type as _device_type
@@ -36,7 +36,7 @@ from .enums import global_mem_cache_type as _global_mem_cache_type
 from .enums import local_mem_type as _local_mem_type
 
 if TYPE_CHECKING:
-    from ..kernel_bundle.kernel_id import kernel_id
+    from .._kernel_bundle._kernel_id import kernel_id
 
 
 def _desc(name: str, return_type: Any, query: Callable[[_dev], Any]) -> descriptor:
@@ -388,7 +388,7 @@ partition_type_affinity_domain = _desc(
 
 def _built_in_kernel_ids(d: _dev) -> list[Any]:
     # Device information names kernel ids, and kernel bundles query devices (§4.6.4.2, §4.11).
-    from ..kernel_bundle.builtin import built_in_kernel_ids
+    from .._kernel_bundle.builtin import built_in_kernel_ids
 
     return built_in_kernel_ids(d)
 

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 import pyopencl as cl
 
+from .._exception import errc, exception
 from .._native import queued_time, translate
-from ..exception import errc, exception
 from ._descriptor import descriptor
 
 if TYPE_CHECKING:
-    from ..event import event
+    from .._event import event
 
 
 def _timestamp(field: str) -> Callable[[event], int]:

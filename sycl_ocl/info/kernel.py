@@ -10,7 +10,7 @@ from .._native import cl_call
 from ._descriptor import descriptor
 
 if TYPE_CHECKING:
-    from ..kernel_bundle.kernel import kernel as _kernel
+    from .._kernel_bundle._kernel import kernel as _kernel
 
 
 def _info(k: _kernel, param: Any) -> Any:

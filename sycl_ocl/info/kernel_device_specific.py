@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from .._exception import errc, exception
 from .._native import translate
-from ..exception import errc, exception
-from ..range import range as _range
+from .._range import range as _range
 from ._descriptor import descriptor
 
 if TYPE_CHECKING:
-    from ..device import device as _device
-    from ..kernel_bundle.kernel import kernel as _kernel
+    from .._device import device as _device
+    from .._kernel_bundle._kernel import kernel as _kernel
 
 _WG = cl.kernel_work_group_info
 _SG = cl.kernel_sub_group_info

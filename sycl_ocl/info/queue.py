@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..context import context as _context
-from ..device import device as _device
+from .._context import context as _context
+from .._device import device as _device
 from ._descriptor import descriptor
 
 context = descriptor("queue", "context", _context, lambda q: q.get_context())

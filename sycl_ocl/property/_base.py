@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar, TypeVar
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 
 P = TypeVar("P", bound="Property")
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from ._base import Property
 
 if TYPE_CHECKING:
-    from ..context import context
+    from .._context import context
 
 _BUFFERS = frozenset({"buffer"})
 

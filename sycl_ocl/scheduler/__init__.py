@@ -6,53 +6,102 @@ state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wr
 ``op`` (an operation of the DAG), ``lane`` (a queue's OpenCL queue), ``memory_object``
 (a buffer's coherence record), ``context_record``, ``intervals``, ``coherence`` (planning),
 ``issue`` (enqueueing), ``progress`` (deferred ops), ``hostops`` (host tasks, read-backs),
-``holds`` (host accessors), ``lifetime`` (buffer destruction), ``command_group`` (the entry
-point: ``open_lane``, ``submit``), ``replay`` (the fast paths: the plan cache, shapes and
-their ``launch``, the direct USM launch, prepared kernels; one contract, docs/scheduler.md
-"Fast paths"), ``trace`` (the recorder behind ``sycl_ocl.tools``).
+``holds`` (host accessors), ``lifetime`` (buffer destruction), ``handles`` (what a buffer's
+handles change), ``command_group`` (the entry point: ``open_lane``, ``submit``), ``replay``
+(the fast paths: the plan cache, shapes and their ``launch``, the direct USM launch, prepared
+kernels; one contract, docs/scheduler.md "Fast paths"), ``trace`` (the recorder behind
+``sycl_ocl.tools``).
+
+This module is the scheduler's front door: the layers above import what they use from here,
+never from a submodule (a contract of ``lint-imports``, docs/scheduler.md "Layers").
 """
 
 from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
 from .command import COMPLETE, Command, NativeCommand
 from .command_group import open_lane, submit
+from .graph import GraphReplay, Step
+from .handles import add_handle, adopt, drop_handle, native_buffers, set_final_data, set_write_back
+from .holds import acquire as acquire_hold
+from .holds import check_wait
+from .holds import release as release_hold
 from .lane import Lane
+from .lifetime import check_destruction, destroy, finalize, may_call_user, own, writeable_alias
 from .memory_object import MemoryObject, TransferCounters
 from .op import Op
+from .progress import run_logged
 from .replay.direct import FIXED_VALUES, Last, Launcher
 from .replay.prepared import PreparedKernel
 from .replay.shape import Shape, keep, launch, matching
 from .requirement import FRONTIER_CAP, READ, WRITE, Requirement, conflicts
 from .runtime import RUNTIME
+from .trace import DEFAULT_CAPACITY, REASONS, LaneRecord, MemoryRecord, OpRecord, Recorder, recording
+from .trace import Snapshot as TraceSnapshot
+from .trace import recorder as trace_recorder
+from .trace import start as start_trace
+from .trace import stop as stop_trace
+from .usm_actions import SvmCopy, SvmFill, SvmMigrate
 
 __all__ = [
     "COMPLETE",
+    "DEFAULT_CAPACITY",
     "FIXED_VALUES",
     "FRONTIER_CAP",
     "READ",
+    "REASONS",
     "RUNTIME",
     "WRITE",
     "Barrier",
     "Command",
     "DeviceCopy",
     "DeviceFill",
+    "GraphReplay",
     "HostTask",
     "KernelLaunch",
     "Lane",
+    "LaneRecord",
     "Last",
     "Launcher",
     "MemoryObject",
+    "MemoryRecord",
     "NativeCommand",
     "NativeScope",
     "NativeTask",
     "Op",
+    "OpRecord",
     "PreparedKernel",
+    "Recorder",
     "Requirement",
     "Shape",
+    "Step",
+    "SvmCopy",
+    "SvmFill",
+    "SvmMigrate",
+    "TraceSnapshot",
     "TransferCounters",
+    "acquire_hold",
+    "add_handle",
+    "adopt",
+    "check_destruction",
+    "check_wait",
     "conflicts",
+    "destroy",
+    "drop_handle",
+    "finalize",
     "keep",
     "launch",
     "matching",
+    "may_call_user",
+    "native_buffers",
     "open_lane",
+    "own",
+    "recording",
+    "release_hold",
+    "run_logged",
+    "set_final_data",
+    "set_write_back",
+    "start_trace",
+    "stop_trace",
     "submit",
+    "trace_recorder",
+    "writeable_alias",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from .context_record import ContextRecord
 from .hostops import transfer_op
 from .intervals import gaps, insert, overlapping, remove

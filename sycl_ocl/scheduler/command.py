@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from .._exception import errc, exception
 from .._native import cl, status_name, translate
-from ..exception import errc, exception
 from ..info.enums import event_command_status
 from .pool import POOL
 

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 
 from .._async_errors import log
-from ..exception import errc, exception
+from .._exception import errc, exception
 from .coherence import access, restore
 from .command import Command
 from .hostops import prepare, start, transfer_op

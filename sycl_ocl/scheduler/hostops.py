@@ -17,8 +17,8 @@ from __future__ import annotations
 from contextlib import nullcontext, suppress
 from typing import TYPE_CHECKING, Any
 
+from .._exception import errc, exception
 from .._native import cl, translate
-from ..exception import errc, exception
 from . import trace
 from .actions import HostTask, NativeScope, NativeTask
 from .issue import enqueue_moves

@@ -6,8 +6,8 @@ from collections import deque
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from .._exception import errc, exception
 from .._native import cl
-from ..exception import errc, exception
 from .op import CL_COMPLETE, CL_STATUS, DONE, RUNNING
 from .runtime import RUNTIME
 

@@ -26,8 +26,8 @@ import numpy as np
 
 from .. import _async_errors
 from .._async_errors import log
+from .._exception import exception
 from .._native import cl, translate
-from ..exception import exception
 from . import holds
 from .coherence import access
 from .hostops import prepare, transfer_op

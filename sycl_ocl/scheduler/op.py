@@ -12,8 +12,8 @@ import threading
 from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
+from .._exception import errc, exception
 from .._native import cl, events
-from ..exception import errc, exception
 from ..info.enums import event_command_status
 from . import trace
 from .command import cl_status

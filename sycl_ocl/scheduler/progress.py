@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._async_errors import log
+from .._exception import exception
 from .._native import cl, threads
-from ..exception import exception
 from .issue import issue
 from .op import DEFERRED, DONE, Op
 from .pool import POOL

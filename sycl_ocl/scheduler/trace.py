@@ -294,6 +294,11 @@ def stop() -> Recorder | None:
     return recorder
 
 
+def recorder() -> Recorder | None:
+    """The recorder that runs (None when none does)."""
+    return RECORDER
+
+
 def recording() -> bool:
     """Whether a recorder runs: a queue made now gets an OpenCL profiling queue."""
     return RECORDER is not None

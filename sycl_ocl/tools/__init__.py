@@ -10,8 +10,12 @@ A sycl_ocl extension. Record, then draw::
     trace.save("run")           # run.dot, run.json, run.png
 
 ``python -m sycl_ocl trace SCRIPT [args]`` does the same around a script.
+
+``build_cache_stats()`` counts the kernel builds: in memory, from the disk cache, stored
+(docs/kernels.md, "The build cache").
 """
 
+from .._kernel_bundle import build_cache_stats
 from .chrome import to_chrome_trace, to_chrome_trace_json
 from .dot import to_dot
 from .model import Span, Trace
@@ -21,6 +25,7 @@ from .timeline import save_timeline, timeline_available
 __all__ = [
     "Span",
     "Trace",
+    "build_cache_stats",
     "current_trace",
     "save_timeline",
     "start_tracing",

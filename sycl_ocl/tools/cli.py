@@ -11,7 +11,7 @@ import runpy
 import sys
 from collections.abc import Sequence
 
-from ..scheduler.trace import DEFAULT_CAPACITY
+from ..scheduler import DEFAULT_CAPACITY
 from .recording import start_tracing, stop_tracing
 from .timeline import timeline_available
 

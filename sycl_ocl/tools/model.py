@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..scheduler.trace import REASONS, LaneRecord, MemoryRecord, OpRecord, Snapshot
+from ..scheduler import REASONS, LaneRecord, MemoryRecord, OpRecord
+from ..scheduler import TraceSnapshot as Snapshot
 
 HOST_LANE = "host"
 

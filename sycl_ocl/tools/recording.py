@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..exception import errc, exception
-from ..scheduler import trace
+from .._exception import errc, exception
+from ..scheduler import DEFAULT_CAPACITY, Recorder, start_trace, stop_trace, trace_recorder
 from .model import Trace
 
 
-def start_tracing(capacity: int = trace.DEFAULT_CAPACITY, title: str = "sycl_ocl trace") -> None:
+def start_tracing(capacity: int = DEFAULT_CAPACITY, title: str = "sycl_ocl trace") -> None:
     """Record the commands submitted from now on (a sycl_ocl extension, docs/tracing.md).
 
     The recorder keeps the last ``capacity`` commands. Every queue constructed while it runs
@@ -24,7 +24,7 @@ def start_tracing(capacity: int = trace.DEFAULT_CAPACITY, title: str = "sycl_ocl
     """
     if capacity < 1:
         raise exception(errc.invalid, f"start_tracing: capacity must be at least 1, got {capacity}")
-    trace.start(capacity).title = title
+    start_trace(capacity).title = title
 
 
 def current_trace() -> Trace:
@@ -47,12 +47,12 @@ def stop_tracing() -> Trace:
         sycl.exception: ``errc.invalid`` when no recording runs.
     """
     recorder = _running()
-    trace.stop()
+    stop_trace()
     return Trace(recorder.snapshot(), recorder.title)
 
 
-def _running() -> trace.Recorder:
-    recorder = trace.RECORDER
-    if recorder is None:
+def _running() -> Recorder:
+    running = trace_recorder()
+    if running is None:
         raise exception(errc.invalid, "no trace is being recorded: call sycl_ocl.tools.start_tracing() first")
-    return recorder
+    return running

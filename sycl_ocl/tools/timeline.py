@@ -15,7 +15,7 @@ from __future__ import annotations
 from importlib.util import find_spec
 from typing import Any
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 from .model import HOST_LANE, Span, Trace, color, lane_name
 
 BAR, TRANSFER, GAP = 0.5, 0.26, 0.3  # heights, in lane units, of a command row, a transfer row, a gap

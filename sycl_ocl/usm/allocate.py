@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from .._context import context
+from .._device import device
+from .._exception import errc, exception
 from .._native import cl, compiler_warnings_off
-from ..context import context
-from ..device import device
-from ..exception import errc, exception
+from .._queue import queue
 from ..property._base import property_list
-from ..queue import queue
 from . import allocation
 from .allocation import Allocation
 from .kinds import ATOMICS, NEEDS, alloc, svm_flags

@@ -19,8 +19,8 @@ import numpy as np
 from .._native import cl
 
 if TYPE_CHECKING:
-    from ..context import context
-    from ..device import device
+    from .._context import context
+    from .._device import device
     from .kinds import alloc
 
 

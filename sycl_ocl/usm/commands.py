@@ -12,16 +12,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._exception import errc, exception
 from .._native import cl
-from ..exception import errc, exception
-from ..scheduler.actions import Barrier
-from ..scheduler.usm_actions import SvmCopy, SvmFill, SvmMigrate
+from ..scheduler import Barrier, SvmCopy, SvmFill, SvmMigrate
 from .kinds import alloc
 from .pointer import usm_ptr
 from .sizes import as_int, non_negative
 
 if TYPE_CHECKING:
-    from ..handler import handler
+    from .._handler import handler
 
 _MAX_FILL_PATTERN = 128  # clEnqueueSVMMemFill: a power of two up to the largest OpenCL type
 

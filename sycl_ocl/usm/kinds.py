@@ -8,7 +8,7 @@
 
 Coarse-grain memory would need ``clEnqueueSVMMap``/``Unmap`` around every host access; the host
 never touches device allocations, so no map is ever needed. The aspects that permit each kind
-are read from the same SVM capabilities (``aspect.py``).
+are read from the same SVM capabilities (``_aspect.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import enum
 
 import pyopencl as cl
 
-from ..aspect import aspect
+from .._aspect import aspect
 
 
 class alloc(enum.Enum):

@@ -11,13 +11,13 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from ..range import SIZE_END, range
+from .._range import SIZE_END, range
 from ..scheduler import FIXED_VALUES, Last, Launcher, PreparedKernel
 from . import allocation
 from .pointer import usm_ptr
 
 if TYPE_CHECKING:
-    from ..kernel_bundle.kernel import kernel
+    from .._kernel_bundle._kernel import kernel
     from ..scheduler import Lane
 
 

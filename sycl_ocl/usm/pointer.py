@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
+from .._exception import errc, exception
 from .._exchange import HostExport
-from ..exception import errc, exception
 from .allocation import Allocation
 from .kinds import alloc
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
-from ..exception import errc, exception
+from .._exception import errc, exception
 
 
 def as_int(what: str, value: Any) -> int:

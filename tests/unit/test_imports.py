@@ -69,8 +69,8 @@ def test_module_imports_first(name: str, import_errors: dict[str, str]) -> None:
 # What a bare ``import sycl_ocl`` loads (docs/performance.md, "Import time"): the object model;
 # the runtime and the extensions load on first access of a name that needs them.
 LAZY_MODULES = [
-    "sycl_ocl.queue", "sycl_ocl.handler", "sycl_ocl.buffer", "sycl_ocl.accessor", "sycl_ocl.event",
-    "sycl_ocl.scheduler", "sycl_ocl.kernel_bundle", "sycl_ocl.graph", "sycl_ocl.ext", "sycl_ocl.usm",
+    "sycl_ocl._queue", "sycl_ocl._handler", "sycl_ocl._buffer", "sycl_ocl._accessor", "sycl_ocl._event",
+    "sycl_ocl.scheduler", "sycl_ocl._kernel_bundle", "sycl_ocl.graph", "sycl_ocl.ext", "sycl_ocl.usm",
     "sycl_ocl.interop", "sycl_ocl.library", "sycl_ocl._command_buffer", "sycl_ocl.scheduler.trace",
 ]
 
@@ -95,17 +95,18 @@ def _loaded(use: str) -> tuple[list[str], list[str]]:
 def test_bare_import_loads_only_the_object_model() -> None:
     bare, used = _loaded("sycl_ocl.queue, sycl_ocl.ext.oneapi.experimental, sycl_ocl.malloc_device, "
                          "sycl_ocl.library, sycl_ocl.make_queue")
-    assert "sycl_ocl.device" in bare and "sycl_ocl.context" in bare
-    runtime = ("sycl_ocl.scheduler.", "sycl_ocl.kernel_bundle.")
+    assert "sycl_ocl._device" in bare and "sycl_ocl._context" in bare
+    runtime = ("sycl_ocl.scheduler.", "sycl_ocl._kernel_bundle.")
     assert not [m for m in bare if m in LAZY_MODULES or m.startswith(runtime)]
     assert set(LAZY_MODULES) <= set(used)
 
 
 @pytest.mark.parametrize("use", [
     "",
-    "import sycl_ocl.ext.oneapi.experimental",  # loads queue.py, handler.py, ... through the graph
-    "from sycl_ocl.queue import queue; from sycl_ocl.kernel_bundle import kernel_bundle",
-    "import sycl_ocl.accessor, sycl_ocl.buffer, sycl_ocl.event, sycl_ocl.handler, sycl_ocl.interop_handle",
+    "import sycl_ocl.ext.oneapi.experimental",  # loads _queue.py, _handler.py, ... through the graph
+    "from sycl_ocl._queue import queue; from sycl_ocl._kernel_bundle import kernel_bundle",
+    "import sycl_ocl._accessor, sycl_ocl._buffer, sycl_ocl._event, sycl_ocl._handler, "
+    "sycl_ocl._interop_handle",
 ])
 def test_public_names_survive_their_modules_loading(use: str) -> None:
     """``sycl_ocl.queue`` is the class however its module got loaded (the import system binds
@@ -118,7 +119,7 @@ wrong = [n for n in sycl_ocl.__all__ if isinstance(getattr(sycl_ocl, n), types.M
          and n not in ("ext", "info", "library", "property", "usm")]
 assert not wrong, wrong
 from sycl_ocl import queue, usm_ptr
-assert sycl_ocl.queue is queue and queue.__module__ == "sycl_ocl.queue"
+assert sycl_ocl.queue is queue and queue.__module__ == "sycl_ocl._queue"
 """
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from time import monotonic_ns
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..._exception import exception
 from ..._native import cl, translate
-from ...exception import exception
 from .. import trace
 from ..actions import KernelLaunch
 from ..command_group import submit

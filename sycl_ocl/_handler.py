@@ -12,7 +12,7 @@ import numpy as np
 import pyopencl as cl
 
 from ._accessor import accessor, host_task_body, local_accessor
-from ._event import event, event_list
+from ._event import event, event_list, event_of
 from ._exception import errc, exception
 from ._interop_handle import interop_handle
 from ._kernel_bundle.bundle import kernel_bundle
@@ -33,7 +33,9 @@ from .scheduler import (
     NativeTask,
     Requirement,
     Shape,
+    keep,
     launch,
+    matching,
     submit,
 )
 from .usm import commands as usm_commands
@@ -64,19 +66,6 @@ class handler:
     # Made on first use: most command groups set none (fewer stores and checks per submit).
     _settings: _Settings | None
     _call: tuple[Any, ...]  # a launch of a known shape: its arguments (set with the shape as the action)
-
-    @classmethod
-    def _make(cls, where: Origin) -> handler:
-        """The handler of a new command group for ``where`` (a queue, or a command graph's
-        ``GraphOrigin``). ``queue.submit`` makes it in place: with no ``__init__``, ``handler()``
-        costs no Python call (tests/test_handler.py checks that both make the same handler)."""
-        h = cls()
-        h._origin = where
-        h._accessors = []
-        h._requirements = []
-        h._action = None
-        h._settings = None
-        return h
 
     @property
     def _lane(self) -> Lane | None:
@@ -280,30 +269,12 @@ class handler:
         else:
             sizes = _sizes(rng)
         # A launch of a shape this lane launched before (checked then, rule S20) is recorded as
-        # that shape: kept by the window of the command group's first accessor, with the same
-        # sizes and arguments of the same kinds (each accessor this command group's, with the
-        # very requirement; each scalar of the same type). Here, not in a method of its own: the
-        # call would cost a third of what it does.
+        # that shape: kept by the window of the command group's first accessor.
         accessors = self._accessors
         if accessors and self._settings is None:
-            lane = self._origin._lane
-            try:
-                shapes = accessors[0]._win.shapes
-                shape: Shape | None = shapes.get(kernel)
-                if shape is not None and shape.lane is not lane:
-                    shape = shapes.get((kernel, lane))  # another queue's, kept beside the first's
-            except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
-                shape = None
-            if shape is not None and shape.sizes == sizes and len(args) == len(shape.signature):
-                signature = shape.signature
-                for index in shape.bindings:  # not zip or enumerate: either costs more than its body
-                    arg = args[index]
-                    if (type(arg) is not accessor or arg._win.req is not signature[index]
-                            or arg not in accessors):
-                        return self._launch(kernel, sizes, args)
-                for index in shape.scalars:
-                    if type(args[index]) is not signature[index]:
-                        return self._launch(kernel, sizes, args)
+            shape = matching(accessors[0]._win.shapes, kernel, self._origin._lane, sizes, args, accessors,
+                             accessor)
+            if shape is not None:
                 if self._action is not None:
                     raise _two_actions()
                 self._action = shape
@@ -344,11 +315,9 @@ class handler:
         plain = self._settings is None  # no set_arg(s), bundle or specialization constant
         signature = _signature(args) if plain and first is not None and first._win.shared else None
         if signature is not None and first is not None and self._lane is not None:
-            shapes = first._win.shapes
-            known = shapes.get(kernel)  # another queue's launch of the kernel stays, under (kernel, lane)
-            shapes[kernel if known is None or known.lane is self._lane else (kernel, self._lane)] = Shape(
-                self._lane, resolved, global_size, local_size, offset, signature, list(self._requirements),
-                sizes)
+            shape = Shape(self._lane, resolved, global_size, local_size, offset, signature,
+                          list(self._requirements), sizes)
+            keep(first._win.shapes, kernel, shape)
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
 
@@ -520,13 +489,10 @@ class handler:
         lane = self._lane
         assert lane is not None  # a graph's handler records instead
         if type(action) is Shape:
-            op = launch(lane, action, self._call, self._requirements, self._depends)
+            op = launch(action, self._call, self._requirements, self._depends)
         else:
             op = submit(lane, self._final_action(), self._requirements, self._depends)
-        ev = _new(event)  # event(op, self._context), in place (as the queue's shortcuts do)
-        ev._cmd = op
-        ev._context = self._context
-        return ev
+        return event_of(op, self._context)
 
     def _final_action(self) -> Any:
         """The command group's action as the scheduler or a command graph takes it (a barrier
@@ -582,7 +548,19 @@ class GraphOrigin:
 
 _DEFAULTS = _Settings()  # of a command group that set none; never changed
 _HOST_TASK = target.host_task  # read per accessor: a module constant costs less than the enum's lookup
-_new = object.__new__
+
+
+def make_handler(where: Origin) -> handler:
+    """The handler of a new command group for ``where`` (a queue, or a command graph's
+    ``GraphOrigin``): the one way a handler is made. A function, not a classmethod or an
+    ``__init__``: either call costs twice as much, on every submit."""
+    h = handler()
+    h._origin = where
+    h._accessors = []
+    h._requirements = []
+    h._action = None
+    h._settings = None
+    return h
 
 
 def event_commands(events: event | Iterable[event]) -> list[Command]:

@@ -14,9 +14,9 @@ from ._async_errors import AsyncErrors
 from ._backend import backend
 from ._context import AsyncHandler, context
 from ._device import device
-from ._event import event
+from ._event import event, event_of
 from ._exception import errc, exception
-from ._handler import event_commands, global_size, handler, kernel_args
+from ._handler import event_commands, global_size, handler, kernel_args, make_handler
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._kernel_bundle.resolve import resolve_kernel
 from ._native import translate
@@ -193,22 +193,12 @@ class queue(NativeWrapper, PropertyHolder):
         """
         if secondary_queue is not None:
             return self._submit_or_fall_back(cgf, secondary_queue)
-        # handler._make(self), in place: the call costs as much as the stores
-        # (tests/test_handler.py checks that both make the same handler).
-        h = handler()
-        h._origin = self
-        h._accessors = []
-        h._requirements = []
-        h._action = None
-        h._settings = None
+        h = make_handler(self)
         cgf(h)
         action = h._action
         if type(action) is Shape and h._settings is None and self._recording is None:
             # h._submit() of a launch of a known shape with nothing to wait for, in place
-            ev = _new(event)
-            ev._cmd = launch(self._lane, action, h._call, h._requirements)
-            ev._context = self._context
-            return ev
+            return event_of(launch(action, h._call, h._requirements), self._context)
         if self._recording is None and not h._depends:
             return h._submit()
         return self._finish(h)
@@ -270,7 +260,7 @@ class queue(NativeWrapper, PropertyHolder):
             if depends_on is None:
                 op = self._shortcut(kernel).launch(1, args)
                 if op is not None:
-                    return event(op, self._context)
+                    return event_of(op, self._context)
             deps = _commands(depends_on)
             if deps is not None:
                 return self._direct(kernel, (1,), args, deps)
@@ -292,10 +282,7 @@ class queue(NativeWrapper, PropertyHolder):
                     shortcut = self._shortcut(kernel)
                 op = shortcut.launch(rng, args)
                 if op is not None:
-                    ev = _new(event)  # event(op, self._context), in place
-                    ev._cmd = op
-                    ev._context = self._context
-                    return ev
+                    return event_of(op, self._context)
             if not isinstance(rng, nd_range):
                 deps = _commands(depends_on)
                 if deps is not None:
@@ -326,7 +313,7 @@ class queue(NativeWrapper, PropertyHolder):
         if svm_args:  # the twin of these SVM arguments (``kernel._for_svm``), looked up in place
             found = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
         launch = KernelLaunch(found, size, None, None, memory, ())
-        return event(submit(self._lane, launch, (), deps), self._context)
+        return event_of(submit(self._lane, launch, (), deps), self._context)
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:
         """``submit`` of one ``memcpy`` between USM pointers and numpy arrays (§4.6.5.2)."""
@@ -361,7 +348,7 @@ class queue(NativeWrapper, PropertyHolder):
 
     def _one(self, depends_on: Any, member: Callable[..., None], *args: Any) -> event:
         """Submit a command group of one handler member call (the shortcuts)."""
-        h = handler._make(self)
+        h = make_handler(self)
         if depends_on is not None:
             h.depends_on(depends_on)
         member(h, *args)
@@ -411,7 +398,6 @@ class queue(NativeWrapper, PropertyHolder):
         return f"<sycl.queue on {self._device!r}>"
 
 
-_new = object.__new__
 
 
 def _commands(events: Any) -> Sequence[Command] | None:

@@ -33,7 +33,7 @@ from .functional import as_combiner, check_takes, known_identity
 from .property import property_list
 from .property._base import Property, PropertyHolder, make_property_list
 from .property.reduction import initialize_to_identity
-from .scheduler import KernelLaunch, Lane, Shape
+from .scheduler import KernelLaunch, Lane, Shape, keep, matching
 from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
@@ -241,16 +241,16 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> K
     if shapes is None:
         return _kernel_launch(h, found, call, sizes)
     key = (spec, codes, lane)
-    shape = shapes.get(key)
-    if shape is not None and shape.sizes == sizes and _fits(shape, call, h._accessors):
+    shape = matching(shapes, key, lane, sizes, call, h._accessors, accessor)
+    if shape is not None:
         h._call = call
         return shape
     action = _kernel_launch(h, found, call, sizes)
     signature = _signature(found, variables, args)
     if signature is not None:
         global_size, local_size, offset = found.plan.sizes
-        shapes[key] = Shape(lane, found.plan.kernel, global_size, local_size, offset, signature,
-                            list(h._requirements), sizes)
+        keep(shapes, key, Shape(lane, found.plan.kernel, global_size, local_size, offset, signature,
+                                list(h._requirements), sizes))
     return action
 
 
@@ -262,19 +262,6 @@ def _shapes(h: handler, settings: Any) -> dict[Any, Shape] | None:
     if settings is not None or not accessors or not accessors[0]._win.shared:
         return None
     return accessors[0]._win.shapes
-
-
-def _fits(shape: Shape, call: tuple[Any, ...], accessors: list[accessor]) -> bool:
-    """Whether ``call`` launches ``shape``: the same number of arguments, each accessor this
-    command group's with the very requirement, each scalar of the same type."""
-    signature = shape.signature
-    if len(call) != len(signature):
-        return False
-    for index in shape.bindings:
-        arg = call[index]
-        if type(arg) is not accessor or arg._win.req is not signature[index] or arg not in accessors:
-            return False
-    return all(type(call[index]) is signature[index] for index in shape.scalars)
 
 
 def _signature(found: _Prepared, variables: tuple[Any, ...], args: tuple[Any, ...]) -> tuple[Any, ...] | None:

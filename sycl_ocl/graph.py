@@ -20,14 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from ._context import context
 from ._device import device
-from ._event import event
+from ._event import event, event_of
 from ._exception import errc, exception
-from ._handler import GraphOrigin, handler
+from ._handler import GraphOrigin, handler, make_handler
 from .property import graph as graph_props
 from .property import node as node_props
 from .property._base import PropertyHolder, make_property_list, property_list
 from .scheduler import (
+    FRONTIER_CAP,
+    READ,
     RUNTIME,
+    WRITE,
     DeviceCopy,
     DeviceFill,
     GraphReplay,
@@ -38,6 +41,7 @@ from .scheduler import (
     SvmCopy,
     SvmFill,
     SvmMigrate,
+    conflicts,
 )
 
 if TYPE_CHECKING:
@@ -186,9 +190,6 @@ def _node_type(action: Any, member: str | None) -> node_type:
     return node_type.empty
 
 
-FRONTIER_CAP = 16  # accesses remembered per memory object (as the scheduler's, rule S15)
-
-
 class _Graph:
     """The state of a modifiable graph, shared by its queues (weakly) and its handle."""
 
@@ -202,8 +203,8 @@ class _Graph:
         self.nodes: list[node] = []
         self.queues: list[queue] = []  # recording to this graph
         self.last_of: dict[int, node] = {}  # the last node of each in-order recording queue
-        # Per memory object, the accesses later nodes may conflict with: (node, view_lo, view_hi, writes).
-        self.accesses: dict[MemoryObject, list[tuple[node, int, int, bool]]] = {}
+        # Per memory object, the accesses later nodes may conflict with: (node, view_lo, view_hi, kind).
+        self.accesses: dict[MemoryObject, list[tuple[node, int, int, int]]] = {}
 
     # --- adding nodes -------------------------------------------------------------------
 
@@ -240,21 +241,21 @@ class _Graph:
 
     def _conflicts(self, n: node, req: Requirement) -> list[node]:
         """The earlier nodes ``n``'s access ``req`` conflicts with (rule S2); remembers it."""
-        lo, hi, writes = req.view_lo, req.view_hi, req.writes
+        lo, hi, kind = req.view_lo, req.view_hi, WRITE if req.writes else READ
         found, kept = [], []
         for entry in self.accesses.get(req.memory, ()):
-            other, elo, ehi, ewrites = entry
+            other, elo, ehi, ekind = entry
             if other is n or ehi <= lo or elo >= hi:
                 kept.append(entry)
                 continue
-            if writes or ewrites:
+            if conflicts(kind, ekind):
                 found.append(other)
-                if writes and lo <= elo and ehi <= hi:
+                if kind == WRITE and lo <= elo and ehi <= hi:
                     continue  # superseded: later nodes reach it through n
             kept.append(entry)
         if len(kept) >= FRONTIER_CAP:
             found.append(kept.pop(0)[0])  # still reached, through n
-        kept.append((n, lo, hi, writes))
+        kept.append((n, lo, hi, kind))
         self.accesses[req.memory] = kept
         return found
 
@@ -399,7 +400,7 @@ class command_graph(PropertyHolder):
         after = [] if dep is None else [dep] if isinstance(dep, node) else list(dep)
         if props.has_property(node_props.depends_on):
             after += props.get_property(node_props.depends_on).get_nodes()
-        h = handler._make(GraphOrigin(graph.context, graph.device))
+        h = make_handler(GraphOrigin(graph.context, graph.device))
         if cgf is not None:
             cgf(h)
         with graph.lock:
@@ -550,7 +551,7 @@ def record(q: queue, h: handler) -> event:
                 _start(graph, q)
     with graph.lock:
         n = graph.add_node(h, (), q)
-    return event(n._cmd, q.get_context())
+    return event_of(n._cmd, q.get_context())
 
 
 def _steps(nodes: Sequence[node]) -> list[Step]:

@@ -15,7 +15,7 @@ from ._backend import backend
 from ._buffer import buffer
 from ._context import AsyncHandler, _wrap_device, context
 from ._device import device
-from ._event import event
+from ._event import event, event_of
 from ._exception import errc, exception
 from ._interop_handle import require_opencl
 from ._platform import platform
@@ -104,4 +104,4 @@ def make_event(native: cl.Event, ctx: context) -> event:
     _expect(ctx, context, "make_event's second argument")
     if native.get_info(cl.event_info.CONTEXT) != ctx._native:
         raise exception(errc.invalid, "make_event: the event does not belong to the given context", ctx)
-    return event(RUNTIME.native_command(native), ctx)
+    return event_of(RUNTIME.native_command(native), ctx)

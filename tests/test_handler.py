@@ -215,14 +215,3 @@ def test_parallel_for_help_says_how_arguments_reach_the_kernel_and_its_example_r
     data = np.arange(8, dtype=np.float32)
     exec(example, {"sycl": sycl, "q": sycl.queue(), "data": data})  # registers once: no device loop
     np.testing.assert_array_equal(data, np.arange(8, dtype=np.float32) * 2)
-
-
-def test_submit_makes_its_handler_as_the_class_does(queue: sycl.queue) -> None:
-    """``queue.submit`` makes its handler in place, a copy of ``handler._make``: both make the
-    same handler."""
-    seen: list[sycl.handler] = []
-    queue.submit(seen.append).wait()
-    made = sycl.handler._make(queue)
-    fields = [name for name in sycl.handler.__slots__ if name != "_call"]  # _call: set with a shape
-    assert [getattr(seen[0], name) for name in fields] == [getattr(made, name) for name in fields]
-    assert not hasattr(seen[0], "_call") and not hasattr(made, "_call")

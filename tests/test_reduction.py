@@ -397,7 +397,7 @@ def test_repeated_launches_combine_each_time_into_the_variable(queue: sycl.queue
     assert other[0] == (rounds // 4) * x[: n // 2].sum()
     # The repeated launch is kept as a shape with the variable's buffer, bound to a cl_kernel
     # of its own (docs/reductions.md, "Repeated launches").
-    assert any(shape.native is not None for shape in shapes)
+    assert any(shape.prepared is not None for shape in shapes)
 
 
 def test_a_kept_launch_still_refuses_another_command_groups_accessor(queue: sycl.queue) -> None:

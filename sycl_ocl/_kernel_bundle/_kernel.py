@@ -42,11 +42,10 @@ class kernel(NativeWrapper):
     """
 
     __slots__ = (
-        "_args_set", "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_local_room", "_locals",
+        "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_local_room", "_locals",
         "_name", "_params", "_program", "_reqd", "_svm_twins", "_wanted",
     )
 
-    _args_set: Sequence[Any] | None
     _bits: int
     _ctx_native: cl.Context
     _device_ptrs: frozenset[int]
@@ -89,7 +88,6 @@ class kernel(NativeWrapper):
         params: Sequence[KernelParam] | None,
     ) -> None:
         self._bind(native)
-        self._args_set = None  # the argument list ``_set_args`` set last, None when unknown
         self._program = program  # keeps the program alive as long as the kernel (driver defect)
         self._ctx_native = program.context
         # The devices the program was built for (its image's), never all of its context's:
@@ -258,8 +256,8 @@ class kernel(NativeWrapper):
         refuses a ``cl_mem`` argument on a kernel that had an SVM pointer set
         (docs/devices/repro/svm_then_buffer.py, docs/usm.md). Buffer-only launches of a
         handler keep the kernel's own ``cl_kernel``, the one ``get_native`` returns; the
-        queue shortcuts' fast launches take a twin for every ``svm_args``, 0 included, since
-        they leave their arguments set (``_set_args``).
+        queue shortcuts' fast launches take a ``cl_kernel`` of their own for every
+        ``svm_args`` (``_private``), since they leave their arguments set.
         """
         twins = self._svm_twins
         twin = twins.get(svm_args)
@@ -291,35 +289,27 @@ class kernel(NativeWrapper):
                 that does not fit its declared type.
         """
         # The caller holds the scheduler lock, which keeps set_args + enqueue atomic.
-        self._args_set = None
-        try:
-            self._native.set_args(*args)
-        except ARGUMENT_ERRORS as error:
-            raise self._argument_error(args, error) from error
+        self._set_on(self._native, args)
         if 0 in global_size:
             return cl.enqueue_marker(cl_queue, wait_for=wait_for)
         return cl.enqueue_nd_range_kernel(cl_queue, self._native, global_size, local_size, offset, wait_for)
 
-    def _set_args(self, args: Sequence[Any]) -> None:
-        """Set ``args`` on a twin (``_for_svm``), whose ``cl_kernel`` nobody else sets
-        arguments on, and remember them as set (``_args_set``): OpenCL keeps a kernel's
-        arguments between enqueues, so a launch with that very list need not set it again
-        (``direct.Launcher``: the queue shortcuts reuse one list per launch and never change
-        it). The caller holds the scheduler lock.
+    def _set_on(self, native: cl.Kernel, args: Sequence[Any]) -> None:
+        """Set ``args`` on ``native``, a ``cl_kernel`` of this kernel's function (its own, or
+        one of ``_private``'s). The caller holds the scheduler lock.
 
         Raises:
             sycl.exception: as ``_enqueue``.
         """
-        self._args_set = None
         try:
-            self._native.set_args(*args)
+            native.set_args(*args)
         except ARGUMENT_ERRORS as error:
             raise self._argument_error(args, error) from error
-        self._args_set = args
 
-    def _private(self, args: Sequence[Any]) -> cl.Kernel:
-        """A ``cl_kernel`` of this kernel's own with ``args`` set, that no launch changes: a
-        command graph's node, whose arguments stay set from one replay to the next.
+    def _private(self, args: Sequence[Any] | None) -> cl.Kernel:
+        """A ``cl_kernel`` of this kernel's own with ``args`` set (None: none yet), that no
+        launch of the kernel changes: a ``scheduler.PreparedKernel``'s, whose arguments stay
+        set from one launch to the next.
 
         Raises:
             sycl.exception: ``errc.kernel_argument`` as for a launch.
@@ -327,10 +317,8 @@ class kernel(NativeWrapper):
         private = self._new_native()
         if self._params is not None:
             _set_dtypes(private, self._params, self._bits)
-        try:
-            private.set_args(*args)
-        except ARGUMENT_ERRORS as error:
-            raise self._argument_error(args, error) from error
+        if args is not None:
+            self._set_on(private, args)
         return private
 
     def _new_native(self) -> cl.Kernel:

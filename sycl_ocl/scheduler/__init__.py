@@ -7,8 +7,10 @@ state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wr
 (a buffer's coherence record), ``context_record``, ``intervals``, ``coherence`` (planning),
 ``issue`` (enqueueing), ``progress`` (deferred ops), ``hostops`` (host tasks, read-backs),
 ``holds`` (host accessors), ``lifetime`` (buffer destruction), ``handles`` (what a buffer's
-handles change), ``shape`` (launches checked once), ``command_group`` (the entry point:
-``open_lane``, ``submit``, ``launch``), ``trace`` (the recorder behind ``sycl_ocl.tools``).
+handles change), ``command_group`` (the entry point: ``open_lane``, ``submit``), ``replay``
+(the fast paths: the plan cache, shapes and their ``launch``, the direct USM launch, prepared
+kernels; one contract, docs/scheduler.md "Fast paths"), ``trace`` (the recorder behind
+``sycl_ocl.tools``).
 
 This module is the scheduler's front door: the layers above import what they use from here,
 never from a submodule (a contract of ``lint-imports``, docs/scheduler.md "Layers").
@@ -16,8 +18,7 @@ never from a submodule (a contract of ``lint-imports``, docs/scheduler.md "Layer
 
 from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
 from .command import COMPLETE, Command, NativeCommand
-from .command_group import launch, open_lane, submit
-from .direct import FIXED_VALUES, Last, Launcher
+from .command_group import open_lane, submit
 from .graph import GraphReplay, Step
 from .handles import adopt, native_buffers, set_final_data, set_write_back
 from .holds import acquire as acquire_hold
@@ -38,9 +39,11 @@ from .lifetime import (
 from .memory_object import MemoryObject, TransferCounters
 from .op import Op
 from .progress import run_logged
-from .requirement import Requirement
+from .replay.direct import FIXED_VALUES, Last, Launcher
+from .replay.prepared import PreparedKernel
+from .replay.shape import Shape, keep, launch, matching
+from .requirement import FRONTIER_CAP, READ, WRITE, Requirement, conflicts
 from .runtime import RUNTIME
-from .shape import Shape
 from .trace import DEFAULT_CAPACITY, REASONS, LaneRecord, MemoryRecord, OpRecord, Recorder, recording
 from .trace import Snapshot as TraceSnapshot
 from .trace import recorder as trace_recorder
@@ -52,8 +55,11 @@ __all__ = [
     "COMPLETE",
     "DEFAULT_CAPACITY",
     "FIXED_VALUES",
+    "FRONTIER_CAP",
+    "READ",
     "REASONS",
     "RUNTIME",
+    "WRITE",
     "Barrier",
     "Command",
     "DeviceCopy",
@@ -72,6 +78,7 @@ __all__ = [
     "NativeTask",
     "Op",
     "OpRecord",
+    "PreparedKernel",
     "Recorder",
     "Requirement",
     "Shape",
@@ -86,9 +93,12 @@ __all__ = [
     "adopt",
     "check_destruction",
     "check_wait",
+    "conflicts",
     "end_handle",
     "finalize",
+    "keep",
     "launch",
+    "matching",
     "may_call_user",
     "native_buffers",
     "open_lane",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from .._native import cl
-from .memory_object import MISALIGNED
+from .replay.prepared import bind, copy_in, copy_out
 
 if TYPE_CHECKING:
     from .lane import Lane
@@ -33,8 +33,12 @@ class Kernel(Protocol):
                  args: Sequence[Any], wait_for: list[cl.Event] | None) -> cl.Event:
         """Set ``args`` and enqueue (sizes in OpenCL dimension order); the OpenCL event."""
 
-    def _private(self, args: Sequence[Any]) -> cl.Kernel:
-        """A ``cl_kernel`` of its own with ``args`` set, that nothing else changes (graphs)."""
+    def _private(self, args: Sequence[Any] | None) -> cl.Kernel:
+        """A ``cl_kernel`` of its own with ``args`` set (None: none yet), that nothing else
+        changes (``PreparedKernel``)."""
+
+    def _set_on(self, native: cl.Kernel, args: Sequence[Any]) -> None:
+        """Set ``args`` on ``native``, a ``cl_kernel`` of this kernel's function."""
 
 
 def _alloc(req: Requirement, lane: Lane) -> Allocation:
@@ -46,8 +50,8 @@ class KernelLaunch:
     """Enqueue a kernel; sizes in OpenCL dimension order.
 
     ``bindings`` holds the indices of the arguments that are requirements: each becomes the
-    ``cl_mem`` of the requirement's window in the lane's context, in ``args`` itself (a list
-    then: an action is enqueued once).
+    ``cl_mem`` of the requirement's window in the lane's context at the enqueue (``bind``; a
+    misaligned window runs on a scratch copy of its own).
     """
 
     kernel: Kernel
@@ -61,36 +65,11 @@ class KernelLaunch:
         if not self.bindings:
             return self.kernel._enqueue(lane.cl_queue, self.global_size, self.local_size, self.offset,
                                         self.args, wait_for)
-        args: list[Any] = self.args  # type: ignore[assignment]  # a list when there are bindings
-        post: list[tuple[Any, cl.Buffer, int, int]] = []
-        ctx = lane.ctx
-        for index in self.bindings:
-            req: Requirement = args[index]
-            alloc = req.memory.allocs[ctx]
-            lo, hi = req.lo, req.hi
-            mem = alloc.bound(lo, hi)
-            if mem is not MISALIGNED:
-                args[index] = mem
-                continue
-            # A misaligned window cannot be a sub-buffer: run on a scratch copy of it.
-            assert alloc.buf is not None  # bound() gives a window of no bytes the allocation's None
-            tmp = cl.Buffer(alloc.ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
-            keep.append(tmp)
-            if req.needs_old:
-                copied = cl.enqueue_copy(
-                    lane.cl_queue, tmp, alloc.buf, byte_count=hi - lo, src_offset=lo, wait_for=wait_for)
-                keep.append(copied)
-                wait_for = lane.after(copied)
-            if req.writes:
-                post.append((alloc, tmp, lo, hi))
-            args[index] = tmp
+        args, windows = bind(self.args, self.bindings, lane.context)
+        wait_for = copy_in(lane, windows, wait_for, keep)
         ev = self.kernel._enqueue(
             lane.cl_queue, self.global_size, self.local_size, self.offset, args, wait_for)
-        for alloc, tmp, lo, hi in post:
-            keep.append(ev)
-            ev = cl.enqueue_copy(
-                lane.cl_queue, alloc.buf, tmp, byte_count=hi - lo, dst_offset=lo, wait_for=lane.after(ev))
-        return ev
+        return copy_out(lane, windows, ev, keep)
 
 
 @dataclass(slots=True)

@@ -10,29 +10,28 @@ runs under the one scheduler lock, in submission order (rule S1); ``submit`` nev
 from __future__ import annotations
 
 from collections.abc import Sequence
-from time import monotonic_ns
 from typing import TYPE_CHECKING, Any
 
-from .._native import cl, translate
-from . import progress, trace
+from .._native import cl
+from . import progress
 from .actions import DeviceAction, HostTask, NativeTask
-from .coherence import depend_on, distinct, plan, replay, replayable, restore
-from .direct import enqueued
+from .coherence import plan, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
 from .op import DEFERRED, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
 from .refusal import UNDO, snapshot
+from .replay.plans import apply, depend_on, distinct, replayable
 from .runtime import RUNTIME
 from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .command import Command
-    from .memory_object import MemoryObject, Plan, Snapshot
+    from .memory_object import MemoryObject, Snapshot
+    from .replay.plans import Plan
     from .requirement import Requirement
-    from .shape import Shape
 
 
 def open_lane(
@@ -82,7 +81,7 @@ def _device_op(
         else:
             issue(op, events)
         if replays is not None:
-            replay(replays, op)
+            apply(replays, op)
         lane.add(op)
     except BaseException:
         if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
@@ -90,55 +89,6 @@ def _device_op(
             op.finish()
         raise
     return op
-
-
-def launch(
-    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
-    depends_on: Sequence[Command] = (),
-) -> Op:
-    """Schedule a kernel launch of ``shape`` with ``args`` (the accessors at its bindings)
-    for a command group of ``lane`` (docs/scheduler.md rule S20).
-
-    When the command group has the shape's requirements and nothing to wait for, and the
-    plans of the shape's last launch hold (``Shape.holds``), it is enqueued at once on the
-    memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
-    to decide. Otherwise ``submit`` plans it.
-    """
-    with RUNTIME: return _launch(lane, shape, args, requirements, depends_on)  # noqa: E701  # rule S26
-
-
-def _launch(
-    lane: Lane, shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
-    depends_on: Sequence[Command],
-) -> Op:
-    """``launch`` under the lock."""
-    native = shape.native  # None until bound (Shape.bind)
-    if (depends_on or native is None or trace.RECORDER is not None or requirements != shape.requirements
-            or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)
-            or not shape.holds()):
-        op = submit(lane, shape.action(args, True), requirements, depends_on)
-        if native is None:
-            shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
-        return op
-    kept = shape.set
-    for index in shape.scalars:  # a scalar not the very object kept: Shape.enqueue sets them all
-        if args[index] is not kept[index]:
-            native = None
-            break
-    submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
-    try:  # on the shape's own cl_kernel, whose arguments stay set, unless a scalar changed
-        if native is not None:
-            ev = cl.enqueue_nd_range_kernel(*shape.call)
-        else:
-            ev = shape.enqueue(lane.cl_queue, args)
-    except cl.Error as error:
-        raise translate(error, "enqueueing a command") from error
-    op = enqueued(lane, ev, None, submitted)
-    replay(shape.plans, op)  # type: ignore[arg-type]  # found by holds
-    return op
-
-
-
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:

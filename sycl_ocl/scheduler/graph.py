@@ -22,7 +22,8 @@ from .. import _command_buffer as cbuf
 from .._native import cl
 from .actions import Barrier, DeviceAction, DeviceCopy, DeviceFill, KernelLaunch
 from .coherence import merge
-from .memory_object import MISALIGNED, MemoryObject
+from .memory_object import MemoryObject
+from .replay.prepared import PreparedKernel, bind
 from .requirement import Requirement
 
 if TYPE_CHECKING:
@@ -73,75 +74,19 @@ class Step:
     after: tuple[int, ...]
 
 
-class _Window:
-    """A kernel argument bound to a window of a memory object, resolved once: the ``cl_mem``
-    the kernel receives. A misaligned window (no sub-buffer possible) runs on a scratch buffer,
-    copied in before the kernel (when the old contents are needed) and out after (when
-    written) at each replay."""
-
-    __slots__ = ("alloc", "arg", "copy_in", "copy_out", "lo", "scratch", "size")
-
-    def __init__(self, req: Requirement, ctx: ContextRecord) -> None:
-        alloc = req.memory.allocation(ctx)
-        lo, hi = req.lo, req.hi
-        self.alloc, self.lo, self.size = alloc, lo, hi - lo
-        self.scratch: cl.Buffer | None = None
-        self.copy_in = self.copy_out = False
-        self.arg: cl.Buffer | None = alloc.bound(lo, hi)
-        if self.arg is MISALIGNED:
-            self.arg = self.scratch = cl.Buffer(ctx.native, cl.mem_flags.READ_WRITE, hi - lo)
-            self.copy_in, self.copy_out = req.needs_old, req.writes
-
-    def buf(self) -> cl.Buffer:
-        """The whole allocation (a window with a scratch buffer has bytes)."""
-        assert self.alloc.buf is not None
-        return self.alloc.buf
-
-
-def _bound_args(launch: KernelLaunch, ctx: ContextRecord) -> tuple[list[Any], list[_Window]]:
-    args = list(launch.args)
-    windows = []
-    for index in launch.bindings:
-        window = _Window(args[index], ctx)
-        args[index] = window.arg
-        windows.append(window)
-    return args, windows
-
-
-class _PreparedKernel:
-    """A kernel node with its arguments set once on a ``cl_kernel`` of its own."""
-
-    __slots__ = ("global_size", "kernel", "local_size", "offset", "windows")
-
-    def __init__(self, launch: KernelLaunch, ctx: ContextRecord) -> None:
-        args, self.windows = _bound_args(launch, ctx)
-        self.kernel = launch.kernel._private(args)
-        self.global_size, self.local_size, self.offset = launch.global_size, launch.local_size, launch.offset
-
-    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
-        queue = lane.cl_queue
-        for w in self.windows:
-            if w.scratch is not None and w.copy_in:
-                wait_for = lane.after(cl.enqueue_copy(queue, w.scratch, w.buf(), byte_count=w.size,
-                                                      src_offset=w.lo, wait_for=wait_for))
-        ev = cl.enqueue_nd_range_kernel(queue, self.kernel, self.global_size, self.local_size, self.offset,
-                                        wait_for=wait_for)
-        for w in self.windows:
-            if w.scratch is not None and w.copy_out:
-                ev = cl.enqueue_copy(queue, w.buf(), w.scratch, byte_count=w.size, dst_offset=w.lo,
-                                     wait_for=lane.after(ev))
-        return ev
-
-
-def _prepared(action: DeviceAction, ctx: ContextRecord) -> Any:
+def _prepared(action: DeviceAction, context: ContextRecord) -> Any:
     """What a replay without a command buffer enqueues for one node (None: nothing)."""
     if isinstance(action, KernelLaunch):
-        return None if 0 in action.global_size else _PreparedKernel(action, ctx)
+        if 0 in action.global_size:
+            return None
+        args, windows = bind(action.args, action.bindings, context)
+        sizes = (action.global_size, action.local_size, action.offset)
+        return PreparedKernel(action.kernel, args, windows, sizes)
     if isinstance(action, Barrier):
         return None
     if isinstance(action, DeviceCopy | DeviceFill):
         for req in (action.src, action.dst) if isinstance(action, DeviceCopy) else (action.dst,):
-            req.memory.allocation(ctx)  # the replay finds it in the lane's context
+            req.memory.allocation(context)  # the replay finds it in the lane's context
     return action  # USM commands and device copies and fills enqueue themselves
 
 
@@ -163,16 +108,16 @@ class GraphReplay:
     __slots__ = ("_buffers", "_context", "_device", "_prepared", "_steps", "memories", "native",
                  "requirements")
 
-    def __init__(self, steps: Sequence[Step], ctx: ContextRecord, device: cl.Device) -> None:
+    def __init__(self, steps: Sequence[Step], context: ContextRecord, device: cl.Device) -> None:
         self._steps = tuple(steps)
-        self._context = ctx
+        self._context = context
         self._device = device
         # One replay of a graph at a time (the extension's rule): each replay also writes a
         # memory object of no bytes of its own, so the DAG orders it after the previous one.
         token = MemoryObject(0, None, None, False)
         self.requirements = (*union(steps), Requirement(token, 0, 0, True, False, 0, 1))
         self.memories = tuple(dict.fromkeys(r.memory for step in steps for r in step.requirements))
-        self._prepared = [p for p in (_prepared(step.action, ctx) for step in steps) if p is not None]
+        self._prepared = [p for p in (_prepared(step.action, context) for step in steps) if p is not None]
         self._buffers: dict[int, cbuf.CommandBuffer] = {}  # by the properties of the queues they suit
         setting = os.environ.get(NATIVE_ENV, "")
         wanted = setting == "1" or (setting != "0" and native_by_default(device))
@@ -216,14 +161,15 @@ class GraphReplay:
 
 
 def _record_step(commands: cbuf.CommandBuffer, action: DeviceAction, after: tuple[int, ...],
-                 ctx: ContextRecord) -> tuple[int, ...]:
+                 context: ContextRecord) -> tuple[int, ...]:
     """Record one node; returns the sync points a successor waits for."""
     if isinstance(action, KernelLaunch):
-        args, windows = _bound_args(action, ctx)
+        args, windows = bind(action.args, action.bindings, context)
+        prepared = PreparedKernel(action.kernel, args, windows)
         for w in windows:
             if w.scratch is not None and w.copy_in:
                 after = (commands.record_copy(w.buf(), w.scratch, w.size, src_offset=w.lo, after=after),)
-        point = commands.record_kernel(action.kernel._private(args), args, action.global_size,
+        point = commands.record_kernel(prepared.native, args, action.global_size,
                                        action.local_size, action.offset, after=after)
         for w in windows:
             if w.scratch is not None and w.copy_out:
@@ -231,13 +177,13 @@ def _record_step(commands: cbuf.CommandBuffer, action: DeviceAction, after: tupl
         return (point,)
     if isinstance(action, DeviceCopy):
         n = action.src.hi - action.src.lo
-        src, dst = action.src.memory.allocation(ctx).buf, action.dst.memory.allocation(ctx).buf
+        src, dst = action.src.memory.allocation(context).buf, action.dst.memory.allocation(context).buf
         if n == 0 or src is None or dst is None:
             return after
         return (commands.record_copy(src, dst, n, action.src.lo, action.dst.lo, after=after),)
     if isinstance(action, DeviceFill):
         lo, hi = action.dst.lo, action.dst.hi
-        buf = action.dst.memory.allocation(ctx).buf
+        buf = action.dst.memory.allocation(context).buf
         if hi == lo or buf is None:
             return after
         return (commands.record_fill(buf, action.pattern, hi - lo, lo, after=after),)

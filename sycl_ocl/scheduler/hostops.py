@@ -240,7 +240,7 @@ def _behind(op: Op) -> cl.CommandQueue | None:
         return None
     saved = 0
     for _, alloc, lo, hi, producer in op.moves:
-        if alloc.ctx is not lane.context:
+        if alloc.context is not lane.context:
             return None
         if producer is not None:
             saved += hi - lo
@@ -252,8 +252,8 @@ def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool 
     """Blocking copy of bytes ``[lo, hi)`` from ``alloc`` into the memory object's host copy,
     on ``queue`` (default: the context's transfer queue)."""
     host = memory.host_copy()
-    serial = alloc.ctx.serial
-    target = alloc.ctx.transfer_queue() if queue is None else queue
+    serial = alloc.context.serial
+    target = alloc.context.transfer_queue() if queue is None else queue
     try:
         if serial is not None:
             with serial:

@@ -49,8 +49,7 @@ class Lane:
         self.serial: Any = context.serial
 
     def add(self, op: Op) -> None:
-        """Record a newly submitted op (under the scheduler lock); ``direct.enqueued`` does the
-        same in place."""
+        """Record a newly submitted op (under the scheduler lock)."""
         ops = self.ops
         ops.append(op)
         self.last = op

@@ -360,15 +360,15 @@ def _give_back_to_native(memory: MemoryObject, native: Allocation) -> None:
     """Rule S23: a buffer made over a ``cl_mem`` (``make_buffer``) puts its bytes back into it
     when it ends, where commands of another context changed them: through the host, as any
     move between contexts."""
-    with RUNTIME: current = memory.holds_all(native.ctx.handle)  # noqa: E701  # one line (rule S26)
+    with RUNTIME: current = memory.holds_all(native.context.handle)  # noqa: E701  # one line (rule S26)
     if current or native.buf is None:
         return
     _read_all(memory, "write-back into the interop cl_mem")
     try:
-        cl.enqueue_copy(native.ctx.transfer_queue(), native.buf, memory.host_copy(), is_blocking=True)
+        cl.enqueue_copy(native.context.transfer_queue(), native.buf, memory.host_copy(), is_blocking=True)
     except cl.Error as error:
         raise translate(error, "writing an interop buffer's data back into its cl_mem",
-                        native.ctx.user_context()) from error
+                        native.context.user_context()) from error
     with RUNTIME: _count_give_back(memory)  # noqa: E701  # one line (rule S26)
 
 

@@ -17,9 +17,8 @@ from .context_record import ContextRecord
 from .intervals import Piece
 
 if TYPE_CHECKING:
-    from .lane import Lane
     from .op import Op
-    from .requirement import Requirement
+    from .replay.plans import Layout
 
 HOST = 0
 
@@ -28,62 +27,6 @@ Access = tuple["Op", int, int, int]
 MISALIGNED = object()  # ``Allocation.bound`` of a window that cannot be a sub-buffer
 # What planning changes, restored when a command cannot be enqueued.
 Snapshot = tuple[dict[int, list[Piece]], list[Access], bool]
-
-
-class Layout:
-    """Where a memory object stands (docs/scheduler.md rule S17): ``sig``, its frontier and
-    validity by position (each frontier entry's window, kind and lane; each copy's byte
-    intervals and their producers' lanes), whatever ops fill them. ``plans`` are the plans
-    that followed it: planning a requirement from a layout decides by position alone (which
-    entries it waits for, keeps, supersedes; which bytes it moves), so a plan made once
-    replays whenever the memory object is in that layout again."""
-
-    __slots__ = ("plans", "sig")
-
-    def __init__(self, sig: tuple[Any, ...]) -> None:
-        self.sig = sig
-        self.plans: list[Plan] = []
-
-
-class Plan:
-    """The plan of ``req`` by a device command of ``lane`` right after the memory object was
-    in layout ``after`` (docs/scheduler.md rule S17): it moves no bytes and leaves ``layout``.
-
-    Replaying it for a new op: the frontier keeps the entries at the positions ``keep`` (the
-    first ``prefix`` ones, where those are all) and adds ``(op, view_lo, view_hi, kind)``
-    (``kind`` None: an empty view, no entry); ``waits`` are the positions of the entries
-    its view overlaps (``blockers``), each with the reason of its edge (None: no edge, a read
-    it drops only while that one is enqueued), ``gone`` those it dropped as done (it replays
-    only while those are done), and ``raws``
-    the positions of the pieces at ``loc`` whose producers a read waits for. A write's
-    validity at ``loc`` (the copy it runs on) becomes ``pieces``: ``(lo, hi, i)``, made valid
-    by the producer of the piece at position ``i`` there, or by the new op where ``i`` is -1
-    (None: a read, or no bytes: no validity changes; ``alone``: ``[(lo, hi, op)]``, a
-    whole-buffer write); no other copy changes.
-    """
-
-    __slots__ = ("after", "alone", "blockers", "gone", "hi", "keep", "kind", "lane", "layout", "lo", "loc",
-                 "memory", "pieces", "prefix", "raws", "req", "view_hi", "view_lo", "waits")
-
-    after: Layout
-    memory: MemoryObject
-    req: Requirement
-    lane: Lane
-    layout: Layout
-    keep: tuple[int, ...]
-    prefix: int | None
-    waits: tuple[tuple[int, int | None], ...]
-    blockers: tuple[int, ...]
-    gone: tuple[int, ...]
-    raws: tuple[int, ...]
-    view_lo: int
-    view_hi: int
-    kind: int | None
-    loc: int
-    pieces: tuple[tuple[int, int, int], ...] | None
-    alone: bool
-    lo: int
-    hi: int
 
 
 @dataclass
@@ -106,14 +49,14 @@ class Allocation:
     """A memory object's ``cl_mem`` in one context; ``linked`` when it is the host copy
     (``CL_MEM_USE_HOST_PTR``)."""
 
-    __slots__ = ("buf", "ctx", "linked", "loc", "size", "subs")
+    __slots__ = ("buf", "context", "linked", "loc", "size", "subs")
 
-    def __init__(self, buf: cl.Buffer | None, ctx: ContextRecord, linked: bool) -> None:
+    def __init__(self, buf: cl.Buffer | None, context: ContextRecord, linked: bool) -> None:
         self.buf = buf
         self.size = buf.size if buf is not None else 0  # a query each time otherwise
-        self.ctx = ctx
+        self.context = context
         self.linked = linked
-        self.loc = HOST if linked else ctx.handle
+        self.loc = HOST if linked else context.handle
         self.subs: dict[tuple[int, int], cl.Buffer] = {}
 
     def bound(self, lo: int, hi: int) -> Any:
@@ -123,7 +66,7 @@ class Allocation:
         The answer never changes: an allocation stays for its memory object's life."""
         if (lo == 0 and hi >= self.size) or self.buf is None:
             return self.buf
-        if lo % self.ctx.align == 0:
+        if lo % self.context.align == 0:
             return self.window(lo, hi)
         return MISALIGNED
 
@@ -180,30 +123,30 @@ class MemoryObject:
             self.host = np.empty(self.size, dtype=np.uint8)
         return self.host
 
-    def allocation(self, ctx: ContextRecord) -> Allocation:
-        """The allocation in ``ctx``, created on first use (none for zero bytes)."""
-        found = self.allocs.get(ctx.handle)
+    def allocation(self, context: ContextRecord) -> Allocation:
+        """The allocation in ``context``, created on first use (none for zero bytes)."""
+        found = self.allocs.get(context.handle)
         if found is not None:
             return found
-        linked = self.use_host_ptr and ctx.host_unified and self.host is not None and self.size > 0
+        linked = self.use_host_ptr and context.host_unified and self.host is not None and self.size > 0
         buf = None
         try:
             if linked:
                 flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
-                buf = cl.Buffer(ctx.native, flags, hostbuf=self.host)
+                buf = cl.Buffer(context.native, flags, hostbuf=self.host)
             elif self.size:
-                buf = cl.Buffer(ctx.native, cl.mem_flags.READ_WRITE, self.size)
+                buf = cl.Buffer(context.native, cl.mem_flags.READ_WRITE, self.size)
         except cl.Error as error:
-            raise translate(error, f"allocating {self.size} bytes", ctx.user_context()) from error
-        found = self.allocs[ctx.handle] = Allocation(buf, ctx, linked)
+            raise translate(error, f"allocating {self.size} bytes", context.user_context()) from error
+        found = self.allocs[context.handle] = Allocation(buf, context, linked)
         return found
 
-    def adopt(self, buf: cl.Buffer, ctx: ContextRecord) -> None:
-        """Take ``buf`` of ``ctx`` as the allocation holding the current contents (interop: a
+    def adopt(self, buf: cl.Buffer, context: ContextRecord) -> None:
+        """Take ``buf`` of ``context`` as the allocation holding the current contents (interop: a
         new memory object, not used yet, so no allocation is replaced)."""
-        assert ctx.handle not in self.allocs
-        self.adopted = self.allocs[ctx.handle] = Allocation(buf, ctx, False)
-        self.valid[ctx.handle] = [(0, self.size, None)]
+        assert context.handle not in self.allocs
+        self.adopted = self.allocs[context.handle] = Allocation(buf, context, False)
+        self.valid[context.handle] = [(0, self.size, None)]
         self.layout = None
         self.blocking = True  # its destruction gives the data back into ``buf`` (rule S23)
 

@@ -49,8 +49,7 @@ NONE: list[Any] = []
 class Op:
     """An operation: deferred, issued (or running on the host), or done.
 
-    Made by ``new_op``, or by the submit paths as ``Op()`` with every field set in place: with
-    no ``__init__``, making one costs no Python call (``direct.enqueued``).
+    Made by ``new_op`` only.
     """
 
     __slots__ = (
@@ -254,21 +253,41 @@ def _wait_event(ev: cl.Event, serial: Any) -> None:
         events.wait(ev)
 
 
-def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None) -> Op:
-    """A deferred op of ``lane`` (None: of no queue) in context ``ctx`` (``HOST``: on the host)."""
+def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | None,
+           ev: cl.Event | None = None, keep: Any = None, submitted: int = 0) -> Op:
+    """A deferred op of ``lane`` (None: of no queue) in context ``ctx`` (``HOST``: on the host);
+    the one builder of an op.
+
+    With ``ev``: the op of a device command enqueued on ``lane`` as ``ev`` with no dependency
+    and no transfer (the fast paths, ``scheduler.replay``; the scheduler's lock held, no trace
+    recording), keeping ``keep`` alive, added to the lane: what ``op.issued(ev, keep)`` and
+    ``lane.add(op)`` would leave. ``submitted``: on a profiling lane, ``monotonic_ns()`` just
+    before its enqueue (its ``command_submit``), else 0."""
     op = Op()
     op.lane = lane
     op.ctx = ctx
     op.host = host
     op.async_errors = async_errors
-    op.state = DEFERRED
-    op.event = None
     op.deps = NONE
     op.work = None
     op.moves = NONE
-    op.keep = None
-    op.flag = threading.Event() if host else None
     op.failed = False
+    op.event = ev
+    op.keep = keep
+    if ev is not None:
+        op.state = ISSUED
+        op.flag = None
+        op.times = [submitted, 0, 0] if submitted else None
+        # lane.add(op), in place: the call would cost 1% of a launch on the fast paths
+        lane.unflushed = True  # type: ignore[union-attr]  # a device op's
+        ops = lane.ops  # type: ignore[union-attr]
+        ops.append(op)
+        lane.last = op  # type: ignore[union-attr]
+        if len(ops) >= lane.trim_at:  # type: ignore[union-attr]
+            lane.trim()  # type: ignore[union-attr]
+        return op
+    op.state = DEFERRED
+    op.flag = threading.Event() if host else None
     # The submit time, taken before the op waits for anything (§4.6.6.2, Table 37)
     op.times = [monotonic_ns(), 0, 0] if lane is not None and lane.profiling else None
     if trace.RECORDER is not None:

@@ -15,6 +15,17 @@ if TYPE_CHECKING:
 # Access kinds as the DAG sees them: a read, a write, a read by a host accessor (which holds
 # back every later user of its bytes, readers included: docs/scheduler.md rule S4).
 READ, WRITE, HOST_READ = 0, 1, 2
+# The accesses a memory object's frontier keeps at most (docs/scheduler.md rule S15); a command
+# graph's nodes keep as many per memory object.
+FRONTIER_CAP = 16
+
+
+def conflicts(kind: int, other: int) -> bool:
+    """Whether an access of ``kind`` waits for an earlier one of kind ``other`` on an
+    overlapping view: a write on either side, or a read after a host hold (docs/scheduler.md
+    rules S2, S4). The one statement of the rule: planning, the plan cache and command graphs
+    ask it."""
+    return kind == WRITE or other == WRITE or (kind == READ and other == HOST_READ)
 
 
 class Requirement(NamedTuple):

@@ -3,7 +3,7 @@ the fast path of the runtime (docs/usm.md, "The queue shortcuts' fast path").
 
 A launch whose arguments are USM pointers (live, of the queue's context, at the start of their
 allocations, holding their parameters' element types) and values, with no dependency, needs
-no handler, no requirement and no action: ``scheduler.direct`` enqueues it at once.
+no handler, no requirement and no action: ``scheduler.replay.direct`` enqueues it at once.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import weakref
 from typing import TYPE_CHECKING, Any
 
 from .._range import SIZE_END, range
-from ..scheduler import FIXED_VALUES, Last, Launcher
+from ..scheduler import FIXED_VALUES, Last, Launcher, PreparedKernel
 from . import allocation
 from .pointer import usm_ptr
 
@@ -29,12 +29,16 @@ class Shortcut(Launcher):
     weakly, and a pointer that dies or any ``sycl.free`` empties it (``forget``).
     """
 
-    __slots__ = ("ctx", "kernel")
+    __slots__ = ("ctx", "kernel", "prepared")
 
     def __init__(self, found: kernel, lane: Lane, ctx: int) -> None:
         super().__init__(lane)
         self.kernel = found
         self.ctx = ctx  # the handle of the queue's context
+        # Per mask of the arguments that are SVM pointers, the kernel on a cl_kernel of its own,
+        # which every launch of that mask leaves its arguments set on (``kernel._for_svm`` says why
+        # one per mask).
+        self.prepared: dict[int, PreparedKernel] = {}
         allocation.forget_at_free(self)
 
     def size(self, rng: Any) -> tuple[int, ...] | None:
@@ -72,9 +76,10 @@ class Shortcut(Launcher):
                 guards.append(weakref.ref(arg, self._dead))
             elif wanted[index] is not None or not isinstance(arg, FIXED_VALUES):
                 return None  # an accessor, a pyopencl buffer, a value that may change in place
-        # The twin of these SVM arguments (``kernel._for_svm``), looked up in place.
-        twin = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
-        last = (tuple(map(id, args)), values, twin, guards)
+        prepared = self.prepared.get(svm_args)
+        if prepared is None:
+            prepared = self.prepared[svm_args] = PreparedKernel(found)
+        last = (tuple(map(id, args)), values, prepared, guards)
         allocation.hold(self, last, seen)
         return last
 
@@ -82,8 +87,8 @@ class Shortcut(Launcher):
         """Drop the last launch, and the arguments its kernel keeps set (``sycl.free``, or a
         pointer of the launch that died): they must not keep memory from the driver."""
         self.last = None
-        for twin in tuple(self.kernel._svm_twins.values()):
-            twin._args_set = None  # unknown: the next launch sets its arguments
+        for prepared in tuple(self.prepared.values()):
+            prepared.args_set = None  # unknown: the next launch sets its arguments
 
     def _dead(self, _: weakref.ref[usm_ptr]) -> None:
         self.forget()

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scheduler_fakes import SIZE, FakeLane, device_op, host_op, memory_object, reaches, req
 
-from sycl_ocl.scheduler.coherence import FRONTIER_CAP, access
+from sycl_ocl.scheduler.coherence import access
 from sycl_ocl.scheduler.memory_object import HOST, MemoryObject
 from sycl_ocl.scheduler.op import Op
-from sycl_ocl.scheduler.requirement import HOST_READ, READ, WRITE
+from sycl_ocl.scheduler.requirement import FRONTIER_CAP, HOST_READ, READ, WRITE
 
 # The buffer, its two halves and a sub-buffer across both (§3.8.1 Table 5).
 VIEWS = [(0, SIZE), (0, SIZE // 2), (SIZE // 2, SIZE), (SIZE // 4, 3 * SIZE // 4)]

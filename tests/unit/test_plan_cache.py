@@ -1,10 +1,10 @@
-"""The plan cache (scheduler/coherence.py; docs/scheduler.md rule S17): a device command whose
+"""The plan cache (scheduler/replay/plans.py; docs/scheduler.md rule S17): a device command whose
 requirement follows the layout its memory object is in replays the plan made there before,
 in a repeated command group as in command groups that alternate or cycle, and leaves what
 planning in full would leave: the same frontier, validity and edges.
 
 Each test runs one program twice, on fresh memory objects: through ``_plan_device`` and
-``replay`` as ``submit`` does (the cache on), and with every command planned in full (the
+``apply`` as ``submit`` does (the cache on), and with every command planned in full (the
 cache off); after each command both states must be equal, each op named by its command's
 position."""
 
@@ -15,10 +15,11 @@ from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object
 
-from sycl_ocl.scheduler.coherence import access, plan, replay, restore
+from sycl_ocl.scheduler.coherence import access, plan, restore
 from sycl_ocl.scheduler.command_group import _plan_device
 from sycl_ocl.scheduler.memory_object import MemoryObject
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
+from sycl_ocl.scheduler.replay.plans import apply
 from sycl_ocl.scheduler.requirement import READ, WRITE, Requirement
 
 # A command: (its lane's index in LANES, [(memory object index, lo, hi, writes)]), or a
@@ -61,7 +62,7 @@ class World:
         if self.cache:
             replays, _ = _plan_device(op, lane, requirements)  # type: ignore[arg-type]
             if replays is not None:
-                replay(replays, op)
+                apply(replays, op)
             self.replayed.append(len(replays or ()))
         else:
             plan(op, requirements, FakeContext(lane.ctx), False, [])  # type: ignore[arg-type]

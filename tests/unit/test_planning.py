@@ -7,10 +7,10 @@ import pytest
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, reaches, req
 
 import sycl_ocl as sycl
-from sycl_ocl.scheduler.coherence import FRONTIER_CAP, access, merge, plan
+from sycl_ocl.scheduler.coherence import access, merge, plan
 from sycl_ocl.scheduler.memory_object import HOST, Allocation
 from sycl_ocl.scheduler.op import DONE, Op, add_edge, depend, new_op
-from sycl_ocl.scheduler.requirement import HOST_READ, READ, WRITE
+from sycl_ocl.scheduler.requirement import FRONTIER_CAP, HOST_READ, READ, WRITE
 
 
 def _plan_one(op: Op, requirement: object, kind: int, ctx: int | None) -> list[Op]:

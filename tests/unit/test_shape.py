@@ -1,4 +1,4 @@
-"""Shapes (scheduler/shape.py; docs/scheduler.md rule S20): a launch checked once binds its
+"""Shapes (scheduler/replay/shape.py; docs/scheduler.md rule S20): a launch checked once binds its
 memory once, hands full planning or a command graph a launch of its own, and replays the plans
 its last launch made or replayed while none of its memory objects changed (``holds``)."""
 
@@ -10,12 +10,13 @@ from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object, req
 
-from sycl_ocl.scheduler.coherence import access, plan, replay
+from sycl_ocl.scheduler.coherence import access, plan
 from sycl_ocl.scheduler.memory_object import Allocation
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
+from sycl_ocl.scheduler.replay.plans import apply
+from sycl_ocl.scheduler.replay.shape import Shape
 from sycl_ocl.scheduler.requirement import READ, WRITE
 from sycl_ocl.scheduler.runtime import RUNTIME
-from sycl_ocl.scheduler.shape import Shape
 
 
 class FakeBuffer:
@@ -35,6 +36,9 @@ class FakeKernel:
     def _private(self, args: Any) -> tuple[str, tuple[Any, ...]]:
         return ("private", tuple(args))
 
+    def _set_on(self, native: Any, args: Any) -> None:
+        pass
+
 
 def _shape(signature: tuple[Any, ...], requirements: list[Any], lane: Any = None,
            global_size: tuple[int, ...] = (64,)) -> Shape:
@@ -52,8 +56,10 @@ def test_a_shape_binds_the_memory_of_its_accessors_once() -> None:
     assert shape.bindings == (0, 2) and shape.replays
     shape.bind((None, 2.0, None))
     assert shape.mems == (buf, (16, 16))  # the whole allocation, a sub-buffer of the window
-    assert shape.native == ("private", (buf, 2.0, (16, 16))) and shape.set == [buf, 2.0, (16, 16)]
-    assert shape.call == (None, shape.native, (64,), None, None)  # the lane's queue, the sizes
+    prepared = shape.prepared
+    assert prepared is not None and prepared.native == ("private", (buf, 2.0, (16, 16)))
+    assert prepared.args_set == [buf, 2.0, (16, 16)] and prepared.windows == ()
+    assert shape.call == (None, prepared.native, (64,), None, None)  # the lane's queue, the sizes
     assert shape.arguments((None, 2.0, None), shape.mems) == [buf, 2.0, (16, 16)]
     bound = shape.action((None, 2.0, None), True)
     assert bound.args == [buf, 2.0, (16, 16)] and bound.bindings == ()
@@ -75,7 +81,7 @@ def test_a_shape_binds_nothing_without_an_allocation_or_on_a_misaligned_window()
     assert shape.action((None,), True).bindings == (0,)
     empty = _shape((ra,), [ra], global_size=(0,))
     empty.bind((None,))
-    assert empty.mems is None and empty.native is None  # the kernel enqueues a marker instead
+    assert empty.mems is None and empty.prepared is None  # the kernel enqueues a marker instead
 
 
 def test_a_shape_replays_only_distinct_memory_objects_on_an_in_order_queue() -> None:
@@ -115,7 +121,7 @@ def test_a_shape_replays_the_plans_of_its_last_launch_as_full_planning_would() -
     assert shape.holds() and shape.plans is not None
     assert [found.after for found in shape.plans] == [r.memory.layout for r in requirements]
     second, twin_second = device_op(lane), device_op(lane)
-    replay(shape.plans, second)
+    apply(shape.plans, second)
     plan(twin_second, twin_requirements, FakeContext(1), False, [], cache=True)  # type: ignore[arg-type]
     for r, t in zip(requirements, twin_requirements, strict=True):
         assert [e[1:] for e in r.memory.frontier] == [e[1:] for e in t.memory.frontier]
@@ -159,12 +165,12 @@ def test_a_shape_replays_plans_another_kernel_over_the_same_accessors_replayed()
     other = _shape(shape.signature, requirements, lane)
     assert other.holds()
     second = device_op(lane)
-    replay(other.plans, second)  # type: ignore[arg-type]
+    apply(other.plans, second)  # type: ignore[arg-type]
     with _waiting(second):
         assert not shape.holds()  # second waits in the DAG: a read after it would not wait for its waits
     second.state = ISSUED
     assert shape.holds() and other.holds()
-    replay(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
+    apply(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
     assert other.holds()
 
 
@@ -183,8 +189,8 @@ def test_alternating_shapes_each_find_their_plans_again() -> None:
         for shape in (forth, back):
             plans = shape.plans
             assert shape.holds()
-            assert plans is None or shape.plans is plans  # found once, kept
-            replay(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
+            assert plans is None or shape.plans == plans  # the same plans again
+            apply(shape.plans, device_op(lane, issued=True))  # type: ignore[arg-type]
     assert [e[3] for e in a.frontier] == [WRITE, READ] and [e[3] for e in b.frontier] == [WRITE]
 
 

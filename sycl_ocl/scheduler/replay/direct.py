@@ -1,5 +1,6 @@
 """Kernel launches with no requirement and no dependency, enqueued at once: the fast path of
-the USM queue shortcuts (``q.parallel_for(n, kernel, p, x)``, ``usm.launch``, docs/usm.md).
+the USM queue shortcuts (``q.parallel_for(n, kernel, p, x)``, ``usm.launch``, docs/usm.md;
+docs/scheduler.md rule S27).
 
 Such a launch is what ``command_group.submit`` makes of it (rules S1, S6, S15), done in one
 function: no action object, no wait list, no edge. One it cannot enqueue at once (its
@@ -9,16 +10,16 @@ in-order queue's last op still waits in the DAG, or runs on the host) is not its
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from time import monotonic_ns
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._native import cl, translate
-from . import trace
-from .op import DONE, ISSUED, NONE, Op
-from .runtime import RUNTIME
+from ..._native import cl, translate
+from .. import trace
+from ..op import DONE, Op, new_op
+from ..runtime import RUNTIME
+from .prepared import PreparedKernel
 
 # The lock's own methods: a with statement costs 3% of this shortcut's instructions. Safe from a
 # KeyboardInterrupt all the same (docs/scheduler.md rule S26): ``Launcher.launch`` acquires
@@ -26,7 +27,7 @@ from .runtime import RUNTIME
 acquire, release = RUNTIME.lock.acquire, RUNTIME.lock.release
 
 if TYPE_CHECKING:
-    from .lane import Lane
+    from ..lane import Lane
 
 
 # Values that a launch may pass again without setting them again when they are the very same
@@ -35,19 +36,9 @@ if TYPE_CHECKING:
 FIXED_VALUES = (int, float, np.number, np.bool_)
 
 
-class Launchable(Protocol):
-    """What a ``Launcher`` needs of a kernel (``sycl.kernel`` implements it)."""
-
-    _native: cl.Kernel  # a ``cl_kernel`` that only launchers set arguments on
-    _args_set: Sequence[Any] | None  # the argument list set on it last, None when unknown
-
-    def _set_args(self, args: Sequence[Any]) -> None:
-        """Set ``args`` and remember them as ``_args_set``."""
-
-
 # A launcher's last launch: the ids of its argument objects, the values set as the kernel's
-# arguments (never changed), the kernel, and what the checks keep besides.
-Last = tuple[tuple[int, ...], list[Any], Launchable, Any]
+# arguments (never changed), the prepared kernel they are set on, and what the checks keep besides.
+Last = tuple[tuple[int, ...], list[Any], PreparedKernel, Any]
 
 
 class Launcher:
@@ -56,7 +47,7 @@ class Launcher:
     A subclass checks and converts the arguments (``check``) and says what a range is
     (``size``); the launcher remembers the last launch, and a launch with the very argument
     objects of that one (identity: the same pointers, the same values) reuses its checks and
-    its list of values, which the kernel keeps set (``Launchable._set_args``), so it costs
+    its list of values, which its prepared kernel keeps set (``PreparedKernel.args_set``), so it costs
     one enqueue. ``check`` must keep the objects whose ids it remembers alive, or forget
     them (set ``last`` to None) when they die: an id is then never another object's.
     """
@@ -126,11 +117,11 @@ class Launcher:
             if (previous is not None and lane.in_order and previous.state != DONE
                     and (previous.event is None or not lane.ordered)):
                 release(); return None  # noqa: E702  # one line (rule S26)
-            if values is not kernel._args_set:  # OpenCL keeps a kernel's arguments between enqueues
-                kernel._set_args(values)
+            if values is not kernel.args_set:  # OpenCL keeps a kernel's arguments between enqueues
+                kernel.set_args(values)
             submitted = monotonic_ns() if lane.profiling else 0
-            ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel._native, global_size, None)
-            op = enqueued(lane, ev, values, submitted); release(); return op  # noqa: E702  # one line (rule S26)
+            ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel.native, global_size, None)
+            op = new_op(lane, lane.ctx, False, lane.async_errors, ev, values, submitted); release(); return op  # noqa: E702, E501
         except BaseException as error:  # no try nested in the try: an interrupt on its line escapes
             if RUNTIME.held():
                 release()
@@ -138,30 +129,3 @@ class Launcher:
                 raise translate(error, "enqueueing a command") from error
             raise
 
-
-def enqueued(lane: Lane, ev: cl.Event, keep: Any, submitted: int) -> Op:
-    """The op of a device command enqueued on ``lane`` as ``ev``, with no dependency and no
-    transfer, added to the lane (the scheduler's lock held, no trace recording): ``new_op(...)``,
-    ``op.issued(ev, keep)`` and ``lane.add(op)``, in place. ``submitted``: on a profiling
-    lane, ``monotonic_ns()`` just before the enqueue (its ``command_submit``), else 0."""
-    op = Op()
-    op.lane = lane
-    op.ctx = lane.ctx
-    op.host = False
-    op.async_errors = lane.async_errors
-    op.state = ISSUED
-    op.event = ev
-    op.deps = NONE
-    op.work = None
-    op.moves = NONE
-    op.keep = keep
-    op.flag = None
-    op.failed = False
-    op.times = [submitted, 0, 0] if submitted else None
-    lane.unflushed = True
-    ops = lane.ops
-    ops.append(op)
-    lane.last = op
-    if len(ops) >= lane.trim_at:
-        lane.trim()
-    return op

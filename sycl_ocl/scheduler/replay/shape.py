@@ -1,0 +1,247 @@
+"""Shapes: a kernel launch checked once, to launch again (docs/scheduler.md rule S20).
+
+A command group's launch has a shape: the kernel, the sizes, each argument's requirement (a
+whole-buffer accessor, whose requirement is made once per buffer and mode) or type (a
+scalar), and the command group's requirements. The handler checks the first launch of a
+shape in full (arguments, kernel, sizes) and keeps the shape on the window of its first
+accessor (``accessor._Window``); a later command group of the same lane with the same shape skips those
+checks, and ``launch`` skips planning too while cached plans of its requirements
+(rule S17) hold: each followed the layout its memory object is in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from time import monotonic_ns
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..._exception import exception
+from ..._native import cl, translate
+from .. import trace
+from ..actions import KernelLaunch
+from ..command_group import submit
+from ..memory_object import MISALIGNED
+from ..op import DEFERRED, new_op
+from ..requirement import Requirement
+from ..runtime import RUNTIME
+from .plans import apply, blocked, distinct, finished, following
+from .prepared import PreparedKernel
+
+if TYPE_CHECKING:
+    from ..actions import Kernel
+    from ..command import Command
+    from ..lane import Lane
+    from ..op import Op
+    from .plans import Plan
+
+
+class AccessorWindow(Protocol):
+    """What an accessor argument holds (``accessor._Window``): the requirement it makes, the
+    same object in every accessor of its window, and the shapes launched with it first."""
+
+    req: Requirement
+    shapes: dict[Any, Shape]
+
+
+class Shape:
+    """A launch of ``kernel`` on ``lane`` whose arguments were checked: ``signature`` holds,
+    per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
+    scalar (at ``scalars``); ``requirements`` are the command group's (a list that never
+    changes). ``mems``: the ``cl_mem`` of each
+    requirement argument in the lane's context, once bound (``bind``), with ``prepared``, the
+    kernel on a ``cl_kernel`` of the shape's own with the last launch's arguments set.
+
+    ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last."""
+
+    __slots__ = ("arity", "bindings", "call", "global_size", "kernel", "lane", "local_size", "mems", "offset",
+                 "plans", "prepared", "replays", "requirements", "scalars", "signature", "sizes")
+
+    def __init__(
+        self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
+        offset: tuple[int, ...] | None, signature: tuple[Any, ...], requirements: list[Requirement],
+        sizes: Any = None,
+    ) -> None:
+        self.lane = lane
+        self.kernel = kernel
+        self.global_size = global_size
+        self.local_size = local_size
+        self.offset = offset
+        # What the handler matches a launch's sizes by (``handler.parallel_for``).
+        self.sizes = (global_size, local_size, offset) if sizes is None else sizes
+        self.signature = signature
+        self.arity = len(signature)
+        self.requirements = requirements
+        self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)
+        self.scalars = tuple(i for i, want in enumerate(signature) if type(want) is not Requirement)
+        # Whether its plans may replay: distinct memory objects, on an in-order OpenCL queue.
+        self.replays = lane.ordered and distinct(requirements)
+        self.mems: tuple[Any, ...] | None = None
+        self.prepared: PreparedKernel | None = None
+        # Once bound: the arguments of ``cl.enqueue_nd_range_kernel`` that launch it on ``prepared``.
+        self.call: tuple[Any, ...] = ()
+        self.plans: tuple[Plan, ...] | None = None
+
+    def holds(self) -> bool:
+        """Whether a launch replays cached plans of its requirements (rule S17) with nothing to
+        wait for: those that followed the layouts its memory objects are in, while, where a
+        command waits in the DAG, none of those the plans wait for does (``plans.blocked``).
+        ``launch`` tries the plans it replayed last first (in a cycle of command groups each
+        shape finds its own again), and asks this only when one of their layouts changed."""
+        plans = self._found()
+        return plans is not None and not (RUNTIME.deferred and blocked(plans))
+
+    def _found(self) -> tuple[Plan, ...] | None:
+        """The plans that followed the layouts the shape's memory objects are in (kept in
+        ``plans``), or None where one has none, or one dropped as done an entry that is not
+        done here (``plans.finished``)."""
+        if not self.replays:
+            return None
+        plans = []
+        for req in self.requirements:
+            found = following(req, self.lane)
+            if found is None:
+                return None
+            plans.append(found)
+        self.plans = tuple(plans)
+        return None if any(found.gone and not finished(found) for found in plans) else self.plans
+
+    def bind(self, args: Sequence[Any]) -> None:
+        """Keep in ``mems`` the ``cl_mem`` of each requirement argument in the lane's context,
+        and in ``prepared`` the kernel on a ``cl_kernel`` of the shape's own with ``args`` set,
+        unless a requirement has no allocation there yet or needs a scratch copy, or the
+        range is empty (the kernel enqueues a marker instead)."""
+        ctx = self.lane.ctx
+        mems = []
+        for index in self.bindings:
+            req = self.signature[index]
+            alloc = req.memory.allocs.get(ctx)
+            mem = MISALIGNED if alloc is None else alloc.bound(req.lo, req.hi)
+            if mem is MISALIGNED:
+                return
+            mems.append(mem)
+        if 0 in self.global_size:
+            return
+        arguments = self.arguments(args, tuple(mems))
+        try:
+            prepared = PreparedKernel(self.kernel, arguments)
+        except exception:  # a driver short of resources: every launch is planned in full
+            return
+        self.call = (self.lane.cl_queue, prepared.native, self.global_size, self.local_size, self.offset)
+        self.mems = tuple(mems)
+        self.prepared = prepared  # last: a bind interrupted before it leaves the shape unbound (rule S26)
+
+    def arguments(self, args: Sequence[Any], mems: tuple[Any, ...]) -> Sequence[Any]:
+        """``args`` as the kernel takes them: the ``cl_mem`` in place of each accessor."""
+        if not self.scalars:
+            return mems
+        out = list(args)
+        for k, index in enumerate(self.bindings):  # not zip: its strict= keyword costs a dict per call
+            out[index] = mems[k]
+        return out
+
+    def action(self, args: Sequence[Any], bound: bool) -> KernelLaunch:
+        """The launch of ``args`` as an action of its own, for full planning (``bound``: with
+        the shape's memory in place, where it is bound) or for a command graph."""
+        mems = self.mems
+        if bound and mems is not None:
+            return KernelLaunch(self.kernel, self.global_size, self.local_size, self.offset,
+                                self.arguments(args, mems), ())
+        memory = list(args)
+        for index in self.bindings:
+            memory[index] = self.signature[index]
+        return KernelLaunch(
+            self.kernel, self.global_size, self.local_size, self.offset, memory, self.bindings)
+
+
+def launch(shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+           depends_on: Sequence[Command] = ()) -> Op:
+    """Schedule a kernel launch of ``shape`` with ``args`` (the accessors at its bindings)
+    for a command group of the shape's lane (docs/scheduler.md rule S20).
+
+    When the command group has the shape's requirements and nothing to wait for, and the
+    plans of the shape's last launch hold (``Shape.holds``), it is enqueued at once on the
+    memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
+    to decide. Otherwise ``submit`` plans it.
+    """
+    with RUNTIME: return _launch(shape, args, requirements, depends_on)  # noqa: E701  # rule S26
+
+
+def _launch(shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+            depends_on: Sequence[Command]) -> Op:
+    """``launch`` under the lock."""
+    lane = shape.lane
+    prepared = shape.prepared  # None until bound (Shape.bind)
+    if (depends_on or prepared is None or trace.RECORDER is not None or requirements != shape.requirements
+            or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)):
+        return _in_full(shape, args, requirements, depends_on)
+    # The plans of the shape's last launch, while each memory object is in the layout its plan
+    # followed: the common case of Shape.holds, in place (the call would cost 1% of a launch).
+    plans = shape.plans
+    if plans is not None:
+        for found in plans:
+            if found.memory.layout is not found.after or (found.gone and not finished(found)):
+                plans = None
+                break
+    if plans is None:
+        if not shape.holds():
+            return _in_full(shape, args, requirements, depends_on)
+    elif RUNTIME.deferred and blocked(plans):
+        return _in_full(shape, args, requirements, depends_on)
+    kept = prepared.args_set
+    for index in shape.scalars:  # a scalar not the very object kept: all are set anew
+        if kept is None or args[index] is not kept[index]:
+            prepared.set_args(shape.arguments(args, shape.mems))  # type: ignore[arg-type]  # bound
+            break
+    submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
+    try:  # on the shape's own cl_kernel, whose arguments stay set
+        ev = cl.enqueue_nd_range_kernel(*shape.call)
+    except cl.Error as error:
+        raise translate(error, "enqueueing a command") from error
+    op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
+    apply(shape.plans, op)  # type: ignore[arg-type]  # found above
+    return op
+
+
+def _in_full(shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
+             depends_on: Sequence[Command]) -> Op:
+    """``submit`` of the launch, planned in full; the shape binds its memory after the first."""
+    prepared = shape.prepared
+    op = submit(shape.lane, shape.action(args, True), requirements, depends_on)
+    if prepared is None:
+        shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
+    return op
+
+
+def matching(shapes: dict[Any, Shape], kernel: Any, lane: Lane | None, sizes: Any, args: tuple[Any, ...],
+             accessors: list[Any], accessor: Any) -> Shape | None:
+    """The shape (rule S20) that a launch of ``kernel`` over ``sizes`` with ``args`` on ``lane``
+    is, among ``shapes`` (those of the window of the command group's first accessor): the same
+    sizes and arguments of the same kinds, each of type ``accessor`` one of the command
+    group's ``accessors`` (whose ``_win`` is an ``AccessorWindow``) with the very requirement, each
+    scalar of the same type. None: the handler checks the launch in full. Not a method of
+    the handler: the scheduler keeps the one statement of what a shape matches."""
+    try:
+        shape = shapes.get(kernel)
+        if shape is not None and shape.lane is not lane:
+            shape = shapes.get((kernel, lane))  # another queue's, kept beside the first's
+    except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
+        return None
+    if shape is None or shape.sizes != sizes or len(args) != shape.arity:
+        return None
+    signature = shape.signature
+    for index in shape.bindings:  # not zip or enumerate: either costs more than its body
+        arg = args[index]
+        if type(arg) is not accessor or arg._win.req is not signature[index] or arg not in accessors:
+            return None
+    for index in shape.scalars:
+        if type(args[index]) is not signature[index]:
+            return None
+    return shape
+
+
+def keep(shapes: dict[Any, Shape], kernel: Any, shape: Shape) -> None:
+    """Keep ``shape``, a launch of ``kernel`` checked in full, among ``shapes`` for ``matching``
+    to find (another queue's launch of the kernel stays, the new one kept under ``(kernel,
+    lane)``)."""
+    known = shapes.get(kernel)
+    shapes[kernel if known is None or known.lane is shape.lane else (kernel, shape.lane)] = shape

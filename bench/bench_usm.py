@@ -97,7 +97,7 @@ def main() -> None:
     if not dev.has(sycl.aspect.usm_device_allocations):
         print("no aspect.usm_device_allocations (no coarse-grain SVM): nothing to measure")
         return
-    q = sycl.queue(dev)
+    q = sycl.queue(sycl.context(dev), dev)
     raw_q = cl.CommandQueue(q.get_context()._native, dev._native)  # same context, own queue
     print(f"{'bytes':>10} {'dir':>4} {'sycl GB/s':>10} {'raw svm':>10} {'raw cl_mem':>11} {'sycl/svm':>9}")
     for n in _sizes():

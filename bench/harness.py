@@ -65,6 +65,14 @@ class Env:
         """A problem size (or count) scaled to the device and the mode."""
         return quick if self.quick else gpu if self.gpu else cpu
 
+    def queue(self, *properties: Any) -> sycl.queue:
+        """A sycl_ocl queue of the device in a context of that device alone, as the raw
+        systems' (the default context holds every device the environment lets selectors see:
+        both GPUs of a pair, where USM is refused, docs/deviations.md)."""
+        if "sycl_context" not in self._raw:
+            self._raw["sycl_context"] = sycl.context(self.device)
+        return sycl.queue(self._raw["sycl_context"], self.device, prop_list=list(properties))
+
     def raw_context(self) -> cl.Context:
         """One PyOpenCL context of the device, shared by the raw systems."""
         if "ctx" not in self._raw:

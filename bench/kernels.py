@@ -54,7 +54,7 @@ def _raw_chain(env: Env) -> Callable[[], float]:
 
 def _sycl_chain(env: Env) -> Callable[[], float]:
     n, count = env.size(gpu=1 << 20, cpu=1 << 16, quick=1 << 12), _count(env)
-    queue, buf = sycl.queue(env.device), sycl.buffer(filled(n))
+    queue, buf = env.queue(), sycl.buffer(filled(n))
 
     def cgf(h: sycl.handler) -> None:
         h.parallel_for(n, "bench_halve_add", sycl.accessor(buf, h), 1.0)
@@ -89,7 +89,7 @@ def _graph_chain(native: bool) -> Callable[[Env], Callable[[], float]]:
     (as a native command buffer where the device has one, or as prepared kernels)."""
     def factory(env: Env) -> Callable[[], float]:
         n, count = env.size(gpu=1 << 20, cpu=1 << 16, quick=1 << 12), _count(env)
-        queue, buf = sycl.queue(env.device), sycl.buffer(filled(n))
+        queue, buf = env.queue(), sycl.buffer(filled(n))
         graph = sycl.ext.oneapi.experimental.command_graph(queue)
         graph.begin_recording(queue)
         for _ in range(count):
@@ -160,7 +160,7 @@ def _raw_tick(env: Env, count: int, wait_each: bool) -> Callable[[], None]:
 
 
 def _sycl_tick(env: Env, count: int, wait_each: bool) -> Callable[[], None]:
-    queue = sycl.queue(env.device, prop_list=[sycl.property.queue.in_order()])
+    queue = env.queue(sycl.property.queue.in_order())
 
     def run() -> None:
         for _ in range(count):

@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     sycl.register_kernel_source(KERNELS)
     env = Env(choose_device(args.device))
     n = env.size(gpu=1 << 20, cpu=1 << 16, quick=1 << 12)
-    q, buf = sycl.queue(env.device), sycl.buffer(filled(n))
+    q, buf = env.queue(), sycl.buffer(filled(n))
 
     def cgf(h: sycl.handler) -> None:
         h.parallel_for(n, "bench_halve_add", sycl.accessor(buf, h), 1.0)

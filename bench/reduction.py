@@ -90,7 +90,7 @@ def _pyopencl(env: Env) -> Callable[[], float]:
 def _sycl(env: Env) -> Callable[[], float]:
     n, reps = _shape(env)
     _registered()
-    queue = sycl.queue(env.device)
+    queue = env.queue()
     x = sycl.buffer(filled(n, 1.0))
     result = sycl.buffer(np.zeros(1, np.float32))
     init = [sycl.property.reduction.initialize_to_identity()]
@@ -129,7 +129,7 @@ BENCHMARKS.append(Benchmark(
 def _dots(env: Env, together: bool) -> Callable[[], float]:
     n, reps = _shape(env)
     _registered()
-    queue = sycl.queue(env.device)
+    queue = env.queue()
     x, y = sycl.buffer(filled(n, 1.0)), sycl.buffer(filled(n, 2.0))
     dot, norm = sycl.buffer(np.zeros(1, np.float32)), sycl.buffer(np.zeros(1, np.float32))
     init = [sycl.property.reduction.initialize_to_identity()]

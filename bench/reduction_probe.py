@@ -46,7 +46,7 @@ def _check(result: sycl.buffer, n: int) -> None:
 
 def host_and_loop(dev: sycl.device, n: int) -> None:
     """Print the host's time per submit and the loop's time per reduction (min, median)."""
-    q = sycl.queue(dev)
+    q = sycl.queue(sycl.context(dev), dev)
     cgf, result = _summing(q, n)
     for _ in range(5):  # built, then a shape with replayed plans (docs/scheduler.md S17, S20)
         q.submit(cgf)
@@ -69,7 +69,7 @@ def host_and_loop(dev: sycl.device, n: int) -> None:
 
 def kernel(dev: sycl.device, n: int) -> None:
     """Print the profiled time of one launch (min, median) and its read bandwidth."""
-    q = sycl.queue(dev, prop_list=[sycl.property.queue.enable_profiling()])
+    q = sycl.queue(sycl.context(dev), dev, prop_list=[sycl.property.queue.enable_profiling()])
     cgf, result = _summing(q, n)
     times = []
     for _ in range(25):

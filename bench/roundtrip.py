@@ -40,7 +40,7 @@ def _raw(env: Env) -> Callable[[], float]:
 
 
 def _sycl(env: Env) -> Callable[[], float]:
-    count, host, queue = _count(env), filled(SIZE), sycl.queue(env.device)
+    count, host, queue = _count(env), filled(SIZE), env.queue()
 
     def trips() -> None:
         for _ in range(count):
@@ -51,7 +51,7 @@ def _sycl(env: Env) -> Callable[[], float]:
 
 
 def _sycl_host_accessor(env: Env) -> Callable[[], float]:
-    count, queue = _count(env), sycl.queue(env.device)
+    count, queue = _count(env), env.queue()
     buf = sycl.buffer(filled(SIZE))
 
     def cgf(h: sycl.handler) -> None:

@@ -123,7 +123,7 @@ class Sycl:
     """The same work through sycl_ocl: buffers, accessors and the DAG."""
 
     def __init__(self, env: Env) -> None:
-        self.queue = sycl.queue(env.device)
+        self.queue = env.queue()
         self.a, self.b = sycl.buffer(filled(N, 0)), sycl.buffer(filled(N))
         self.ctx = sycl.get_native(self.queue.get_context())
         self.submitted = 0

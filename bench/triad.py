@@ -48,7 +48,7 @@ def _raw(env: Env) -> Callable[[], float]:
 
 def _sycl(env: Env) -> Callable[[], float]:
     n, reps = _shape(env)
-    queue = sycl.queue(env.device)
+    queue = env.queue()
     a, b, c = (sycl.buffer(filled(n, v)) for v in (0.0, 1.0, 2.0))
     no_init = [sycl.property.no_init()]
 

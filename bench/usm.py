@@ -30,7 +30,7 @@ def _ways(env: Env) -> tuple[int, dict[str, Copies]]:
         if not env.device.has(sycl.aspect.usm_device_allocations):
             raise Unavailable("the device has no aspect.usm_device_allocations (coarse-grain SVM)")
         n = env.size(gpu=64 << 20, cpu=16 << 20, quick=1 << 20)
-        q = sycl.queue(env.device)
+        q = env.queue()
         raw_q = cl.CommandQueue(q.get_context()._native, env.device._native)
         host = np.ones(n, dtype=np.uint8)
         cache["n"], cache["ways"] = n, {

@@ -121,7 +121,7 @@ class Launcher:
                 kernel.set_args(values)
             submitted = monotonic_ns() if lane.profiling else 0
             ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel.native, global_size, None)
-            op = new_op(lane, lane.ctx, False, lane.async_errors, ev, values, submitted); release(); return op  # noqa: E702, E501
+            op = new_op(lane, lane.ctx, False, lane.async_errors, ev, values, submitted); release(); return op  # noqa: E702  # one line (rule S26)
         except BaseException as error:  # no try nested in the try: an interrupt on its line escapes
             if RUNTIME.held():
                 release()

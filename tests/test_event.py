@@ -128,6 +128,22 @@ def test_profiling_of_a_real_kernel(device: sycl.device) -> None:
     assert (host == 2 * np.arange(64)).all()
 
 
+def test_a_late_clock_offset_keeps_submit_start_and_end_in_order(device: sycl.device) -> None:
+    """Fault injection: the host-to-device clock offset is measured, not exact (on an NVIDIA
+    H200 it put a submit 90 us after its command's start). Made a second late, the three
+    timestamps still come in order (§4.6.6.2)."""
+    from sycl_ocl.scheduler import RUNTIME
+
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    record, native = RUNTIME.context(sycl.get_native(q.get_context())), sycl.get_native(device)
+    record.clock_offset(native)  # measured now, then made late
+    record.clock_offsets[native.int_ptr] += 10**9
+    buf = sycl.buffer(np.zeros(16, np.int32))
+    ev = q.submit(lambda h: h.parallel_for(16, "fdn_event_inc", sycl.accessor(buf, h)))
+    submit = ev.get_profiling_info(EP.command_submit)
+    assert submit <= ev.get_profiling_info(EP.command_start) <= ev.get_profiling_info(EP.command_end)
+
+
 def test_a_queued_time_left_zero_reads_the_submit_time() -> None:
     """Fault injection: Intel's CPU runtime 2026.2 reports CL_PROFILING_COMMAND_QUEUED 0 for
     markers (docs/devices/repro/marker_queued_zero.py); command_submit and the host clock's

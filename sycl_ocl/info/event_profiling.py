@@ -11,7 +11,8 @@ with its device commands'.
 A query blocks only until its answer exists: ``command_submit`` never waits for the command;
 ``command_start`` of a host command waits until it started. OpenCL gives a device command's
 start and end only once it completed (``CL_PROFILING_INFO_NOT_AVAILABLE`` before), so those wait
-for its completion.
+for its completion. Where the host's converted submit stamp would come after the device's start
+(the offset is measured, not exact), start and end are reported no earlier than the submit.
 """
 
 from __future__ import annotations
@@ -40,7 +41,14 @@ def _timestamp(field: str) -> Callable[[event], int]:
             native = cmd.cl_event()
             if native is None:
                 raise exception(errc.invalid, "this command has no profiling timestamps")
-            return queued_time(native) if field == "queued" else int(getattr(native.profile, field))
+            if field == "queued":
+                return queued_time(native)
+            # A host submit stamp is converted with a measured clock offset, whose error can
+            # exceed a driver's queuing latency (90 us on NVIDIA): start and end never come
+            # before the submit (§4.6.6.2 orders the three).
+            submitted = cmd.host_time("queued")
+            stamp = int(getattr(native.profile, field))
+            return stamp if submitted is None else max(stamp, submitted)
         except cl.Error as error:
             raise translate(error, f"reading the profiling time {field}") from error
 

@@ -194,8 +194,25 @@ class kernel(NativeWrapper):
                 raise self._element_error(index, arg, held)
         if self._reqd is not None and local_size is not None and local_size != self._reqd[:len(local_size)]:
             raise self._local_size_error(local_size)
+        if local_size is not None and self._locals is not None:
+            self._check_local_places(args)
         if local_size is not None and dev is not None and self._locals != ():
             self._check_local_memory(args, dev)
+
+    def _check_local_places(self, args: tuple[Any, ...]) -> None:
+        """``errc.kernel_argument`` for local memory given to a parameter that is not
+        ``__local``, or a ``__local`` parameter given anything else: NVIDIA's driver takes
+        local memory for a ``__global`` pointer, and the kernel then writes through a null
+        pointer, which ends the context for good."""
+        locals_ = self._locals or ()
+        for index, arg in enumerate(args):
+            mem = arg if isinstance(arg, cl.LocalMemory) else getattr(arg, "_mem", None)
+            if isinstance(mem, cl.LocalMemory) != (index in locals_):
+                assert self._params is not None  # _locals is known only with the parameters
+                param = self._params[index]
+                problem = _check_argument(param, mem if mem is not None else arg, self._bits)
+                raise exception(errc.kernel_argument, f"kernel {self._name!r}, argument {index} "
+                                                      f"({param.declaration()}): {problem}; got {arg!r}")
 
     def _check_local_memory(self, args: tuple[Any, ...], dev: device) -> None:
         """``errc.kernel_argument`` when the ``__local`` arguments and the kernel's own local

@@ -202,9 +202,15 @@ def test_profiling_of_dependent_sycl_kernels(device: sycl.device) -> None:
     assert times[1][1] >= times[0][2]  # the second kernel read what the first wrote
 
 
-def test_command_submit_is_the_submit_time_even_behind_a_host_task(device: sycl.device) -> None:
+def test_command_submit_is_the_submit_time_even_behind_a_host_task(
+    device: sycl.device, request: pytest.FixtureRequest,
+) -> None:
     """§4.6.6.2 (Table 37): ``command_submit`` is when ``submit`` took the command, not when the
     command could be enqueued behind a gated host task; reading it never waits."""
+    if "NVIDIA" in device.get_platform().get_info(sycl.info.platform.name):
+        request.applymarker(pytest.mark.xfail(strict=False, reason=(
+            "NVIDIA stamps the clock-offset marker late: a host task's converted end can come up "
+            "to a few hundred us after the start of the kernel behind it (docs/devices/nvidia-h200.md)")))
     q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling(), sycl.property.queue.in_order()])
     host = np.zeros(64, dtype=np.int32)
     with sycl.buffer(host) as buf:

@@ -202,15 +202,15 @@ def test_profiling_of_dependent_sycl_kernels(device: sycl.device) -> None:
     assert times[1][1] >= times[0][2]  # the second kernel read what the first wrote
 
 
-def test_command_submit_is_the_submit_time_even_behind_a_host_task(
-    device: sycl.device, request: pytest.FixtureRequest,
-) -> None:
+# Host timestamps reach the device's clock through a measured offset (``clock_offset``), exact
+# only to when the driver stamps its marker: 0.24 ms late on an NVIDIA H200, 2.9 ms on Oclgrind
+# on a loaded machine. A comparison across the two clocks allows that much.
+CROSS_CLOCK_SLACK_NS = 10_000_000
+
+
+def test_command_submit_is_the_submit_time_even_behind_a_host_task(device: sycl.device) -> None:
     """§4.6.6.2 (Table 37): ``command_submit`` is when ``submit`` took the command, not when the
     command could be enqueued behind a gated host task; reading it never waits."""
-    if "NVIDIA" in device.get_platform().get_info(sycl.info.platform.name):
-        request.applymarker(pytest.mark.xfail(strict=False, reason=(
-            "NVIDIA stamps the clock-offset marker late: a host task's converted end can come up "
-            "to a few hundred us after the start of the kernel behind it (docs/devices/nvidia-h200.md)")))
     q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling(), sycl.property.queue.in_order()])
     host = np.zeros(64, dtype=np.int32)
     with sycl.buffer(host) as buf:
@@ -222,7 +222,8 @@ def test_command_submit_is_the_submit_time_even_behind_a_host_task(
         task_end = task.get_profiling_info(EP.command_end)
         start = kernel.get_profiling_info(EP.command_start)
     assert (host == 1).all()
-    assert task.get_profiling_info(EP.command_submit) <= submitted <= task_end <= start
+    assert task.get_profiling_info(EP.command_submit) <= submitted <= task_end  # host stamps alike
+    assert task_end <= start + CROSS_CLOCK_SLACK_NS
 
 
 def test_command_start_of_a_host_task_waits_only_until_it_runs(device: sycl.device) -> None:

@@ -3,6 +3,8 @@ of ``buffer.transfer_counters()`` after typical programs, on every device under 
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pyopencl as cl
 import pytest
@@ -159,3 +161,35 @@ def test_a_write_back_behind_a_failed_kernel_keeps_the_data_and_reports_once(dev
     q.throw_asynchronous()
     assert list(x) == list(range(N))
     assert len(errors) == 1 and errors[0].code() is sycl.errc.runtime
+
+
+def test_moves_into_a_kernel_window_go_through_its_sub_buffer(device_pair: list[sycl.device]) -> None:
+    """Transfers into and out of a sub-buffer's window go through the kernel's sub-buffer, at an
+    offset inside it where they cover part of it (docs/data-movement.md): the bytes land where
+    the kernels on both devices of one context read them."""
+    half = 1024  # ints: 4 KiB, a multiple of any device's base address alignment
+    data = np.arange(2 * half, dtype=np.int32)
+    ctx = sycl.context(device_pair)
+    queues = [sycl.queue(ctx, d) for d in device_pair]
+    with sycl.buffer(data) as whole, contextlib.ExitStack() as views:  # all gone: the write-back
+        parts = [views.enter_context(sycl.buffer(whole, sycl.id(k * half), sycl.range(half)))
+                 for k in range(2)]
+
+        def inc(k: int) -> None:
+            queues[k].submit(lambda h: h.parallel_for(half, "tt_inc", sycl.accessor(parts[k], h)))
+
+        inc(0)
+        inc(1)
+        inside = views.enter_context(sycl.buffer(whole, sycl.id(half + 16), sycl.range(16)))  # in parts[1]
+        before = whole.transfer_counters()
+        with sycl.host_accessor(inside) as acc:  # read back from inside the sub-buffer
+            assert list(acc) == list(range(half + 17, half + 33))
+            for i in range(16):
+                acc[i] = -1
+        inc(1)  # the 64 bytes written on the host go back into the sub-buffer, at its byte 64
+        moved = whole.transfer_counters()
+        assert (moved.d2h_bytes - before.d2h_bytes, moved.h2d_bytes - before.h2d_bytes) == (64, 64)
+    expected = np.arange(2 * half, dtype=np.int32) + 1
+    expected[half:] += 1
+    expected[half + 16:half + 32] = 0
+    assert (data == expected).all()

@@ -18,6 +18,7 @@ from .._native import cl
 from .replay.prepared import bind, copy_in, copy_out
 
 if TYPE_CHECKING:
+    from .context_record import ContextRecord
     from .lane import Lane
     from .memory_object import Allocation
     from .requirement import Requirement
@@ -70,6 +71,13 @@ class KernelLaunch:
         ev = self.kernel._enqueue(
             lane.cl_queue, self.global_size, self.local_size, self.offset, args, wait_for)
         return copy_out(lane, windows, ev, keep)
+
+    def bound(self, context: ContextRecord) -> None:
+        """Make the sub-buffers of its windows in ``context`` (``Allocation.bound``) before its
+        transfers, which go through them (``Allocation.holder``)."""
+        for index in self.bindings:
+            req: Requirement = self.args[index]
+            req.memory.allocation(context).bound(req.lo, req.hi)
 
 
 @dataclass(slots=True)

@@ -270,4 +270,5 @@ def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool 
 
 
 def _copy_back(alloc: Any, host: Any, lo: int, hi: int, queue: cl.CommandQueue) -> None:
-    cl.enqueue_copy(queue, host[lo:hi], alloc.buf, src_offset=lo, is_blocking=True)
+    src, offset = alloc.holder(lo, hi)
+    cl.enqueue_copy(queue, host[lo:hi], src, src_offset=offset, is_blocking=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._native import cl, translate
+from .actions import KernelLaunch
 from .memory_object import HOST
 from .refusal import current
 
@@ -35,15 +36,17 @@ def enqueue_moves(
 ) -> list[cl.Event] | None:
     """Enqueue ``op``'s host-to-device transfers after ``wait_for``; returns the wait list of
     what follows them. Their events and host memory go to ``keep``."""
+    if type(op.work) is KernelLaunch:  # its windows' sub-buffers first: the moves go through them
+        op.work.bound(lane.context)
     for move in op.moves:
         memory, alloc, start, end, producer = move
-        assert alloc.buf is not None  # a move has bytes, so the allocation exists
         # Bytes of an undone host command: only those the host held before it (rule S25).
         ranges = current(move, HOST, False) if producer is not None and producer.failed else ((start, end),)
         for lo, hi in ranges:
             # Keep the NannyEvent until the op is known complete (its destructor would block).
+            dst, offset = alloc.holder(lo, hi)
             copied = cl.enqueue_copy(
-                lane.cl_queue, alloc.buf, memory.host_copy()[lo:hi], dst_offset=lo,
+                lane.cl_queue, dst, memory.host_copy()[lo:hi], dst_offset=offset,
                 is_blocking=False, wait_for=wait_for)
             keep.append(copied)
             wait_for = lane.after(copied)

@@ -83,6 +83,17 @@ class Allocation:
                 raise translate(error, f"creating a sub-buffer at byte {lo}") from error
         return sub
 
+    def holder(self, lo: int, hi: int) -> tuple[cl.Buffer, int]:
+        """The ``cl_mem`` to move bytes ``[lo, hi)`` through, and their offset in it: a sub-buffer
+        made for a window that contains them, else the allocation itself. NVIDIA orders the
+        commands on one ``cl_mem`` across the devices of a context: a transfer into the whole
+        allocation waits for a kernel on another device's sub-buffer of it (docs/data-movement.md)."""
+        for (start, size), sub in list(self.subs.items()):  # a copy: another thread may add one
+            if start <= lo and hi <= start + size:
+                return sub, lo - start
+        assert self.buf is not None  # a move has bytes, so the allocation exists
+        return self.buf, lo
+
 
 class MemoryObject:
     """The coherence record of one buffer and all its sub-buffers and reinterpretations."""

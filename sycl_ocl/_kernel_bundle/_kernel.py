@@ -206,8 +206,8 @@ class kernel(NativeWrapper):
         pointer, which ends the context for good."""
         locals_ = self._locals or ()
         for index, arg in enumerate(args):
-            mem = arg if isinstance(arg, cl.LocalMemory) else getattr(arg, "_mem", None)
-            if isinstance(mem, cl.LocalMemory) != (index in locals_):
+            mem = _local_memory(arg)
+            if (mem is not None) != (index in locals_):
                 assert self._params is not None  # _locals is known only with the parameters
                 param = self._params[index]
                 problem = _check_argument(param, mem if mem is not None else arg, self._bits)
@@ -385,11 +385,17 @@ class kernel(NativeWrapper):
 LOCAL_ALIGNMENT = 128
 
 
-def _local_bytes(arg: Any) -> int:
-    """The bytes of local memory ``arg`` asks for: a ``pyopencl.LocalMemory``, or a
-    ``local_accessor`` (its ``_mem``); 0 for anything else."""
+def _local_memory(arg: Any) -> cl.LocalMemory | None:
+    """The local memory ``arg`` asks for: a ``pyopencl.LocalMemory``, or a ``local_accessor``'s
+    (its ``_mem``); None for anything else."""
     mem = arg if isinstance(arg, cl.LocalMemory) else getattr(arg, "_mem", None)
-    return int(mem.size) if isinstance(mem, cl.LocalMemory) else 0
+    return mem if isinstance(mem, cl.LocalMemory) else None
+
+
+def _local_bytes(arg: Any) -> int:
+    """The bytes of local memory ``arg`` asks for (``_local_memory``); 0 for anything else."""
+    mem = _local_memory(arg)
+    return 0 if mem is None else int(mem.size)
 
 
 _NUMPY_VALUES = (np.generic, np.ndarray)  # by-value data, not memory with an element type

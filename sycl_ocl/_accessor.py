@@ -312,14 +312,14 @@ class accessor(_Access):
             # window for the mode as it is (made once per mode, ``window``). Anything else (a
             # placeholder, a mode given in h's place, a first accessor of the mode, a destroyed
             # buffer, something not a buffer) takes the full way below.
-            # A device accessor of a whole buffer: nothing to check, so an error of
-            # ``_register`` here means h is no handler.
+            # A device accessor of a whole buffer: nothing to check, so it joins the command
+            # group itself (``handler._accessors``); an error here means h is no handler.
             try:
                 win = buf._windows[mode]
                 if not win.sub_base:  # a sub-buffer's alignment is checked below
                     self._win = win
                     self._kind = _BOUND
-                    h._register(self, True)  # type: ignore[union-attr]
+                    h._accessors.append(self)  # type: ignore[union-attr]
                     return
             except (AttributeError, KeyError, TypeError):
                 pass

@@ -33,6 +33,7 @@ from .scheduler import (
     NativeTask,
     Requirement,
     Shape,
+    joined_order,
     keep,
     launch,
     matching,
@@ -55,13 +56,16 @@ class handler:
     commands and returns an operation, which the user receives wrapped in an ``event``.
     """
 
-    __slots__ = ("_accessors", "_action", "_call", "_origin", "_requirements", "_settings")
+    __slots__ = ("_accessors", "_action", "_call", "_origin", "_settings")
 
     # Where the command group goes: its queue, or a command graph's ``GraphOrigin`` (the
     # ``_lane``, ``_context`` and ``_device`` below).
     _origin: Origin
+    # The accessors that joined the command group, in that order; each requires its window
+    # (``_requirements``). An accessor joins through ``_register``, which checks it, but a
+    # whole-buffer device accessor, with nothing to check, appends itself here: a method call
+    # would cost the submit path 2% (bench/instructions.py; docs/scheduler.md "Layers").
     _accessors: list[accessor]
-    _requirements: list[Requirement]  # of the accessors, in the same order
     _action: Any
     # Made on first use: most command groups set none (fewer stores and checks per submit).
     _settings: _Settings | None
@@ -79,6 +83,18 @@ class handler:
     @property
     def _device(self) -> device:
         return self._origin._device
+
+    @property
+    def _requirements(self) -> list[Requirement]:
+        """The command group's requirements: each accessor's, in the order they joined (one
+        that a copy or fill overwrites whole discards, ``_overwrite``), then those of an
+        executable graph it replays."""
+        settings = self._settings or _DEFAULTS
+        requirements = [acc._win.req for acc in self._accessors]
+        for k in settings.discards:
+            requirements[k] = requirements[k].discarding()
+        requirements.extend(settings.replayed)
+        return requirements
 
     @property
     def _depends(self) -> Sequence[Command]:
@@ -111,26 +127,20 @@ class handler:
         if acc not in self._accessors:  # identity: accessors do not define __eq__
             self._register(acc)
 
-    def _register(self, acc: accessor, unchecked: bool = False) -> None:
-        """Add ``acc``'s requirement to the command group: the one way an accessor joins it
-        (made with this handler, or a placeholder bound by ``require``; §4.7.6.9).
-
-        ``unchecked``: the accessor has nothing to check, a device accessor of a whole buffer
-        (the submit path: the checks would cost it about 350 instructions per accessor,
-        bench/instructions.py).
+    def _register(self, acc: accessor) -> None:
+        """Add ``acc`` and its requirement to the command group once checked: how an accessor
+        made with this handler joins it, or a placeholder bound by ``require`` (§4.7.6.9); a
+        whole-buffer device accessor, with nothing to check, appends itself to ``_accessors``.
 
         Raises:
             sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's
                 device, or a ``target.host_task`` accessor in a host task with native access.
         """
-        win = acc._win
-        if not unchecked:
-            if win.sub_base:
-                acc._check_alignment(self._device)
-            if acc._kind[0] is _HOST_TASK:
-                self._check_native_target(acc)
+        if acc._win.sub_base:
+            acc._check_alignment(self._device)
+        if acc._kind[0] is _HOST_TASK:
+            self._check_native_target(acc)
         self._accessors.append(acc)
-        self._requirements.append(win.req)
 
     # --- kernel arguments and launches ------------------------------------------------
 
@@ -272,8 +282,7 @@ class handler:
         # that shape: kept by the window of the command group's first accessor.
         accessors = self._accessors
         if accessors and self._settings is None:
-            shape = matching(accessors[0]._win.shapes, kernel, self._origin._lane, sizes, args, accessors,
-                             accessor)
+            shape = matching(accessors[0]._win.shapes, kernel, self._origin._lane, sizes, args, accessors)
             if shape is not None:
                 if self._action is not None:
                     raise _two_actions()
@@ -314,9 +323,9 @@ class handler:
         self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
         plain = self._settings is None  # no set_arg(s), bundle or specialization constant
         signature = _signature(args) if plain and first is not None and first._win.shared else None
-        if signature is not None and first is not None and self._lane is not None:
-            shape = Shape(self._lane, resolved, global_size, local_size, offset, signature,
-                          list(self._requirements), sizes)
+        order = None if signature is None else joined_order(signature, args, self._accessors)
+        if signature is not None and order is not None and first is not None and self._lane is not None:
+            shape = Shape(self._lane, resolved, global_size, local_size, offset, signature, order, sizes)
             keep(first._win.shapes, kernel, shape)
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
@@ -465,7 +474,7 @@ class handler:
                             f"ext_oneapi_graph takes an executable command_graph, got {graph!r}")
         replay = check(self._context, self._device)
         self._set_action(replay)
-        self._requirements.extend(replay.requirements)
+        self._own_settings().replayed = replay.requirements
 
     # --- internals ----------------------------------------------------------------------
 
@@ -476,7 +485,8 @@ class handler:
         required again) keeps its own.
         """
         if acc._win.contiguous:
-            self._requirements[self._accessors.index(acc)] = acc._win.req.discarding()
+            settings = self._own_settings()
+            settings.discards = (*settings.discards, self._accessors.index(acc))
 
     def _set_action(self, action: Any) -> None:
         if self._action is not None:
@@ -489,7 +499,7 @@ class handler:
         lane = self._lane
         assert lane is not None  # a graph's handler records instead
         if type(action) is Shape:
-            op = launch(action, self._call, self._requirements, self._depends)
+            op = launch(action, self, self._depends)
         else:
             op = submit(lane, self._final_action(), self._requirements, self._depends)
         return event_of(op, self._context)
@@ -511,12 +521,15 @@ _NOTHING: Mapping[Any, Any] = MappingProxyType({})
 class _Settings:
     """What a command group sets besides its accessors and action: the commands it depends on;
     for its kernel, arguments (``set_arg``), a kernel bundle, specialization constants; the
-    member that set the action, where its type does not say."""
+    member that set the action, where its type does not say; the accessors (by position)
+    whose requirement a copy or fill discards, and an executable graph's requirements."""
 
-    __slots__ = ("args", "bundle", "depends", "member", "spec_constants")
+    __slots__ = ("args", "bundle", "depends", "discards", "member", "replayed", "spec_constants")
 
     def __init__(self) -> None:
         self.depends: Sequence[Command] = ()
+        self.discards: tuple[int, ...] = ()
+        self.replayed: Sequence[Requirement] = ()
         self.args: Mapping[int, Any] = _NOTHING
         self.bundle: Any = None
         self.spec_constants: Mapping[Any, Any] = _NOTHING
@@ -557,7 +570,6 @@ def make_handler(where: Origin) -> handler:
     h = handler()
     h._origin = where
     h._accessors = []
-    h._requirements = []
     h._action = None
     h._settings = None
     return h

@@ -198,7 +198,7 @@ class queue(NativeWrapper, PropertyHolder):
         action = h._action
         if type(action) is Shape and h._settings is None and self._recording is None:
             # h._submit() of a launch of a known shape with nothing to wait for, in place
-            return event_of(launch(action, h._call, h._requirements), self._context)
+            return event_of(launch(action, h), self._context)
         if self._recording is None and not h._depends:
             return h._submit()
         return self._finish(h)

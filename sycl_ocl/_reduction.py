@@ -33,7 +33,7 @@ from .functional import as_combiner, check_takes, known_identity
 from .property import property_list
 from .property._base import Property, PropertyHolder, make_property_list
 from .property.reduction import initialize_to_identity
-from .scheduler import KernelLaunch, Lane, Shape, keep, matching
+from .scheduler import KernelLaunch, Lane, Shape, joined_order, keep, matching
 from .usm.pointer import usm_ptr
 
 if TYPE_CHECKING:
@@ -241,16 +241,17 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> K
     if shapes is None:
         return _kernel_launch(h, found, call, sizes)
     key = (spec, codes, lane)
-    shape = matching(shapes, key, lane, sizes, call, h._accessors, accessor)
+    shape = matching(shapes, key, lane, sizes, call, h._accessors)
     if shape is not None:
         h._call = call
         return shape
     action = _kernel_launch(h, found, call, sizes)
     signature = _signature(found, variables, args)
-    if signature is not None:
+    order = None if signature is None else joined_order(signature, call, h._accessors)
+    if signature is not None and order is not None:
         global_size, local_size, offset = found.plan.sizes
-        keep(shapes, key, Shape(lane, found.plan.kernel, global_size, local_size, offset, signature,
-                                list(h._requirements), sizes))
+        shape = Shape(lane, found.plan.kernel, global_size, local_size, offset, signature, order, sizes)
+        keep(shapes, key, shape)
     return action
 
 

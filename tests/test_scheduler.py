@@ -585,6 +585,22 @@ def test_a_known_shape_with_an_accessor_made_after_its_launch_requires_it(queue:
     assert list(a) == [3] * 4
 
 
+def test_a_repeated_command_group_whose_accessors_are_not_its_arguments_one_each(queue: sycl.queue) -> None:
+    """Such a launch has no shape (rule S20): it is checked and planned in full each time, so an
+    accessor passed twice and an accessor the kernel does not take are both honoured."""
+    a, c = np.ones(4, np.int32), np.zeros(4, np.int32)
+    with sycl.buffer(a) as ba, sycl.buffer(c) as bc:
+        for _ in range(3):
+            queue.submit(lambda h: h.parallel_for(4, "ts_add", *[sycl.accessor(ba, h)] * 2))  # a += a
+        for value in range(3):
+            with sycl.host_accessor(bc) as view:
+                np.asarray(view)[:] = value
+            queue.submit(lambda h: (sycl.accessor(bc, h, sycl.read_only),
+                                    h.parallel_for(4, "ts_inc", sycl.accessor(ba, h))))
+        assert bc.transfer_counters().h2d_copies == 3  # each group required bc on the device
+    assert list(a) == [11] * 4
+
+
 def test_a_known_shape_recorded_into_a_graph(queue: sycl.queue) -> None:
     data = np.zeros(4, np.int32)
     with sycl.buffer(data) as b:

@@ -41,7 +41,7 @@ from .op import Op
 from .progress import run_logged
 from .replay.direct import FIXED_VALUES, Last, Launcher
 from .replay.prepared import PreparedKernel
-from .replay.shape import Shape, keep, launch, matching
+from .replay.shape import Shape, joined_order, keep, launch, matching
 from .requirement import FRONTIER_CAP, READ, WRITE, Requirement, conflicts
 from .runtime import RUNTIME
 from .trace import DEFAULT_CAPACITY, REASONS, LaneRecord, MemoryRecord, OpRecord, Recorder, recording
@@ -96,6 +96,7 @@ __all__ = [
     "conflicts",
     "end_handle",
     "finalize",
+    "joined_order",
     "keep",
     "launch",
     "matching",

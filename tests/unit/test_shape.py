@@ -14,7 +14,7 @@ from sycl_ocl.scheduler.coherence import access, plan
 from sycl_ocl.scheduler.memory_object import Allocation
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
 from sycl_ocl.scheduler.replay.plans import apply
-from sycl_ocl.scheduler.replay.shape import Shape
+from sycl_ocl.scheduler.replay.shape import Shape, joined_order, keep, matching
 from sycl_ocl.scheduler.requirement import READ, WRITE
 from sycl_ocl.scheduler.runtime import RUNTIME
 
@@ -42,8 +42,12 @@ class FakeKernel:
 
 def _shape(signature: tuple[Any, ...], requirements: list[Any], lane: Any = None,
            global_size: tuple[int, ...] = (64,)) -> Shape:
-    return Shape(lane or FakeLane(1), FakeKernel(), global_size, None, None,  # type: ignore[arg-type]
-                 signature, requirements)
+    """A shape whose command group's accessors joined with ``requirements``, in that order."""
+    order = tuple(next(i for i, want in enumerate(signature) if want is r) for r in requirements)
+    shape = Shape(lane or FakeLane(1), FakeKernel(), global_size, None, None,  # type: ignore[arg-type]
+                  signature, order)
+    assert shape.requirements == requirements
+    return shape
 
 
 def test_a_shape_binds_the_memory_of_its_accessors_once() -> None:
@@ -212,3 +216,48 @@ def test_a_shape_takes_the_plans_of_equal_requirements_and_not_merged_ones() -> 
     assert not shape.holds()
     unordered = _shape((ra,), [ra], FakeLane(1, ordered=False))
     assert not unordered.holds()
+
+
+class FakeAccessor:
+    """What a shape matches of an accessor: its window's requirement."""
+
+    def __init__(self, requirement: Any) -> None:
+        self._win = self
+        self.req = requirement
+
+
+def test_a_shape_matches_only_the_accessors_it_was_checked_with_in_their_order() -> None:
+    """The command group's accessors are the launch's accessor arguments, one each, each with
+    the very requirement, in the order they joined; scalars match by type (rule S20)."""
+    lane = FakeLane(1)
+    a, b = memory_object(), memory_object()
+    wa, rb = req(a, 0, 64, writes=True), req(b, 0, 64)
+    x, y = FakeAccessor(wa), FakeAccessor(rb)
+    signature = (rb, float, wa)
+    order = joined_order(signature, (y, 2.0, x), [x, y])
+    assert order == (2, 0)
+    shapes: dict[Any, Shape] = {}
+    keep(shapes, "k", Shape(lane, FakeKernel(), (64,), None, None, signature, order))  # type: ignore[arg-type]
+    shape = shapes["k"]
+    assert shape.requirements == [wa, rb]
+    assert matching(shapes, "k", lane, shape.sizes, (y, 3.0, x), [x, y]) is shape
+    x2, y2 = FakeAccessor(wa), FakeAccessor(rb)  # the next command group's accessors
+    assert matching(shapes, "k", lane, shape.sizes, (y2, 3.0, x2), [x2, y2]) is shape
+    assert matching(shapes, "k", lane, shape.sizes, (y2, 3.0, x2), [y2, x2]) is None  # joined the other way
+    assert matching(shapes, "k", lane, shape.sizes, (y2, 3.0, x2), [x2, y2, x]) is None  # one more accessor
+    assert matching(shapes, "k", lane, shape.sizes, (y2, 3.0, x), [x2, y2]) is None  # another group
+    assert matching(shapes, "k", lane, shape.sizes, (x2, 3.0, x2), [x2, y2]) is None  # another requirement
+    assert matching(shapes, "k", lane, shape.sizes, (y2, 3, x2), [x2, y2]) is None  # an int for a float
+    assert matching(shapes, "k", FakeLane(1), shape.sizes, (y2, 3.0, x2), [x2, y2]) is None  # another queue
+    assert matching(shapes, "k", lane, ((32,), None, None), (y2, 3.0, x2), [x2, y2]) is None
+    assert matching(shapes, ["unhashable"], lane, shape.sizes, (y2, 3.0, x2), [x2, y2]) is None
+
+
+def test_a_launch_whose_accessors_are_not_its_arguments_one_each_has_no_shape() -> None:
+    a = memory_object()
+    wa = req(a, 0, 64, writes=True)
+    x, unused = FakeAccessor(wa), FakeAccessor(req(memory_object(), 0, 64))
+    assert joined_order((wa, wa), (x, x), [x]) is None  # one accessor passed twice
+    assert joined_order((wa,), (x,), [x, unused]) is None  # an accessor not passed
+    assert joined_order((float,), (2.0,), [x]) is None
+    assert joined_order((wa, float), (x, 2.0), [x]) == (0,)

@@ -43,22 +43,36 @@ class AccessorWindow(Protocol):
     shapes: dict[Any, Shape]
 
 
+class CommandGroup(Protocol):
+    """What ``launch`` reads of a command group (a ``handler``): its accessors, in the order
+    they joined; its requirements; the arguments of its launch."""
+
+    _accessors: list[Any]
+    _call: tuple[Any, ...]
+
+    @property
+    def _requirements(self) -> list[Requirement]: ...
+
+
 class Shape:
     """A launch of ``kernel`` on ``lane`` whose arguments were checked: ``signature`` holds,
     per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
-    scalar (at ``scalars``); ``requirements`` are the command group's (a list that never
-    changes). ``mems``: the ``cl_mem`` of each
+    scalar (at ``scalars``). The command group's accessors are its accessor arguments, one
+    each: ``order`` holds the argument index of each, in the order they joined it, so its
+    ``requirements`` (a list that never changes) are theirs in that order, and ``joined``
+    pairs each index with its accessor's position. ``mems``: the ``cl_mem`` of each
     requirement argument in the lane's context, once bound (``bind``), with ``prepared``, the
     kernel on a ``cl_kernel`` of the shape's own with the last launch's arguments set.
 
     ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last."""
 
-    __slots__ = ("arity", "bindings", "call", "global_size", "kernel", "lane", "local_size", "mems", "offset",
-                 "plans", "prepared", "replays", "requirements", "scalars", "signature", "sizes")
+    __slots__ = ("arity", "bindings", "call", "global_size", "joined", "joins", "kernel", "lane",
+                 "local_size", "mems", "offset", "plans", "prepared", "replays", "requirements", "scalars",
+                 "signature", "sizes")
 
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
-        offset: tuple[int, ...] | None, signature: tuple[Any, ...], requirements: list[Requirement],
+        offset: tuple[int, ...] | None, signature: tuple[Any, ...], order: tuple[int, ...],
         sizes: Any = None,
     ) -> None:
         self.lane = lane
@@ -70,7 +84,9 @@ class Shape:
         self.sizes = (global_size, local_size, offset) if sizes is None else sizes
         self.signature = signature
         self.arity = len(signature)
-        self.requirements = requirements
+        self.requirements = requirements = [signature[index] for index in order]
+        self.joined = tuple((index, k) for k, index in enumerate(order))
+        self.joins = len(order)
         self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)
         self.scalars = tuple(i for i, want in enumerate(signature) if type(want) is not Requirement)
         # Whether its plans may replay: distinct memory objects, on an in-order OpenCL queue.
@@ -153,27 +169,25 @@ class Shape:
             self.kernel, self.global_size, self.local_size, self.offset, memory, self.bindings)
 
 
-def launch(shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
-           depends_on: Sequence[Command] = ()) -> Op:
-    """Schedule a kernel launch of ``shape`` with ``args`` (the accessors at its bindings)
-    for a command group of the shape's lane (docs/scheduler.md rule S20).
+def launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command] = ()) -> Op:
+    """Schedule the kernel launch of ``group``, a command group of the shape's lane matched to
+    ``shape`` (``matching``), with ``group._call`` its arguments (docs/scheduler.md rule S20).
 
-    When the command group has the shape's requirements and nothing to wait for, and the
-    plans of the shape's last launch hold (``Shape.holds``), it is enqueued at once on the
-    memory the shape bound and the plans are replayed: what ``submit`` would do, with nothing
-    to decide. Otherwise ``submit`` plans it.
+    When no accessor joined the command group since it matched (it has the shape's
+    requirements), nothing is to wait for, and the plans of the shape's last launch hold
+    (``Shape.holds``), it is enqueued at once on the memory the shape bound and the plans are
+    replayed: what ``submit`` would do, with nothing to decide. Otherwise ``submit`` plans it.
     """
-    with RUNTIME: return _launch(shape, args, requirements, depends_on)  # noqa: E701  # rule S26
+    with RUNTIME: return _launch(shape, group, depends_on)  # noqa: E701  # rule S26
 
 
-def _launch(shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
-            depends_on: Sequence[Command]) -> Op:
+def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command]) -> Op:
     """``launch`` under the lock."""
     lane = shape.lane
     prepared = shape.prepared  # None until bound (Shape.bind)
-    if (depends_on or prepared is None or trace.RECORDER is not None or requirements != shape.requirements
+    if (depends_on or prepared is None or trace.RECORDER is not None or len(group._accessors) != shape.joins
             or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)):
-        return _in_full(shape, args, requirements, depends_on)
+        return _in_full(shape, group, depends_on)
     # The plans of the shape's last launch, while each memory object is in the layout its plan
     # followed: the common case of Shape.holds, in place (the call would cost 1% of a launch).
     plans = shape.plans
@@ -184,9 +198,10 @@ def _launch(shape: Shape, args: Sequence[Any], requirements: Sequence[Requiremen
                 break
     if plans is None:
         if not shape.holds():
-            return _in_full(shape, args, requirements, depends_on)
+            return _in_full(shape, group, depends_on)
     elif RUNTIME.deferred and blocked(plans):
-        return _in_full(shape, args, requirements, depends_on)
+        return _in_full(shape, group, depends_on)
+    args = group._call
     kept = prepared.args_set
     for index in shape.scalars:  # a scalar not the very object kept: all are set anew
         if kept is None or args[index] is not kept[index]:
@@ -202,41 +217,58 @@ def _launch(shape: Shape, args: Sequence[Any], requirements: Sequence[Requiremen
     return op
 
 
-def _in_full(shape: Shape, args: Sequence[Any], requirements: Sequence[Requirement],
-             depends_on: Sequence[Command]) -> Op:
+def _in_full(shape: Shape, group: CommandGroup, depends_on: Sequence[Command]) -> Op:
     """``submit`` of the launch, planned in full; the shape binds its memory after the first."""
     prepared = shape.prepared
-    op = submit(shape.lane, shape.action(args, True), requirements, depends_on)
+    args = group._call
+    op = submit(shape.lane, shape.action(args, True), group._requirements, depends_on)
     if prepared is None:
         shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
     return op
 
 
 def matching(shapes: dict[Any, Shape], kernel: Any, lane: Lane | None, sizes: Any, args: tuple[Any, ...],
-             accessors: list[Any], accessor: Any) -> Shape | None:
+             accessors: list[Any]) -> Shape | None:
     """The shape (rule S20) that a launch of ``kernel`` over ``sizes`` with ``args`` on ``lane``
     is, among ``shapes`` (those of the window of the command group's first accessor): the same
-    sizes and arguments of the same kinds, each of type ``accessor`` one of the command
-    group's ``accessors`` (whose ``_win`` is an ``AccessorWindow``) with the very requirement, each
-    scalar of the same type. None: the handler checks the launch in full. Not a method of
-    the handler: the scheduler keeps the one statement of what a shape matches."""
+    sizes and arguments of the same kinds, the command group's ``accessors`` (each holding an
+    ``AccessorWindow`` as ``_win``) at the shape's indices in the order they joined, each with
+    the very requirement, and each scalar of the same type. None: the handler checks the
+    launch in full. Not a method of the handler: the scheduler keeps the one statement of what
+    a shape matches."""
     try:
         shape = shapes.get(kernel)
         if shape is not None and shape.lane is not lane:
             shape = shapes.get((kernel, lane))  # another queue's, kept beside the first's
     except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
         return None
-    if shape is None or shape.sizes != sizes or len(args) != shape.arity:
+    if shape is None or shape.sizes != sizes or len(args) != shape.arity or len(accessors) != shape.joins:
         return None
     signature = shape.signature
-    for index in shape.bindings:  # not zip or enumerate: either costs more than its body
-        arg = args[index]
-        if type(arg) is not accessor or arg._win.req is not signature[index] or arg not in accessors:
+    for index, k in shape.joined:  # not zip or enumerate: either costs more than its body
+        acc = accessors[k]
+        if args[index] is not acc or acc._win.req is not signature[index]:
             return None
     for index in shape.scalars:
         if type(args[index]) is not signature[index]:
             return None
     return shape
+
+
+def joined_order(signature: tuple[Any, ...], args: Sequence[Any],
+                 accessors: Sequence[Any]) -> tuple[int, ...] | None:
+    """The ``order`` of a ``Shape`` with ``signature`` launching ``args``: the argument index of
+    each of the command group's ``accessors``, in the order they joined; None unless they are
+    its accessor arguments, one each (such a launch is checked in full each time)."""
+    order = []
+    for acc in accessors:
+        at = [index for index, arg in enumerate(args) if arg is acc]
+        if len(at) != 1 or type(signature[at[0]]) is not Requirement:
+            return None
+        order.append(at[0])
+    if len(order) != sum(type(want) is Requirement for want in signature):
+        return None
+    return tuple(order)
 
 
 def keep(shapes: dict[Any, Shape], kernel: Any, shape: Shape) -> None:

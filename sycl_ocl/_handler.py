@@ -56,7 +56,7 @@ class handler:
     commands and returns an operation, which the user receives wrapped in an ``event``.
     """
 
-    __slots__ = ("_accessors", "_action", "_call", "_origin", "_settings")
+    __slots__ = ("_accessors", "_action", "_call", "_discards", "_origin", "_settings")
 
     # Where the command group goes: its queue, or a command graph's ``GraphOrigin`` (the
     # ``_lane``, ``_context`` and ``_device`` below).
@@ -66,6 +66,9 @@ class handler:
     # whole-buffer device accessor, with nothing to check, appends itself here: a method call
     # would cost the submit path 2% (bench/instructions.py; docs/scheduler.md "Layers").
     _accessors: list[accessor]
+    # The positions of the accessors whose requirement discards the old contents here: a copy,
+    # fill or reduction that overwrites the range whole (``_overwrite``).
+    _discards: tuple[int, ...]
     _action: Any
     # Made on first use: most command groups set none (fewer stores and checks per submit).
     _settings: _Settings | None
@@ -89,11 +92,10 @@ class handler:
         """The command group's requirements: each accessor's, in the order they joined (one
         that a copy or fill overwrites whole discards, ``_overwrite``), then those of an
         executable graph it replays."""
-        settings = self._settings or _DEFAULTS
         requirements = [acc._win.req for acc in self._accessors]
-        for k in settings.discards:
+        for k in self._discards:
             requirements[k] = requirements[k].discarding()
-        requirements.extend(settings.replayed)
+        requirements.extend((self._settings or _DEFAULTS).replayed)
         return requirements
 
     @property
@@ -325,7 +327,8 @@ class handler:
         signature = _signature(args) if plain and first is not None and first._win.shared else None
         order = None if signature is None else joined_order(signature, args, self._accessors)
         if signature is not None and order is not None and first is not None and self._lane is not None:
-            shape = Shape(self._lane, resolved, global_size, local_size, offset, signature, order, sizes)
+            shape = Shape(self._lane, resolved, global_size, local_size, offset, signature, order,
+                          self._requirements, sizes)
             keep(first._win.shapes, kernel, shape)
 
     # --- explicit memory operations (§4.9.4.3) ------------------------------------------
@@ -485,8 +488,7 @@ class handler:
         required again) keeps its own.
         """
         if acc._win.contiguous:
-            settings = self._own_settings()
-            settings.discards = (*settings.discards, self._accessors.index(acc))
+            self._discards = (*self._discards, self._accessors.index(acc))
 
     def _set_action(self, action: Any) -> None:
         if self._action is not None:
@@ -521,14 +523,13 @@ _NOTHING: Mapping[Any, Any] = MappingProxyType({})
 class _Settings:
     """What a command group sets besides its accessors and action: the commands it depends on;
     for its kernel, arguments (``set_arg``), a kernel bundle, specialization constants; the
-    member that set the action, where its type does not say; the accessors (by position)
-    whose requirement a copy or fill discards, and an executable graph's requirements."""
+    member that set the action, where its type does not say; an executable graph's
+    requirements."""
 
-    __slots__ = ("args", "bundle", "depends", "discards", "member", "replayed", "spec_constants")
+    __slots__ = ("args", "bundle", "depends", "member", "replayed", "spec_constants")
 
     def __init__(self) -> None:
         self.depends: Sequence[Command] = ()
-        self.discards: tuple[int, ...] = ()
         self.replayed: Sequence[Requirement] = ()
         self.args: Mapping[int, Any] = _NOTHING
         self.bundle: Any = None
@@ -570,6 +571,7 @@ def make_handler(where: Origin) -> handler:
     h = handler()
     h._origin = where
     h._accessors = []
+    h._discards = ()
     h._action = None
     h._settings = None
     return h

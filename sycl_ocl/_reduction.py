@@ -250,7 +250,8 @@ def launch(h: handler, sizes: Any, first: reduction, rest: tuple[Any, ...]) -> K
     order = None if signature is None else joined_order(signature, call, h._accessors)
     if signature is not None and order is not None:
         global_size, local_size, offset = found.plan.sizes
-        shape = Shape(lane, found.plan.kernel, global_size, local_size, offset, signature, order, sizes)
+        shape = Shape(lane, found.plan.kernel, global_size, local_size, offset, signature, order,
+                      h._requirements, sizes)
         keep(shapes, key, shape)
     return action
 

@@ -400,6 +400,29 @@ def test_repeated_launches_combine_each_time_into_the_variable(queue: sycl.queue
     assert any(shape.prepared is not None for shape in shapes)
 
 
+def test_a_repeated_initializing_reduction_never_copies_the_old_value_in(queue: sycl.queue) -> None:
+    """With ``initialize_to_identity`` the variable's old value is not needed (a discarding
+    write): the launch, repeated as a shape whose plans replay, never copies it to the device,
+    even when the host wrote it in between; each result is the reduction's alone."""
+    sycl.register_kernel_source(REPEAT_KERNELS)
+    n = size(queue, 5000)
+    x = np.random.default_rng(3).integers(-50, 100, n).astype(np.int32)
+    init = [sycl.property.reduction.initialize_to_identity()]
+    with sycl.buffer(x) as bx, sycl.buffer(np.zeros(1, np.int32)) as bt, \
+            sycl.buffer(np.zeros(1, np.float32)) as bm:
+        for k in range(5):
+            with sycl.host_accessor(bt) as view:
+                assert k == 0 or view[0] == x.sum()
+                view[0] = -k  # on the host only: the device's copy is stale now
+            queue.submit(lambda h: h.parallel_for(
+                n, sycl.reduction(bt, h, sycl.plus(), prop_list=init),
+                sycl.reduction(bm, h, sycl.maximum(), prop_list=init), "red_repeat",
+                sycl.accessor(bx, h, sycl.read_only)))
+        with sycl.host_accessor(bt, sycl.read_only) as view:
+            assert view[0] == x.sum()
+        assert bt.transfer_counters().h2d_copies == 0
+
+
 def test_a_kept_launch_still_refuses_another_command_groups_accessor(queue: sycl.queue) -> None:
     """A launch matched to a kept shape is still checked for what the shape does not fix: an
     accessor of another command group raises errc.accessor, as the first launch would."""

@@ -1,7 +1,7 @@
 """``sycl::info::event_profiling`` descriptors (SYCL 2020 §4.6.6.2).
 
 ``command_submit`` is the host time ``submit`` took the command group (Table 37), expressed on
-the device's profiling clock: taken on the host and converted (``ContextRecord.clock_offset``),
+the device's profiling clock: taken on the host and converted (``ContextRecord.device_time``),
 also for a command that waits behind a host task or another queue's command (one enqueued
 within its submit is stamped just before its enqueue); for an OpenCL event made into a SYCL
 one (``make_event``), OpenCL's ``CL_PROFILING_COMMAND_QUEUED``. A command run on the host (a

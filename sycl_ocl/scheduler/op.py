@@ -206,7 +206,7 @@ class Op:
 
     def host_time(self, field: str) -> int | None:
         """``field`` ("queued", "start", "end") of an op on a profiling queue, on the device's
-        profiling clock (``ContextRecord.clock_offset``); None where the OpenCL event has it:
+        profiling clock (``ContextRecord.device_time``); None where the OpenCL event has it:
         a device op's start and end, the submit time of one enqueued within its submit.
 
         "queued" never waits (§4.6.6.2: the submit time is known once ``submit`` returned);
@@ -222,7 +222,7 @@ class Op:
         elif field == "end":
             self.wait()
         lane: Lane = self.lane  # type: ignore[assignment]  # only a lane's ops note times
-        stamp = times[_TIME_FIELDS[field]] + lane.context.clock_offset(lane.cl_queue.device)
+        stamp = lane.context.device_time(lane.cl_queue.device, times[_TIME_FIELDS[field]])
         if field == "end" and self.event is not None:
             stamp = max(stamp, int(self.event.profile.end))
         return stamp

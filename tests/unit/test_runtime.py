@@ -318,3 +318,20 @@ def test_a_failed_status_query_is_reported_with_its_error() -> None:
     with pytest.raises(sycl.exception, match=r"status query failed: "
                        r"clGetEventInfo failed: <unknown error -9999>"):
         errors.deliver()
+
+
+# --- the host clock on a device's profiling clock (docs/scheduler.md, "Profiling") ---------------
+
+
+def test_a_stamp_takes_the_clock_offset_of_its_own_time() -> None:
+    """The offset drifts steadily (an NVIDIA H100's clock lost 15.6 us a second): a stamp takes
+    the offset on the line through the first and the latest measurement, before, between or
+    after them; with one measurement, that one."""
+    from sycl_ocl.scheduler.context_record import offset_at
+
+    drift = ((1_000, 5_000_000), (1_001_000, 4_999_000))  # 1 us lost in 1 ms
+    assert offset_at(drift, 1_001_000) == 4_999_000
+    assert offset_at(drift, 501_000) == 4_999_500
+    assert offset_at(drift, 1_000) == 5_000_000
+    assert offset_at(drift, 2_001_000) == 4_998_000
+    assert offset_at(((7, 123),), 10**12) == 123

@@ -44,10 +44,8 @@ def _shape(signature: tuple[Any, ...], requirements: list[Any], lane: Any = None
            global_size: tuple[int, ...] = (64,)) -> Shape:
     """A shape whose command group's accessors joined with ``requirements``, in that order."""
     order = tuple(next(i for i, want in enumerate(signature) if want is r) for r in requirements)
-    shape = Shape(lane or FakeLane(1), FakeKernel(), global_size, None, None,  # type: ignore[arg-type]
-                  signature, order)
-    assert shape.requirements == requirements
-    return shape
+    return Shape(lane or FakeLane(1), FakeKernel(), global_size, None, None,  # type: ignore[arg-type]
+                 signature, order, requirements)
 
 
 def test_a_shape_binds_the_memory_of_its_accessors_once() -> None:
@@ -237,9 +235,9 @@ def test_a_shape_matches_only_the_accessors_it_was_checked_with_in_their_order()
     order = joined_order(signature, (y, 2.0, x), [x, y])
     assert order == (2, 0)
     shapes: dict[Any, Shape] = {}
-    keep(shapes, "k", Shape(lane, FakeKernel(), (64,), None, None, signature, order))  # type: ignore[arg-type]
+    keep(shapes, "k", Shape(lane, FakeKernel(), (64,), None, None, signature, order,  # type: ignore[arg-type]
+                            [wa, rb]))
     shape = shapes["k"]
-    assert shape.requirements == [wa, rb]
     assert matching(shapes, "k", lane, shape.sizes, (y, 3.0, x), [x, y]) is shape
     x2, y2 = FakeAccessor(wa), FakeAccessor(rb)  # the next command group's accessors
     assert matching(shapes, "k", lane, shape.sizes, (y2, 3.0, x2), [x2, y2]) is shape

@@ -58,9 +58,11 @@ class Shape:
     """A launch of ``kernel`` on ``lane`` whose arguments were checked: ``signature`` holds,
     per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
     scalar (at ``scalars``). The command group's accessors are its accessor arguments, one
-    each: ``order`` holds the argument index of each, in the order they joined it, so its
-    ``requirements`` (a list that never changes) are theirs in that order, and ``joined``
-    pairs each index with its accessor's position. ``mems``: the ``cl_mem`` of each
+    each: ``order`` holds the argument index of each, in the order they joined it, and
+    ``joined`` pairs each index with its accessor's position; ``requirements`` (a list that
+    never changes) are the command group's, theirs in that order (where one discards, as a
+    reduction's variable with ``initialize_to_identity``, the kernel says so: the key the
+    shape is kept under holds it). ``mems``: the ``cl_mem`` of each
     requirement argument in the lane's context, once bound (``bind``), with ``prepared``, the
     kernel on a ``cl_kernel`` of the shape's own with the last launch's arguments set.
 
@@ -73,7 +75,7 @@ class Shape:
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
         offset: tuple[int, ...] | None, signature: tuple[Any, ...], order: tuple[int, ...],
-        sizes: Any = None,
+        requirements: list[Requirement], sizes: Any = None,
     ) -> None:
         self.lane = lane
         self.kernel = kernel
@@ -84,7 +86,7 @@ class Shape:
         self.sizes = (global_size, local_size, offset) if sizes is None else sizes
         self.signature = signature
         self.arity = len(signature)
-        self.requirements = requirements = [signature[index] for index in order]
+        self.requirements = requirements
         self.joined = tuple((index, k) for k, index in enumerate(order))
         self.joins = len(order)
         self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)

@@ -148,6 +148,20 @@ def test_a_late_clock_offset_keeps_submit_start_and_end_in_order(device: sycl.de
         del record.clock_offsets[native.int_ptr]  # measured again by the next test that asks
 
 
+def test_a_profiling_queue_measures_the_clock_offset_before_its_first_stamp(device: sycl.device) -> None:
+    """The first measurement is where the line of offsets starts (the clocks drift): a stamp
+    taken long before the first query still lies between two measurements."""
+    from sycl_ocl.scheduler import RUNTIME
+
+    ctx = sycl.context(device)
+    record, native = RUNTIME.context(sycl.get_native(ctx)), sycl.get_native(device)
+    assert native.int_ptr not in record.clock_offsets
+    sycl.queue(ctx, device, prop_list=[sycl.property.queue.enable_profiling()])
+    assert len(record.clock_offsets[native.int_ptr]) == 1
+    sycl.queue(ctx, device)  # without profiling: nothing measured again
+    assert len(record.clock_offsets[native.int_ptr]) == 1
+
+
 def test_a_clock_offset_over_a_second_old_is_measured_again(device: sycl.device) -> None:
     """Fault injection: the device's clock drifts from the host's (an NVIDIA H100's lost 15.6 us
     a second), so an offset measured long ago is wrong. One measured 10,000 s ago and a second

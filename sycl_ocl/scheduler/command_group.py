@@ -39,6 +39,8 @@ def open_lane(
 ) -> Lane:
     """The lane of a new queue on ``cl_queue`` (``owner``: the queue's context, named in errors)."""
     lane = Lane(cl_queue, RUNTIME.context(cl_queue.context, owner), async_errors, in_order, profiling)
+    if profiling:  # measured from the start: its stamps' offsets lie between this and the latest
+        lane.context.device_time(cl_queue.device, 0)
     progress.start()  # here, outside the scheduler lock (see progress.spawn)
     with RUNTIME:
         RUNTIME.lanes.add(lane)

@@ -50,7 +50,8 @@ class ContextRecord:
         H100's clock lost 15.6 us a second against the host's, steadily
         (docs/devices/nvidia-h100.md). So it is measured again when the latest measurement is
         over a second old, and a stamp takes the offset of its own time, on the line through
-        the first and the latest measurement (``offset_at``).
+        the first and the latest measurement (``offset_at``); a profiling queue measures it
+        when it opens (``open_lane``), before its first stamp.
         """
         key = device.int_ptr
         measured = self.clock_offsets.get(key)

@@ -90,8 +90,8 @@ class handler:
     @property
     def _requirements(self) -> list[Requirement]:
         """The command group's requirements: each accessor's, in the order they joined (one
-        that a copy or fill overwrites whole discards, ``_overwrite``), then those of an
-        executable graph it replays."""
+        that a copy, fill or initializing reduction overwrites whole discards, ``_overwrite``),
+        then those of an executable graph it replays."""
         requirements = [acc._win.req for acc in self._accessors]
         for k in self._discards:
             requirements[k] = requirements[k].discarding()

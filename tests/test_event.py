@@ -186,6 +186,26 @@ def test_a_clock_offset_over_a_second_old_is_measured_again(device: sycl.device)
         del record.clock_offsets[native.int_ptr]
 
 
+def test_a_failed_clock_measurement_keeps_the_offsets_measured_before(device: sycl.device) -> None:
+    """Fault injection: a marker of a measurement that fails (a driver short of resources)
+    records nothing: the stamps keep the offsets measured before, not an offset of 0."""
+    from sycl_ocl import _native
+    from sycl_ocl.scheduler import RUNTIME
+
+    q = sycl.queue(device, prop_list=[sycl.property.queue.enable_profiling()])
+    record, native = RUNTIME.context(sycl.get_native(q.get_context())), sycl.get_native(device)
+    record.device_time(native, 0)
+    (at, offset), *_ = record.clock_offsets[native.int_ptr]
+    stale = ((at - 2 * 10**9, offset),)  # over a second old: the next stamp measures again
+    record.clock_offsets[native.int_ptr] = stale
+    try:
+        with _native.inject("marker", 1):
+            assert record.device_time(native, 1000) == 1000 + offset
+        assert record.clock_offsets[native.int_ptr] == stale
+    finally:
+        del record.clock_offsets[native.int_ptr]
+
+
 def test_a_queued_time_left_zero_reads_the_submit_time() -> None:
     """Fault injection: Intel's CPU runtime 2026.2 reports CL_PROFILING_COMMAND_QUEUED 0 for
     markers (docs/devices/repro/marker_queued_zero.py); command_submit and the host clock's

@@ -663,6 +663,7 @@ class Round:
         self.doomed: list[sycl.buffer] = [sycl.buffer(self.ended)]
         q.submit(add(self.doomed[0], 5))
         self.acc: sycl.host_accessor | None = None
+        self.timed: sycl.event | None = None  # a host task of a profiling queue ("profiling query")
 
     def host_task(self, h: sycl.handler) -> None:
         sycl.accessor(self.buf, h, sycl.read_write, target=sycl.target.host_task)
@@ -691,6 +692,8 @@ class Round:
             "buffer with exit": lambda: self.doomed[0].__exit__(None, None, None),
             "buffer del": self.doomed.clear,
             "collection": lambda: gc.collect(0),
+            "profiling query": lambda: self.timed.get_profiling_info(  # type: ignore[union-attr]
+                sycl.info.event_profiling.command_end),
         }
 
     def prepare(self, call: str) -> None:
@@ -698,6 +701,19 @@ class Round:
             self.acc = sycl.host_accessor(self.buf)
         elif call == "collection":
             self.cycle()
+        elif call == "profiling query":  # its clock offset over a second old: measured again
+            timing = sycl.queue(self.q.get_context(), self.q.get_device(),
+                                prop_list=[sycl.property.queue.enable_profiling()])
+            self.timed = timing.submit(lambda h: h.host_task(lambda: None))
+            self.timed.wait()
+            offsets, key = self._clock_offsets()
+            offsets[key] = tuple((at - 2 * 10**9, offset) for at, offset in offsets[key])
+
+    def _clock_offsets(self) -> tuple[dict[int, Any], int]:
+        from sycl_ocl.scheduler import RUNTIME
+
+        record = RUNTIME.context(sycl.get_native(self.q.get_context()))
+        return record.clock_offsets, sycl.get_native(self.q.get_device()).int_ptr
 
     def check(self, call: str, where: str) -> bool:
         """The runtime still works, from another thread; the ended buffer was written back
@@ -705,6 +721,10 @@ class Round:
         (a finalizer interrupted) ended without a write-back, never written later (False)."""
         written = (self.ended == 5).all()
         self.acc = None  # a host accessor left open by the call ends with it
+        if self.timed is not None:  # the offsets measured: one or two (host time, offset) pairs
+            offsets, key = self._clock_offsets()
+            assert len(offsets[key]) in (1, 2) and all(len(pair) == 2 for pair in offsets[key])
+            assert isinstance(self.timed.get_profiling_info(sycl.info.event_profiling.command_end), int)
         gc.collect(0)
         worked: list[bool] = []
 
@@ -744,7 +764,7 @@ class Round:
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
                      "host_accessor del", "wait", "USM launch", "USM malloc", "USM free", "USM memcpy",
-                     "USM fill", "buffer with exit", "buffer del", "collection"]
+                     "USM fill", "buffer with exit", "buffer del", "collection", "profiling query"]
 
 
 @pytest.mark.parametrize("call", INTERRUPTED_CALLS)

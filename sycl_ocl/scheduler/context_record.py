@@ -58,8 +58,9 @@ class ContextRecord:
         if measured is None or monotonic_ns() - measured[-1][0] > CLOCK_REMEASURE_NS:
             with self.serial or nullcontext():
                 latest = _clock_offset(self.native, device)
-            measured = self.clock_offsets[key] = (measured[0], latest) if measured else (latest,)
-        return host_ns + offset_at(measured, host_ns)
+            if latest is not None:  # a failed measurement leaves the line as it was
+                measured = self.clock_offsets[key] = (measured[0], latest) if measured else (latest,)
+        return host_ns if measured is None else host_ns + offset_at(measured, host_ns)
 
     def transfer_queue(self) -> cl.CommandQueue:
         """A queue of this context for host-side transfers (host accessors, write-back)."""
@@ -87,19 +88,19 @@ def offset_at(measured: tuple[tuple[int, int], ...], host_ns: int) -> int:
     return latest + (latest - first) * (host_ns - latest_at) // (latest_at - first_at)
 
 
-def _clock_offset(native: cl.Context, device: cl.Device, tries: int = 5) -> tuple[int, int]:
+def _clock_offset(native: cl.Context, device: cl.Device, tries: int = 5) -> tuple[int, int] | None:
     """(host time, what to add to it to read ``device``'s profiling clock), measured: a
     marker's ``CL_PROFILING_COMMAND_QUEUED``, stamped by the driver during ``clEnqueueMarker``
     or the flush after it, against the host clock around those calls, on the quickest of
     ``tries`` markers after one that warms the queue up (NVIDIA stamps the first marker of a
     queue 0.75 ms late, the next ones within 1 us of each other). ``clGetDeviceAndHostTimer``
     would pair the clocks directly, but neither NVIDIA's driver nor PoCL nor Oclgrind has it
-    (``CL_INVALID_OPERATION``). An offset of 0 where the device has no profiling queue."""
-    now = monotonic_ns()
+    (``CL_INVALID_OPERATION``). None where a call failed (no profiling queue, a driver short
+    of resources): nothing is measured."""
     try:
         queue = cl.CommandQueue(native, device, cl.command_queue_properties.PROFILING_ENABLE)
         cl.enqueue_marker(queue).wait()
-        best = (0, now, 0)
+        best = (0, 0, 0)
         for _ in range(tries):
             before = monotonic_ns()
             marker = cl.enqueue_marker(queue)
@@ -111,4 +112,4 @@ def _clock_offset(native: cl.Context, device: cl.Device, tries: int = 5) -> tupl
                 best = (max(after - before, 1), middle, queued_time(marker) - middle)
         return best[1], best[2]
     except cl.Error:
-        return now, 0
+        return None

@@ -7,6 +7,7 @@
 ##   L:      the work-group size (reqd: its OpenCL sizes); P: the least power of two >= L
 ##   items:  over a range, its dimensions (0: over an nd_range)
 ##   atomics64: the device has cl_khr_int64_base_atomics (64-bit partials move by atomics)
+##   empty:  an empty nd_range: one work-group that calls no body
 <%def name="prelude(reds, others, fp64, items)">\
 % if fp64:
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -81,7 +82,7 @@ static inline void __sycl_put_${i}(__global ${r.ctype} *p, ${r.ctype} v) { *(vol
 static inline ${r.ctype} __sycl_get_${i}(__global ${r.ctype} *p) { return *(volatile __global ${r.ctype} *)p; }
 % endif
 </%def>
-<%def name="kernels(name, body, reds, params, args, reqd, items, chunked, L, P, atomics64)">\
+<%def name="kernels(name, body, reds, params, args, reqd, items, chunked, L, P, atomics64, empty)">\
 
 % if atomics64 and any(r.ctype in ('long', 'ulong', 'double') for r in reds):
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -97,7 +98,7 @@ __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
 <% plist = ['__global %s *__sycl_part%d' % (r.ctype, i) for i, r in enumerate(reds)] \
           + ['__global %s *__sycl_out%d' % (r.ctype, i) for i, r in enumerate(reds)] \
           + ['__global uint *__sycl_done'] \
-          + (['const ulong __sycl_n0', 'const ulong __sycl_n1', 'const ulong __sycl_n2'] if items else ['const uint __sycl_run']) \
+          + (['const ulong __sycl_n0', 'const ulong __sycl_n1', 'const ulong __sycl_n2'] if items else []) \
           + list(params) %>\
     ${',\n    '.join(plist)})
 {
@@ -144,16 +145,27 @@ ${call(body, reds, args, items, '__sycl_v', '')}\
     for (uint e = 0; e < ${r.count}u; e++)
         __sycl_acc${loop.index}[e] = __sycl_op_${loop.index}(__sycl_op_${loop.index}(__sycl_acc${loop.index}[e], __sycl_acc${loop.index}_1[e]), __sycl_op_${loop.index}(__sycl_acc${loop.index}_2[e], __sycl_acc${loop.index}_3[e]));
 % endfor
-% else:
-    ## An empty nd_range runs one work-group that calls no body: it writes the identity, or
-    ## leaves the variable's value, as the launch of no work-item would.
-    if (__sycl_run)
-        ${body}(${', '.join(['__sycl_acc%d' % i for i in range(len(reds))] + args)});
+% elif not empty:
+    ## Called by every work-item, under no condition: the body's barriers must be reached by
+    ## all work-items of the group. An empty nd_range has a variant of its own that calls no
+    ## body (one work-group that writes the identity, or leaves the variable's value).
+    ${body}(${', '.join(['__sycl_acc%d' % i for i in range(len(reds))] + args)});
 % endif
     const uint __sycl_group = ${'get_group_id(0)' if items else 'get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))'};
     const uint __sycl_groups = get_num_groups(0) * get_num_groups(1) * get_num_groups(2);
+    ## The loops over a span's elements hold barriers: a span's trip count is read at run time,
+    ## as PoCL 3.1's work-group compiler fails an assertion (ParallelRegion.cc) on such a loop
+    ## of 2 iterations known at compile time (docs/reductions.md).
 % for r in reds:
-    for (uint e = 0; e < ${r.count}u; e++) {
+% if r.count > 1:
+    volatile uint __sycl_count${loop.index}_v = ${r.count}u;
+    const uint __sycl_count${loop.index} = __sycl_count${loop.index}_v;
+% else:
+    const uint __sycl_count${loop.index} = 1u;
+% endif
+% endfor
+% for r in reds:
+    for (uint e = 0; e < __sycl_count${loop.index}; e++) {
         __sycl_scratch${loop.index}[__sycl_lid] = __sycl_acc${loop.index}[e];
 ${tree(loop.index, '__sycl_lid', L, P)}\
         if (__sycl_lid == 0)
@@ -175,7 +187,7 @@ ${tree(loop.index, '__sycl_lid', L, P)}\
     const uint __sycl_final = __sycl_last;
     mem_fence(CLK_GLOBAL_MEM_FENCE);
 % for r in reds:
-    for (uint e = 0; e < ${r.count}u; e++) {
+    for (uint e = 0; e < __sycl_count${loop.index}; e++) {
         ${r.ctype} acc = ${r.identity};
         for (uint i = __sycl_lid; __sycl_final && i < __sycl_groups; i += ${L}u)
             acc = __sycl_op_${loop.index}(acc, __sycl_get_${loop.index}(__sycl_part${loop.index} + i * ${r.count}u + e));

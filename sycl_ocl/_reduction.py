@@ -299,10 +299,10 @@ class _Plan:
             hidden: tuple[Any, ...] = tuple(np.uint64(n) for n in (*global_size, 1, 1)[:3])
             sizes: tuple[Any, ...] = ((groups * group,), (group,), None)
         else:
-            found = variant(kid, codes, 0, local_size, atomics64=atomics64)
             empty = 0 in global_size  # one work-group that runs no body (see _reduction.mako)
+            found = variant(kid, codes, 0, local_size, atomics64=atomics64, empty=empty)
             groups = 1 if empty else math.prod(g // n for g, n in zip(global_size, local_size, strict=True))
-            hidden = (np.uint32(not empty),)
+            hidden = ()
             sizes = (local_size, local_size, None) if empty else (global_size, local_size, offset)
         return _Plan(resolve_kernel(found.main, ctx, dev, None, constants), sizes, hidden, groups)
 

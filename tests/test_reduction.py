@@ -4,17 +4,21 @@ ranges and nd_ranges, one and several reductions, buffers and USM, checked again
 from __future__ import annotations
 
 import functools
+import json
+import subprocess
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
+from kernel_support import run_child
 
 # On Oclgrind an invalid or uninitialised access (a data race with OCLGRIND_DATA_RACES=1) fails
 # the test that made it.
 from test_kernel_library import _no_oclgrind_errors  # noqa: F401
 
 import sycl_ocl as sycl
+from sycl_ocl import _discovery
 
 DTYPES = ["int32", "uint32", "int64", "float32", "float64"]
 INTEGER_OPS: list[Any] = [sycl.plus, sycl.multiplies, sycl.minimum, sycl.maximum, sycl.bit_and,
@@ -179,6 +183,54 @@ def test_nd_range_of_two_dimensions_and_local_memory(queue: sycl.queue) -> None:
             sycl.nd_range(sycl.range(12, 20), sycl.range(3, 5)), sycl.reduction(br, h, sycl.maximum()),
             "red_tile_max", sycl.accessor(bx, h, sycl.read_only), sycl.local_accessor(np.int32, 15, h)))
     assert result[0] == x.max()
+
+
+# Work-item 0 of each work-group combines what the group gathered in local memory behind a
+# barrier (issue 33: the barrier, under a condition in the generated kernel, hung PoCL 3.1).
+GROUP_SUM = """
+import json, sys
+import numpy as np
+import sycl_ocl as sycl
+sycl.register_kernel_source('''
+    __kernel void red_group_sum(SYCL_REDUCER(int, total), __global const int *x, __local int *tile) {
+        size_t l = get_local_id(0);
+        tile[l] = x[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l == 0) {
+            int s = 0;
+            for (size_t k = 0; k < get_local_size(0); k++)
+                s += tile[k];
+            SYCL_COMBINE(total, s);
+        }
+    }''')
+q = sycl.queue(sycl.device(sys.argv[1]))
+x = np.arange(1024, dtype=np.int32)
+total = np.array([5], np.int32)
+with sycl.buffer(x) as bx, sycl.buffer(total) as bt:
+    q.submit(lambda h: h.parallel_for(
+        sycl.nd_range(sycl.range(1024), sycl.range(64)), sycl.reduction(bt, h, sycl.plus()),
+        "red_group_sum", sycl.accessor(bx, h, sycl.read_only), sycl.local_accessor(np.int32, 64, h)))
+print(json.dumps(int(total[0])))
+"""
+
+
+def in_child(code: str, dev: sycl.device, *args: object,
+             timeout: int = 120) -> subprocess.CompletedProcess[str]:
+    """``code`` run in a child on ``dev`` (its filter string is ``sys.argv[1]``, ``args`` follow):
+    a hang or a driver crash there fails the test, not the run."""
+    argv = [_discovery.filter_name(dev), *map(str, args)]
+    return run_child(f"import sys; sys.argv[1:] = {argv!r}\n{code}", timeout=timeout)
+
+
+def test_nd_range_body_with_a_barrier_then_one_work_item_combining(queue: sycl.queue) -> None:
+    """Every work-item reaches the body's barrier (the body runs under no condition), so a
+    kernel that gathers into local memory and lets work-item 0 combine completes."""
+    try:
+        done = in_child(GROUP_SUM, queue.get_device())
+    except subprocess.TimeoutExpired:
+        pytest.fail("the launch did not complete in 120 s: a work-item missed the body's barrier")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == 5 + sum(range(1024))
 
 
 def test_range_of_two_dimensions_sees_each_item(queue: sycl.queue) -> None:
@@ -579,3 +631,46 @@ def test_span_reductions_into_a_buffer_window_and_usm(queue: sycl.queue) -> None
                 sycl.free(p, queue)
         assert (got == np.bincount(x[:n - n % 100] % 8, minlength=8)).all()
     raises(sycl.errc.invalid, lambda: sycl.span(sycl.buffer(np.zeros(4, np.int32)), 3, 2), "window")
+
+
+# Each span length over a range and an nd_range (issue 33: a span of two elements killed the
+# process in PoCL 3.1's work-group compiler); one line per length, so a crash names its length.
+EVERY_SPAN = """
+import json, sys
+import numpy as np
+import sycl_ocl as sycl
+sycl.register_kernel_source('''
+    __kernel void red_span_any(SYCL_REDUCER(int, bins), __global const int *x, uint n) {
+        size_t i = get_global_id(0);
+        SYCL_COMBINE_AT(bins, x[i] % n, 1);
+    }''')
+q = sycl.queue(sycl.device(sys.argv[1]))
+x = np.arange(int(sys.argv[2]), dtype=np.int32)
+with sycl.buffer(x) as bx:
+    for n in range(1, 17):
+        got = []
+        for rng in (x.size, sycl.nd_range(sycl.range(x.size), sycl.range(16))):
+            bins = np.zeros(n, np.int32)
+            with sycl.buffer(bins) as bb:
+                q.submit(lambda h: h.parallel_for(
+                    rng, sycl.reduction(sycl.span(bb, n), h, sycl.plus()), "red_span_any",
+                    sycl.accessor(bx, h, sycl.read_only), np.uint32(n)))
+            got.append(bins.tolist())
+        print(json.dumps([n, got]), flush=True)
+"""
+
+
+def test_every_span_length_from_1_to_16_builds_and_reduces(queue: sycl.queue) -> None:
+    """Spans of 1..16 elements, over a range and an nd_range: each builds on the device and
+    gives numpy's histogram (run in a child: a driver that crashed would end it, not the run)."""
+    n = 320
+    try:
+        done = in_child(EVERY_SPAN, queue.get_device(), n, timeout=600)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the span launches did not complete in 600 s")
+    lines = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("[")]
+    reached = lines[-1][0] if lines else 0
+    assert done.returncode == 0, f"the child ended ({done.returncode}) after span length {reached}:\n" \
+                                 f"{done.stderr[-2000:]}"
+    x = np.arange(n)
+    assert lines == [[k, [np.bincount(x % k, minlength=k).tolist()] * 2] for k in range(1, 17)]

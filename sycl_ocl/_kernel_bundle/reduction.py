@@ -88,24 +88,26 @@ _variants: dict[tuple[Any, ...], Variant] = {}
 
 
 def variant(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
-            local_size: tuple[int, ...], chunked: bool = False, atomics64: bool = True) -> Variant:
+            local_size: tuple[int, ...], chunked: bool = False, atomics64: bool = True,
+            empty: bool = False) -> Variant:
     """The variant of ``kid``'s unit for ``reductions``, over a range of ``items`` dimensions
     (work-groups of ``local_size``, chosen by the caller) or over an nd_range (``items`` 0,
     ``local_size`` the nd_range's, in OpenCL order). ``chunked``: over a range, each work-item
     takes a contiguous run of items (for CPUs), not every global-size-th item (for GPUs).
     ``atomics64``: the device has ``cl_khr_int64_base_atomics`` (64-bit partial results move
-    between work-groups by atomics; without, by volatile accesses).
+    between work-groups by atomics; without, by volatile accesses). ``empty``: the variant of an
+    empty nd_range, one work-group that calls no body.
 
     Raises:
         sycl.exception: ``errc.kernel_argument`` when the kernel's reducer parameters do not
             match the reductions (count, order, element type); ``errc.invalid`` for a kernel
             that is not an application kernel given in OpenCL C source.
     """
-    key = (kid, tuple(r.key for r in reductions), items, local_size, chunked, atomics64)
+    key = (kid, tuple(r.key for r in reductions), items, local_size, chunked, atomics64, empty)
     found = _variants.get(key)
     if found is not None:
         return found
-    made = _make(kid, reductions, items, local_size, chunked, atomics64)
+    made = _make(kid, reductions, items, local_size, chunked, atomics64, empty)
     with _lock:
         return _variants.setdefault(key, made)
 
@@ -117,7 +119,7 @@ def generated_sources(name: str) -> list[str]:
 
 
 def _make(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
-          local_size: tuple[int, ...], chunked: bool, atomics64: bool) -> Variant:
+          local_size: tuple[int, ...], chunked: bool, atomics64: bool, empty: bool) -> Variant:
     name = kid.get_name()
     src = kid._image
     if src is None or kid._is_builtin() or name not in src.kernels:
@@ -160,7 +162,7 @@ def _make(kid: kernel_id, reductions: tuple[Reduction, ...], items: int,
             name=name, body=f"{name}_sycl_body", reds=codes, params=params[k:],
             args=[p.name for p in decl.params[k:]],
             reqd=", ".join(str(s) for s in (*local_size, 1, 1)[:3]), items=items, chunked=chunked, L=total,
-            P=_power_of_two(total), atomics64=atomics64),
+            P=_power_of_two(total), atomics64=atomics64, empty=empty),
     ))
     unit = read_unit(source, src.options, src.device_has, f"{src.origin} (reduction variant of {name})")
     ids = {n: kernel_id._make(n, unit) for n in unit.kernels}

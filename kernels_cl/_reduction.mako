@@ -1,8 +1,8 @@
 ## The generated parts of a kernel launched with reductions (docs/reductions.md): rendered by
 ## sycl_ocl/_kernel_bundle/reduction.py around the kernel's own unit, one def per place.
 ##   reds:   the reductions, each with .name (the reducer), .ctype, .expr (in a and b),
-##           .identity (a literal), .initialize (the variable's value is not combined in) and
-##           .count (the variable's elements: 1, or a span's extent)
+##           .identity (a literal, or None: no identity), .initialize (the variable's value is
+##           not combined in) and .count (the variable's elements: 1, or a span's extent)
 ##   others: reducer names of the unit's other kernels (their SYCL_COMBINE does nothing here)
 ##   L:      the work-group size (reqd: its OpenCL sizes); P: the least power of two >= L
 ##   items:  over a range, its dimensions (0: over an nd_range)
@@ -13,7 +13,7 @@
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 % endif
 #define SYCL_REDUCER(T, name) __global T *__sycl_reducer_##name
-#define SYCL_REDUCER_ACC(T, name) __private T *__sycl_reducer_##name
+#define SYCL_REDUCER_ACC(T, name) __private __sycl_acc_t_##name *__sycl_reducer_##name
 #define SYCL_COMBINE(name, value) __sycl_combine_##name(__sycl_reducer_##name, (value))
 #define SYCL_COMBINE_AT(name, i, value) __sycl_combine_at_##name(__sycl_reducer_##name, (i), (value))
 % for name in sorted(set(others) | {r.name for r in reds}):
@@ -29,13 +29,40 @@
 #define __SYCL_WORK_DIM() ${items}u
 % endif
 </%def>
+## Per reduction i: its accumulator type __sycl_acc_t_<name>, the empty accumulator
+## __sycl_none_i() and the combination of two accumulators __sycl_join_i(a, b).
 <%def name="ops(reds)">\
 % for r in reds:
-static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { return ${r.expr}; }
+<% i, T, A = loop.index, r.ctype, '__sycl_acc_t_' + r.name %>\
+static inline ${T} __sycl_op_${i}(${T} a, ${T} b) { return ${r.expr}; }
 #undef __sycl_combine_${r.name}
-#define __sycl_combine_${r.name}(r, v) (*(r) = __sycl_op_${loop.index}(*(r), (${r.ctype})(v)))
 #undef __sycl_combine_at_${r.name}
-#define __sycl_combine_at_${r.name}(r, i, v) ((r)[i] = __sycl_op_${loop.index}((r)[i], (${r.ctype})(v)))
+% if r.identity is not None:
+typedef ${T} ${A};
+#define __sycl_none_${i}() (${r.identity})
+#define __sycl_join_${i}(a, b) __sycl_op_${i}((a), (b))
+#define __sycl_combine_${r.name}(r, v) (*(r) = __sycl_op_${i}(*(r), (${T})(v)))
+#define __sycl_combine_at_${r.name}(r, i, v) ((r)[i] = __sycl_op_${i}((r)[i], (${T})(v)))
+% else:
+## No identity (SYCL 2020 §4.9.2): an accumulator is a 2-vector, its value (x) and whether it
+## holds one (y, 0 or 1); one that combined nothing contributes nothing. (A vector, not a
+## struct: functions return it by value, where a struct's return pointer leaves an intrinsic
+## that Oclgrind 21.10 cannot run.)
+typedef ${T}2 ${A};
+#define __sycl_none_${i}() ((${A})((${T})0, (${T})0))
+static inline ${A} __sycl_join_${i}(${A} a, ${A} b) {
+    if (a.y != (${T})0 && b.y != (${T})0) a.x = __sycl_op_${i}(a.x, b.x); else if (b.y != (${T})0) a = b;
+    return a;
+}
+static inline void __sycl_add_${i}(__private ${A} *r, ${T} v) {
+    ${A} a = *r;
+    a.x = a.y != (${T})0 ? __sycl_op_${i}(a.x, v) : v;
+    a.y = (${T})1;
+    *r = a;
+}
+#define __sycl_combine_${r.name}(r, v) __sycl_add_${i}((r), (${T})(v))
+#define __sycl_combine_at_${r.name}(r, i, v) __sycl_add_${i}((r) + (i), (${T})(v))
+% endif
 % endfor
 </%def>
 <%def name="restore(reds)">\
@@ -51,7 +78,7 @@ static inline ${r.ctype} __sycl_op_${loop.index}(${r.ctype} a, ${r.ctype} b) { r
     barrier(CLK_LOCAL_MEM_FENCE);
 % for s in [P >> k for k in range(1, P.bit_length()) if (P >> k) > 0]:
     if (${lid} < ${s}u${'' if s * 2 <= L else f' && {lid} + {s}u < {L}u'})
-        __sycl_scratch${i}[${lid}] = __sycl_op_${i}(__sycl_scratch${i}[${lid}], __sycl_scratch${i}[${lid} + ${s}u]);
+        __sycl_scratch${i}[${lid}] = __sycl_join_${i}(__sycl_scratch${i}[${lid}], __sycl_scratch${i}[${lid} + ${s}u]);
     barrier(CLK_LOCAL_MEM_FENCE);
 % endfor
 </%def>
@@ -81,6 +108,29 @@ static inline ${r.ctype} __sycl_get_${i}(__global ${r.ctype} *p) { return as_${r
 static inline void __sycl_put_${i}(__global ${r.ctype} *p, ${r.ctype} v) { *(volatile __global ${r.ctype} *)p = v; }
 static inline ${r.ctype} __sycl_get_${i}(__global ${r.ctype} *p) { return *(volatile __global ${r.ctype} *)p; }
 % endif
+<% A = '__sycl_acc_t_' + r.name %>\
+## A partial is stored at p[at] (of n); without an identity, whether it holds a value at
+## ((uint *)(p + n))[at]. The variable gets the final accumulator a (if it holds a value).
+% if r.identity is not None:
+static inline void __sycl_store_${i}(__global ${r.ctype} *p, uint at, uint n, ${A} a) { __sycl_put_${i}(p + at, a); }
+static inline ${A} __sycl_load_${i}(__global ${r.ctype} *p, uint at, uint n) { return __sycl_get_${i}(p + at); }
+static inline void __sycl_write_${i}(__global ${r.ctype} *out, ${A} a) { *out = ${'a' if r.initialize else f'__sycl_op_{i}(*out, a)'}; }
+% else:
+static inline void __sycl_store_${i}(__global ${r.ctype} *p, uint at, uint n, ${A} a) {
+    __sycl_put_${i}(p + at, a.x);
+    atomic_xchg((volatile __global uint *)(p + n) + at, a.y != (${r.ctype})0);
+}
+static inline ${A} __sycl_load_${i}(__global ${r.ctype} *p, uint at, uint n) {
+    ${A} a;
+    a.x = __sycl_get_${i}(p + at);
+    a.y = (${r.ctype})atomic_add((volatile __global uint *)(p + n) + at, 0u);
+    return a;
+}
+static inline void __sycl_write_${i}(__global ${r.ctype} *out, ${A} a) {
+    if (a.y != (${r.ctype})0)
+        *out = ${'a.x' if r.initialize else f'__sycl_op_{i}(*out, a.x)'};
+}
+% endif
 </%def>
 <%def name="kernels(name, body, reds, params, args, reqd, items, chunked, L, P, atomics64, empty)">\
 
@@ -103,12 +153,12 @@ __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
     ${',\n    '.join(plist)})
 {
 % for r in reds:
-    __local ${r.ctype} __sycl_scratch${loop.index}[${L}];
-    ${r.ctype} __sycl_acc${loop.index}[${r.count}];
+    __local __sycl_acc_t_${r.name} __sycl_scratch${loop.index}[${L}];
+    __sycl_acc_t_${r.name} __sycl_acc${loop.index}[${r.count}];
 % endfor
 % for r in reds:
     for (uint e = 0; e < ${r.count}u; e++)
-        __sycl_acc${loop.index}[e] = ${r.identity};
+        __sycl_acc${loop.index}[e] = __sycl_none_${loop.index}();
 % endfor
     const uint __sycl_lid = ${'get_local_id(0)' if items else 'get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))'};
 % if items:
@@ -119,9 +169,9 @@ __kernel __attribute__((reqd_work_group_size(${reqd}))) void ${name}(
     ## run of items (its caches and prefetchers like it); on a GPU every global-size-th item, so
     ## that neighbouring work-items read neighbouring items (coalesced loads).
 % for r in reds:
-    ${r.ctype} __sycl_acc${loop.index}_1[${r.count}], __sycl_acc${loop.index}_2[${r.count}], __sycl_acc${loop.index}_3[${r.count}];
+    __sycl_acc_t_${r.name} __sycl_acc${loop.index}_1[${r.count}], __sycl_acc${loop.index}_2[${r.count}], __sycl_acc${loop.index}_3[${r.count}];
     for (uint e = 0; e < ${r.count}u; e++)
-        __sycl_acc${loop.index}_1[e] = __sycl_acc${loop.index}_2[e] = __sycl_acc${loop.index}_3[e] = ${r.identity};
+        __sycl_acc${loop.index}_1[e] = __sycl_acc${loop.index}_2[e] = __sycl_acc${loop.index}_3[e] = __sycl_none_${loop.index}();
 % endfor
 % if chunked:
     const ulong __sycl_chunk = (__sycl_total + get_global_size(0) - 1) / get_global_size(0);
@@ -143,7 +193,7 @@ ${call(body, reds, args, items, '__sycl_v', '')}\
     }
 % for r in reds:
     for (uint e = 0; e < ${r.count}u; e++)
-        __sycl_acc${loop.index}[e] = __sycl_op_${loop.index}(__sycl_op_${loop.index}(__sycl_acc${loop.index}[e], __sycl_acc${loop.index}_1[e]), __sycl_op_${loop.index}(__sycl_acc${loop.index}_2[e], __sycl_acc${loop.index}_3[e]));
+        __sycl_acc${loop.index}[e] = __sycl_join_${loop.index}(__sycl_join_${loop.index}(__sycl_acc${loop.index}[e], __sycl_acc${loop.index}_1[e]), __sycl_join_${loop.index}(__sycl_acc${loop.index}_2[e], __sycl_acc${loop.index}_3[e]));
 % endfor
 % elif not empty:
     ## Called by every work-item, under no condition: the body's barriers must be reached by
@@ -169,7 +219,7 @@ ${call(body, reds, args, items, '__sycl_v', '')}\
         __sycl_scratch${loop.index}[__sycl_lid] = __sycl_acc${loop.index}[e];
 ${tree(loop.index, '__sycl_lid', L, P)}\
         if (__sycl_lid == 0)
-            __sycl_put_${loop.index}(__sycl_part${loop.index} + __sycl_group * ${r.count}u + e, __sycl_scratch${loop.index}[0]);
+            __sycl_store_${loop.index}(__sycl_part${loop.index}, __sycl_group * ${r.count}u + e, __sycl_groups * ${r.count}u, __sycl_scratch${loop.index}[0]);
     }
 % endfor
     /* Work-item 0 wrote the group's partials: the fence orders them before its count. */
@@ -188,13 +238,13 @@ ${tree(loop.index, '__sycl_lid', L, P)}\
     mem_fence(CLK_GLOBAL_MEM_FENCE);
 % for r in reds:
     for (uint e = 0; e < __sycl_count${loop.index}; e++) {
-        ${r.ctype} acc = ${r.identity};
+        __sycl_acc_t_${r.name} acc = __sycl_none_${loop.index}();
         for (uint i = __sycl_lid; __sycl_final && i < __sycl_groups; i += ${L}u)
-            acc = __sycl_op_${loop.index}(acc, __sycl_get_${loop.index}(__sycl_part${loop.index} + i * ${r.count}u + e));
+            acc = __sycl_join_${loop.index}(acc, __sycl_load_${loop.index}(__sycl_part${loop.index}, i * ${r.count}u + e, __sycl_groups * ${r.count}u));
         __sycl_scratch${loop.index}[__sycl_lid] = acc;
 ${tree(loop.index, '__sycl_lid', L, P)}\
         if (__sycl_final && __sycl_lid == 0)
-            __sycl_out${loop.index}[e] = ${'__sycl_scratch%d[0]' % loop.index if r.initialize else '__sycl_op_%d(__sycl_out%d[e], __sycl_scratch%d[0])' % (loop.index, loop.index, loop.index)};
+            __sycl_write_${loop.index}(__sycl_out${loop.index} + e, __sycl_scratch${loop.index}[0]);
     }
 % endfor
     if (__sycl_final && __sycl_lid == 0)

@@ -29,9 +29,8 @@ from ._native import translate
 from ._range import id as sycl_id
 from ._range import range as sycl_range
 from .access import access_mode
-from .functional import as_combiner, check_takes, known_identity
-from .property import property_list
-from .property._base import Property, PropertyHolder, make_property_list
+from .functional import as_combiner, check_takes, has_known_identity, known_identity
+from .property._base import PropertyHolder, is_property_list_like, make_property_list
 from .property.reduction import initialize_to_identity
 from .scheduler import KernelLaunch, Lane, Shape, joined_order, keep, matching
 from .usm.pointer import usm_ptr
@@ -81,7 +80,8 @@ class span:
 class reduction(PropertyHolder):
     """A reduction variable and how to combine into it (§4.9.2), for ``handler.parallel_for``.
 
-    Forms (``identity`` optional where the combiner has a known identity for the type)::
+    Forms (``identity`` optional: without one, and none known for the combiner and type, the
+    work-items that combined nothing contribute nothing)::
 
         sycl.reduction(buf, h, combiner, prop_list=None)            # a buffer of one element
         sycl.reduction(buf, h, identity, combiner, prop_list=None)
@@ -92,9 +92,10 @@ class reduction(PropertyHolder):
 
     The combiner is a SYCL function object (``sycl.plus()``, ``sycl.minimum()``, ...,
     ``sycl.logical_or()``) or a user combiner in OpenCL C: an expression in ``a`` and ``b``
-    (``"fmax(a, b)"``) or the name of a function of the kernel's unit, with an identity.
-    Without ``sycl.property.reduction.initialize_to_identity()`` the variable's value is
-    combined into the result.
+    (``"fmax(a, b)"``) or the name of a function of the kernel's unit, with or without an
+    identity. Without ``sycl.property.reduction.initialize_to_identity()`` the variable's value
+    is combined into the result; with it and no identity, a variable that nothing was combined
+    into keeps its value.
 
     Example::
 
@@ -105,14 +106,16 @@ class reduction(PropertyHolder):
     Raises:
         sycl.exception: ``errc.invalid`` for a variable that is not a one-element buffer, a
             typed USM pointer or a ``sycl.span`` of either, a combiner that cannot take its
-            element type, no identity for a combiner without a known one, or a property that
-            is not a reduction's.
+            element type, or a property that is not a reduction's.
     """
 
     __slots__ = ("_acc", "_count", "_handler", "_identity", "_op", "_props", "_ptr", "dtype")
 
     def __init__(self, var: Any, *args: Any, prop_list: Any = None) -> None:
-        if args and isinstance(args[-1], property_list | Property) and prop_list is None:
+        if args and is_property_list_like(args[-1]):  # C++'s position: never a combiner or identity
+            if prop_list is not None:
+                raise exception(errc.invalid, "sycl.reduction: a property list comes last and once; pass it "
+                                              "as prop_list=[...]")
             args, prop_list = args[:-1], args[-1]
         self._props = make_property_list(prop_list, "reduction")
         self._acc: accessor | None = None
@@ -145,10 +148,12 @@ class reduction(PropertyHolder):
                                           f"after its variable; got {len(args)} argument(s)")
         self._op = as_combiner(args[-1])
         self._identity = (_checked(self._op, self.dtype).type(args[0]) if len(args) == 2
-                          else _known_identity(self._op, self.dtype))
+                          else _identity_if_known(self._op, self.dtype))
         if isinstance(var, buffer):
             where = (None, None) if window is None else (sycl_range(window.extent), sycl_id(window.offset))
-            if self._initializes():  # the old value is not needed: a write that discards it
+            # The old value is not needed: a write that discards it. Without an identity it stays
+            # where no work-item combined anything.
+            if self._initializes() and self._identity is not None:
                 self._acc = accessor(var, self._handler, access_mode.write, *where)
                 self._handler._overwrite(self._acc)  # type: ignore[union-attr]
             else:
@@ -158,7 +163,14 @@ class reduction(PropertyHolder):
         return self._props.has_property(initialize_to_identity)
 
     def identity(self) -> Any:
-        """The identity of the reduction (§4.9.2.3), a numpy scalar of the variable's type."""
+        """The identity of the reduction (§4.9.2.3), a numpy scalar of the variable's type.
+
+        Raises:
+            sycl.exception: ``errc.invalid`` for a reduction without one (none given, none known).
+        """
+        if self._identity is None:
+            raise exception(errc.invalid, f"{self!r} has no identity: none was given and {self._op!r} has "
+                                          f"no known identity for {self.dtype.name}")
         return self._identity
 
     def _code(self) -> Reduction:
@@ -189,8 +201,18 @@ class reduction(PropertyHolder):
 
 
 # Per launch, these cost more than the launch's other checks: each answer is kept.
-_known_identity = functools.lru_cache(maxsize=256)(known_identity)
 _code = functools.lru_cache(maxsize=256)(Reduction)
+
+
+@functools.lru_cache(maxsize=256)
+def _identity_if_known(op: Any, dtype: np.dtype[Any]) -> Any:
+    """The known identity of ``op`` for ``dtype``, or None: a reduction without one (§4.9.2),
+    where work-items that combined nothing contribute nothing (``errc.invalid`` unless ``op``
+    takes ``dtype``)."""
+    if has_known_identity(op, dtype):
+        return known_identity(op, dtype)
+    check_takes(op, dtype)
+    return None
 
 
 @functools.lru_cache(maxsize=256)
@@ -326,7 +348,7 @@ class _Prepared:
         found = _plan(*where) if constants is None else _Plan.make(*where, constants)
         native, flags = h._context._native, cl.mem_flags.READ_WRITE
         try:
-            parts = tuple(cl.Buffer(native, flags, found.groups * r.count * r.dtype.itemsize) for r in codes)
+            parts = tuple(cl.Buffer(native, flags, found.groups * r.partial_bytes) for r in codes)
             done = cl.Buffer(native, flags | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.zeros(1, np.uint32))
         except cl.Error as error:
             raise translate(error, "allocating the partial results of a launch with reductions") from error

@@ -202,7 +202,7 @@ class logical_or(combiner):
 class expression_combiner(combiner):
     """A user's combiner in OpenCL C: an expression in ``a`` and ``b`` (``"fmax(a, b)"``), or the
     name of a function of the kernel's unit taking two values (``"my_op"``). It has no known
-    identity: the reduction gives one (§4.9.2)."""
+    identity: the reduction may give one (§4.9.2)."""
 
     __slots__ = ("text",)
 

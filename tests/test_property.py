@@ -21,7 +21,18 @@ def test_property_list_holds_one_of_each_class() -> None:
     assert len(sycl.property_list()) == 0
 
 
-@pytest.mark.parametrize("bad", [42, Q.in_order, "in_order"])
+def test_property_list_of_a_list_as_cpp_braces_read() -> None:
+    """``property_list([p1, p2])`` (C++'s ``property_list{p1, p2}``) holds p1 and p2."""
+    for props in (sycl.property_list([Q.in_order(), Q.enable_profiling()]),
+                  sycl.property_list((Q.in_order(), Q.enable_profiling()))):
+        assert len(props) == 2 and props.has_property(Q.in_order) and props.has_property(Q.enable_profiling)
+    assert len(sycl.property_list([])) == 0
+    with pytest.raises(sycl.exception) as info:
+        sycl.property_list([Q.in_order(), 42])  # type: ignore[list-item]
+    assert info.value.code() is sycl.errc.invalid
+
+
+@pytest.mark.parametrize("bad", [42, Q.in_order, "in_order", [[Q.in_order()]]])
 def test_property_list_takes_only_property_instances(bad: object) -> None:
     with pytest.raises(sycl.exception) as info:
         sycl.property_list(bad)  # type: ignore[arg-type]

@@ -376,6 +376,103 @@ def test_user_combiners_expression_and_function(queue: sycl.queue) -> None:
     assert s[0] == x.max()
 
 
+NO_IDENTITY = """
+    float red_absmin(float a, float b) { return fabs(a) < fabs(b) ? a : b; }
+    __kernel void red_no_identity(SYCL_REDUCER(float, m), SYCL_REDUCER(long, p), SYCL_REDUCER(int, last),
+                                  __global const float *x, uint every) {
+        size_t i = get_global_id(0);
+        if (i % every == 3) {
+            SYCL_COMBINE(m, x[i]);
+            SYCL_COMBINE(p, (long)(i % 3 + 2));
+            SYCL_COMBINE_AT(last, i % 2, (int)i);
+        }
+    }"""
+
+
+def no_identity_results(x: np.ndarray, items: np.ndarray) -> list[Any]:
+    """What red_no_identity gives from 99.0 (initialized: kept only if nothing combined), 3 and
+    [-7, -7] when the items ``items`` combine."""
+    least = x[items][np.argmin(np.abs(x[items]))] if items.size else 99.0
+    last = [max([-7, *items[items % 2 == k]]) for k in (0, 1)]
+    return [least, 3 * np.prod(items % 3 + 2, dtype=np.int64), last]
+
+
+def no_identity_into_buffers(queue: sycl.queue, x: np.ndarray, rng: Any, every: int) -> list[Any]:
+    """red_no_identity into buffers, its first reduction initialized; what they hold after."""
+    init = sycl.property.reduction.initialize_to_identity()
+    m, p, last = np.array([99.0], np.float32), np.array([3], np.int64), np.full(3, -7, np.int32)
+    with sycl.buffer(x) as bx, sycl.buffer(m) as bm, sycl.buffer(p) as bp, sycl.buffer(last) as bl:
+
+        def cgf(h: sycl.handler) -> None:
+            least = sycl.reduction(bm, h, "red_absmin", prop_list=[init])
+            raises(sycl.errc.invalid, least.identity, "no identity")
+            h.parallel_for(rng, least, sycl.reduction(bp, h, "a * b"),
+                           sycl.reduction(sycl.span(bl, 2), h, "max(a, b)"), "red_no_identity",
+                           sycl.accessor(bx, h, sycl.read_only), np.uint32(every))
+        queue.submit(cgf)
+    assert last[2] == -7  # past the span
+    return [m[0], p[0], last[:2].tolist()]
+
+
+def no_identity_into_usm(queue: sycl.queue, x: np.ndarray) -> list[Any]:
+    """red_no_identity over x.size items into USM, every 7th item combining."""
+    start = (np.array([99.0], np.float32), np.array([3], np.int64), np.full(2, -7, np.int32))
+    src = sycl.malloc_device(count=x.size, dtype=np.float32, q=queue)
+    ptrs = [sycl.malloc_device(count=v.size, dtype=v.dtype, q=queue) for v in start]
+    try:
+        for ptr, v in zip([src, *ptrs], [x, *start], strict=True):
+            queue.memcpy(ptr, v, v.nbytes).wait()
+        mins, prods, lasts = ptrs
+        queue.submit(lambda h: h.parallel_for(
+            x.size, sycl.reduction(mins, "red_absmin"), sycl.reduction(prods, "a * b"),
+            sycl.reduction(sycl.span(lasts, 2), "max(a, b)"), "red_no_identity", src, np.uint32(7))).wait()
+        got = [np.zeros_like(v) for v in start]
+        for ptr, v in zip(ptrs, got, strict=True):
+            queue.memcpy(v, ptr, v.nbytes).wait()
+    finally:
+        for ptr in [src, *ptrs]:
+            sycl.free(ptr, queue)
+    return [got[0][0], got[1][0], got[2].tolist()]
+
+
+def test_reductions_without_an_identity(queue: sycl.queue) -> None:
+    """§4.9.2: combiners without a known identity, given none: work-items that combined nothing
+    contribute nothing (and where none combined, the variable keeps its value, with
+    initialize_to_identity too), over a range and an nd_range, into buffers, a span and USM."""
+    sycl.register_kernel_source(NO_IDENTITY)
+    n = size(queue, 6000)
+    x = np.random.default_rng(11).uniform(-10, 10, n).astype(np.float32)
+    for every in (7, 3):  # some work-items combine (i % 7 == 3); none does (i % 3 == 3)
+        for rng in (n, sycl.nd_range(sycl.range(n - n % 50), sycl.range(50))):
+            items = np.arange(n if isinstance(rng, int) else n - n % 50)
+            items = items[items % every == 3]
+            assert no_identity_into_buffers(queue, x, rng, every) == no_identity_results(x, items)
+    assert items.size == 0
+    if queue.get_device().has(sycl.aspect.usm_device_allocations):
+        # Not initialized: absmin(99.0, least) is least.
+        assert no_identity_into_usm(queue, x) == no_identity_results(x, np.arange(n)[np.arange(n) % 7 == 3])
+
+
+def test_property_lists_in_the_cpp_position(queue: sycl.queue) -> None:
+    """A reduction's property list last among its positional arguments, as in C++: a
+    property_list (also made of a list), a list, a tuple or a property; never a combiner.
+    Given there and as prop_list= it is refused."""
+    sycl.register_kernel_source(REPEAT_KERNELS)
+    init = sycl.property.reduction.initialize_to_identity()
+    x = np.arange(10, dtype=np.int32)
+    for props in (sycl.property_list(init), sycl.property_list([init]), [init], (init,), init):
+        s, m = np.array([100], np.int32), np.array([50.0], np.float32)
+        with sycl.buffer(x) as bx, sycl.buffer(s) as bs, sycl.buffer(m) as bm:
+            queue.submit(lambda h, props=props: h.parallel_for(
+                x.size, sycl.reduction(bs, h, sycl.plus(), props),
+                sycl.reduction(bm, h, -1.0, sycl.maximum(), props), "red_repeat",
+                sycl.accessor(bx, h, sycl.read_only)))
+        assert (s[0], m[0]) == (x.sum(), 9.0)
+    with sycl.buffer(x) as bx:
+        raises(sycl.errc.invalid, lambda: queue.submit(
+            lambda h: sycl.reduction(bx, h, sycl.plus(), [init], prop_list=[init])), "comes last and once")
+
+
 def test_specialization_constants_reach_the_generated_variant(queue: sycl.queue) -> None:
     """A command group's specialization constant is seen by the kernel's body in its variant."""
     scale = sycl.specialization_id("RED_SCALE", np.int32, 1)
@@ -535,8 +632,6 @@ def test_misuse_is_refused_clearly(queue: sycl.queue) -> None:
                "declared float", "int32", "SYCL_REDUCER(int, r)")
         raises(sycl.errc.invalid, launch("red_one", lambda h: sycl.reduction(bf, h, sycl.bit_and())),
                "cannot combine float32")
-        raises(sycl.errc.invalid, launch("red_one", lambda h: sycl.reduction(bf, h, "a * b")),
-               "no known identity")
         raises(sycl.errc.invalid, launch("red_one", lambda h: sycl.reduction(b2, h, sycl.plus())),
                "one element")
         raises(sycl.errc.invalid, launch("red_one", lambda h: sycl.reduction(bf, h, 1, 2, 3)),

@@ -1,4 +1,4 @@
-"""Category reduction (CTS tests/reduction): RED-01 .. RED-10.
+"""Category reduction (CTS tests/reduction): RED-01 .. RED-12.
 
 The OpenCL C kernels declare one reducer per reduction, ``SYCL_REDUCER(T, name)``, and combine
 with ``SYCL_COMBINE(name, value)`` (docs/reductions.md).
@@ -36,6 +36,10 @@ __kernel void cts_red_two(SYCL_REDUCER(int, s), SYCL_REDUCER(int, m), __global c
 __kernel void cts_red_none(__global const int *x) { }
 __kernel void cts_red_bins(SYCL_REDUCER(int, bins), __global const int *x) {
     SYCL_COMBINE_AT(bins, x[get_global_id(0)] & 3, 1);
+}
+__kernel void cts_red_positive(SYCL_REDUCER(int, r), __global const int *x) {
+    if (x[get_global_id(0)] > 0)
+        SYCL_COMBINE(r, x[get_global_id(0)]);
 }
 """)
 X = np.array([3, 1, -2, 0, 5, 1, 1, -1] * 8, np.int32)  # 64 items
@@ -147,3 +151,32 @@ def test_RED_10_span(queue: sycl.queue) -> None:
             X.size, sycl.reduction(sycl.span(bb, 4, 1), h, sycl.plus()), "cts_red_bins",
             sycl.accessor(bx, h, sycl.read_only))).wait_and_throw()
     assert bins.tolist() == [2, *(np.bincount(X & 3, minlength=4) + 2).tolist(), 2]
+
+
+def test_RED_11_no_identity(queue: sycl.queue) -> None:
+    """A combiner without a known identity, given none: work-items that combined nothing
+    contribute nothing, into a buffer and a span, over a range and an nd_range."""
+    positive = X[X > 0]
+    assert _reduce(queue, sycl.range(X.size), "a + b", 2, kernel="cts_red_positive") == 2 + positive.sum()
+    got = _reduce(queue, sycl.nd_range(sycl.range(64), sycl.range(16)), "min(a, b)", 100, props=[INIT],
+                  kernel="cts_red_positive")
+    assert got == positive.min()
+    assert _reduce(queue, sycl.range(X.size), "a * b", 2, x=-np.abs(X), kernel="cts_red_positive") == 2
+    bins = np.full(4, 5, np.int32)
+    with sycl.buffer(X) as bx, sycl.buffer(bins) as bb:
+        queue.submit(lambda h: h.parallel_for(
+            X.size, sycl.reduction(sycl.span(bb, 4), h, "a + b"), "cts_red_bins",
+            sycl.accessor(bx, h, sycl.read_only))).wait_and_throw()
+    assert bins.tolist() == (np.bincount(X & 3, minlength=4) + 5).tolist()
+
+
+def test_RED_12_property_list_in_the_cpp_position(queue: sycl.queue) -> None:
+    """``reduction(buf, cgh, combiner, propList)``: the property list last, positionally, as a
+    property_list (of properties or of a list) or a list."""
+    for props in (sycl.property_list(INIT), sycl.property_list([INIT]), [INIT]):
+        out = np.array([1000], np.int32)
+        with sycl.buffer(X) as bx, sycl.buffer(out) as bo:
+            queue.submit(lambda h, props=props: h.parallel_for(
+                X.size, sycl.reduction(bo, h, sycl.plus(), props), "cts_red_int",
+                sycl.accessor(bx, h, sycl.read_only))).wait_and_throw()
+        assert out[0] == X.sum()

@@ -45,10 +45,10 @@ GROUP_SIZE = 256
 
 @dataclass(frozen=True, eq=False)
 class Reduction:
-    """What the code of one reduction depends on: element type, combiner, identity, and whether
-    the variable's value is left out (``initialize_to_identity``). Compared by identity: the
-    handler layer keeps one per kind of reduction (``sycl_ocl.reduction``), and variants are
-    kept by ``key``."""
+    """What the code of one reduction depends on: element type, combiner, identity (None: none
+    known, §4.9.2), and whether the variable's value is left out (``initialize_to_identity``).
+    Compared by identity: the handler layer keeps one per kind of reduction
+    (``sycl_ocl.reduction``), and variants are kept by ``key``."""
 
     dtype: np.dtype[Any]
     op: combiner
@@ -57,10 +57,20 @@ class Reduction:
     count: int = 1  # the variable's elements: a span's extent, else 1
 
     @functools.cached_property
-    def key(self) -> tuple[str, str, str, bool, int]:
+    def key(self) -> tuple[str, str, str | None, bool, int]:
         """What the generated code depends on."""
-        return (self.dtype.name, self.op._expression(), c_literal(self.identity, self.dtype), self.initialize,
-                self.count)
+        return (self.dtype.name, self.op._expression(), self.literal, self.initialize, self.count)
+
+    @property
+    def literal(self) -> str | None:
+        """The identity as an OpenCL C literal (None: no identity)."""
+        return None if self.identity is None else c_literal(self.identity, self.dtype)
+
+    @property
+    def partial_bytes(self) -> int:
+        """The bytes of one work-group's partial results: a value per element, and without an
+        identity a ``uint`` per element saying whether it holds one."""
+        return self.count * (self.dtype.itemsize + (4 if self.identity is None else 0))
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,7 @@ class _Code:
     name: str
     ctype: str
     expr: str
-    identity: str
+    identity: str | None
     initialize: bool
     count: int
 
@@ -208,7 +218,7 @@ def _codes(src: ImageSource, name: str, reductions: tuple[Reduction, ...]) -> li
                 f"SYCL_REDUCER({C_TYPES[red.dtype.name]}, {reducer_name(param)})",
             )
         codes.append(_Code(reducer_name(param), C_TYPES[red.dtype.name], red.op._expression(),
-                           c_literal(red.identity, red.dtype), red.initialize, red.count))
+                           red.literal, red.initialize, red.count))
     return codes
 
 

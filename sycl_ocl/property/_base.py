@@ -41,12 +41,20 @@ def is_property_of(prop_cls: Any, sycl_cls: type | str) -> bool:
 
 
 class property_list:
-    """An unordered set of properties, at most one of each class (§4.5.4.2)."""
+    """An unordered set of properties, at most one of each class (§4.5.4.2):
+    ``sycl.property_list(p1, p2)``, or ``sycl.property_list([p1, p2])`` as C++'s
+    ``property_list{p1, p2}`` reads.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for anything but property instances.
+    """
 
     __slots__ = ("_props",)
 
-    def __init__(self, *props: Property) -> None:
+    def __init__(self, *props: Property | list[Property] | tuple[Property, ...]) -> None:
         self._props: dict[type[Property], Property] = {}
+        if len(props) == 1 and isinstance(props[0], list | tuple):
+            props = tuple(props[0])
         for prop in props:
             if not isinstance(prop, Property):
                 raise exception(

@@ -13,7 +13,7 @@ from ._backend import backend
 from ._exception import errc, exception
 from .info._descriptor import check_namespace
 from .info.enums import event_command_status
-from .scheduler import COMPLETE, Command, check_wait
+from .scheduler import Command, check_wait, complete
 
 if TYPE_CHECKING:
     from ._context import context
@@ -46,8 +46,9 @@ class event:
     _context: context | None
 
     def __new__(cls) -> event:
-        """``sycl.event()``: an event that is already complete (§4.6.6)."""
-        return event_of(COMPLETE, None)
+        """``sycl.event()``: an event that is already complete (§4.6.6), equal only to its
+        copies (common reference semantics, §4.5.2)."""
+        return event_of(complete(), None)
 
     def _wait_one(self) -> None:
         watch = check_wait((self._cmd,), "event.wait()")
@@ -108,6 +109,14 @@ class event:
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, event) and other._cmd is self._cmd
+
+    # Common reference semantics (§4.5.2): a copy is the same event (copy would otherwise make
+    # one through __new__, a new complete command, then replace it).
+    def __copy__(self) -> event:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> event:
+        return self
 
     def __hash__(self) -> int:
         return id(self._cmd)

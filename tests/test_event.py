@@ -5,6 +5,7 @@ Ordering uses gates (a host task waiting on a ``threading.Event``), never sleeps
 
 from __future__ import annotations
 
+import copy
 import threading
 
 import numpy as np
@@ -41,6 +42,16 @@ def test_default_event_is_complete() -> None:
     with pytest.raises(sycl.exception) as info:
         ev.get_profiling_info(EP.command_start)
     assert info.value.code() is sycl.errc.invalid
+
+
+def test_default_events_made_separately_differ() -> None:
+    """Common reference semantics (§4.5.2): two sycl.event() differ; a copy is equal, with
+    the same hash."""
+    a, b = sycl.event(), sycl.event()
+    assert a != b and hash(a) != hash(b)
+    for same in (a, copy.copy(a), copy.deepcopy(a)):
+        assert same == a and hash(same) == hash(a)
+    assert len({a, b, copy.copy(a)}) == 2
 
 
 def test_status_goes_from_submitted_to_complete(queue: sycl.queue) -> None:

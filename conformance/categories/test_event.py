@@ -1,7 +1,8 @@
-"""Category event (CTS tests/event): EV-02 .. EV-15."""
+"""Category event (CTS tests/event): EV-02 .. EV-16."""
 
 from __future__ import annotations
 
+import copy as pycopy
 import threading
 
 import numpy as np
@@ -191,3 +192,11 @@ def test_EV_15_profiling_blocks_until_available(device: sycl.device) -> None:
     assert not early, f"answered before the command ran: {result}"
     assert isinstance(result[0], int), result
     assert result[0] >= kernel.get_profiling_info(sycl.info.event_profiling.command_start)
+
+
+def test_EV_16_default_events_are_distinct() -> None:
+    """Two events made separately by sycl.event() differ (common reference semantics); a
+    copy equals its original with the same hash."""
+    a, b = sycl.event(), sycl.event()
+    assert a != b and len({a, b}) == 2
+    assert pycopy.copy(a) == a and hash(pycopy.copy(a)) == hash(a)

@@ -17,7 +17,7 @@ never from a submodule (a contract of ``lint-imports``, docs/scheduler.md "Layer
 """
 
 from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
-from .command import COMPLETE, Command, NativeCommand
+from .command import Command, NativeCommand, complete
 from .command_group import open_lane, submit
 from .graph import GraphReplay, Step
 from .handles import adopt, native_buffers, set_final_data, set_write_back
@@ -52,7 +52,6 @@ from .trace import stop as stop_trace
 from .usm_actions import SvmCopy, SvmFill, SvmMigrate
 
 __all__ = [
-    "COMPLETE",
     "DEFAULT_CAPACITY",
     "FIXED_VALUES",
     "FRONTIER_CAP",
@@ -93,6 +92,7 @@ __all__ = [
     "adopt",
     "check_destruction",
     "check_wait",
+    "complete",
     "conflicts",
     "end_handle",
     "finalize",

@@ -113,4 +113,7 @@ class NativeCommand:
         return None
 
 
-COMPLETE = NativeCommand(None, profiled=False)  # the command of ``sycl.event()``: already complete
+def complete() -> NativeCommand:
+    """A new command that is already complete: the command of ``sycl.event()``, one per event
+    (events made separately differ, §4.5.2)."""
+    return NativeCommand(None, profiled=False)

@@ -14,7 +14,7 @@ from scheduler_fakes import FakeContext, FakeEvent, FakeLane, device_op, host_op
 import sycl_ocl as sycl
 from sycl_ocl._async_errors import AsyncErrors
 from sycl_ocl.scheduler import command_group, lifetime, progress
-from sycl_ocl.scheduler.command import COMPLETE
+from sycl_ocl.scheduler.command import complete
 from sycl_ocl.scheduler.lane import TRIM_EVERY, Lane
 from sycl_ocl.scheduler.op import DONE, Op, add_edge, add_move, depend, new_op
 from sycl_ocl.scheduler.progress import BLOCKED, wait_list
@@ -153,7 +153,7 @@ def test_completed_and_same_queue_dependencies_need_no_wait_list() -> None:
     done, queued = device_op(lane), device_op(lane, issued=True)
     done.state = DONE
     op = device_op(lane)
-    for dep in (done, queued, COMPLETE):
+    for dep in (done, queued, complete()):
         add_edge(op, dep)
     assert wait_list(op) is None
 

@@ -33,6 +33,7 @@ from .memory_model import (
     memory_scope_work_item,
 )
 from .property import is_property, is_property_of, property_list
+from .property.accessor import NO_INIT as no_init
 from .selector import (
     accelerator_selector,
     accelerator_selector_v,
@@ -194,6 +195,7 @@ __all__ = [
     "minimum",
     "multiplies",
     "nd_range",
+    "no_init",
     "platform",
     "plus",
     "property",

@@ -249,6 +249,14 @@ class _Access(HostExport):
         """The accessed size in bytes (§4.7.6.9)."""
         return self._win.range.size() * self.dtype.itemsize
 
+    def empty(self) -> bool:
+        """Whether the accessor accesses no element (§4.7.6.9)."""
+        return self._win.range.size() == 0
+
+    def max_size(self) -> int:
+        """The most elements an accessor of this element type can access (§4.7.6.9)."""
+        return max_elements(self.dtype)
+
     def get_count(self) -> int:
         """Deprecated alias of ``size()`` (§4.7.6.9)."""
         return self.size()
@@ -265,6 +273,12 @@ class _Access(HostExport):
     def __repr__(self) -> str:
         win = self._win
         return f"<sycl.{type(self).__name__} {win.mode.name} {win.range} at {win.offset}>"
+
+
+def max_elements(dtype: np.dtype[Any]) -> int:
+    """The most elements of ``dtype`` whose bytes a signed 64-bit offset (``difference_type``)
+    can span: an accessor's ``max_size()``."""
+    return (2**63 - 1) // dtype.itemsize
 
 
 def _check_writes(acc: _Access) -> None:
@@ -519,6 +533,14 @@ class local_accessor(PropertyHolder):
     def byte_size(self) -> int:
         """The size in bytes per work-group (§4.7.6.11)."""
         return self._range.size() * self._dtype.itemsize
+
+    def empty(self) -> bool:
+        """Whether the range per work-group holds no element (§4.7.6.11)."""
+        return self._range.size() == 0
+
+    def max_size(self) -> int:
+        """The most elements a local accessor of this element type can hold (§4.7.6.11)."""
+        return max_elements(self._dtype)
 
     def __repr__(self) -> str:
         return f"<sycl.local_accessor {self._range} of {self._dtype}>"

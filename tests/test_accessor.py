@@ -59,6 +59,38 @@ def test_modes_and_tags_are_accepted() -> None:
     assert _codes(lambda: sycl.accessor(b, mode="read")) == sycl.errc.invalid
 
 
+def test_empty_and_max_size_of_every_accessor(queue: sycl.queue) -> None:
+    """§4.7.6.9-11: empty() is size() == 0; max_size() bounds every accessor of the type."""
+    most = 2**63 - 1
+    full, none = sycl.buffer(sycl.range(4), np.int64), sycl.buffer(sycl.range(0), np.int32)
+    assert not sycl.accessor(full).empty() and sycl.accessor(none).empty()
+    assert sycl.accessor(full).max_size() == most // 8 and sycl.accessor(none).max_size() == most // 4
+    with sycl.host_accessor(full) as h:
+        assert not h.empty() and h.max_size() == most // 8
+    with sycl.host_accessor(none) as h:
+        assert h.empty()
+    seen = []
+    queue.submit(lambda h: seen.extend((a.empty(), a.max_size()) for a in (
+        sycl.local_accessor(np.int16, 0, h), sycl.local_accessor(np.int16, 3, h))))
+    assert seen == [(True, most // 2), (False, most // 2)]
+
+
+def test_the_no_init_tag_object_goes_where_the_property_goes(queue: sycl.queue) -> None:
+    """``sycl.no_init`` (§4.7.6.4, the spec's ``inline constexpr property::no_init no_init``)."""
+    out, src = np.full(4, 7, np.int32), np.arange(4, dtype=np.int32)
+    with sycl.buffer(out) as b, sycl.buffer(src) as bs:
+        queue.submit(lambda h: h.parallel_for(
+            4, "ta_copy", sycl.accessor(b, h, sycl.write_only, sycl.no_init),
+            sycl.accessor(bs, h, sycl.read_only)))
+        assert sycl.accessor(b, sycl.write_only, prop_list=sycl.no_init).has_property(sycl.property.no_init)
+        assert _codes(lambda: sycl.accessor(b, sycl.read_only, sycl.no_init)) == sycl.errc.invalid
+    assert out.tolist() == [0, 1, 2, 3]
+    with sycl.buffer(out) as b, sycl.host_accessor(b, sycl.write_only, sycl.no_init) as h:
+        assert h.has_property(sycl.property.no_init)
+        h[:] = 5
+    assert out.tolist() == [5, 5, 5, 5]
+
+
 def test_read_and_write_accessors_in_a_kernel(queue: sycl.queue) -> None:
     src = np.arange(16, dtype=np.int32)
     dst = np.zeros(16, dtype=np.int32)

@@ -1,4 +1,4 @@
-"""Category accessor (CTS tests/accessor_*, host_accessor, local_accessor): AC-02 .. AC-22."""
+"""Category accessor (CTS tests/accessor_*, host_accessor, local_accessor): AC-02 .. AC-23."""
 
 from __future__ import annotations
 
@@ -284,3 +284,27 @@ def test_AC_11_local_accessor_needs_nd_range(queue: sycl.queue) -> None:
     ):
         with raises(sycl.errc.kernel_argument):
             queue.submit(lambda h, launch=launch: launch(h, sycl.local_accessor(np.int32, sycl.range(4), h)))
+
+
+def test_AC_23_empty_max_size_and_the_no_init_tag(queue: sycl.queue) -> None:
+    """``empty()`` and ``max_size()`` of device, host and local accessors; the tag object
+    ``sycl.no_init`` wherever the property goes (§4.7.6.4)."""
+    data = np.arange(8, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        empty = sycl.buffer(sycl.range(0), np.int32)
+        for acc in (sycl.accessor(buf), sycl.accessor(empty)):
+            assert acc.empty() is (acc.size() == 0) and acc.max_size() >= 8
+        seen = []
+
+        def cgf(h: sycl.handler) -> None:
+            out = sycl.accessor(buf, h, sycl.write_only, sycl.no_init)
+            local = sycl.local_accessor(np.float64, 0, h)
+            seen.append((out.has_property(sycl.property.no_init), out.empty(), local.empty(),
+                         local.max_size() >= 2**32))
+            h.single_task(SET_ONE, out, np.int32(5))
+        queue.submit(cgf).wait()
+        assert seen == [(True, False, True, True)]
+        with sycl.host_accessor(buf, sycl.write_only, prop_list=[sycl.no_init]) as host:
+            assert host.has_property(sycl.property.no_init) and not host.empty() and host.max_size() >= 8
+            host[0] = 1
+    assert isinstance(sycl.no_init, sycl.property.no_init)

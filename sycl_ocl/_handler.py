@@ -670,8 +670,9 @@ def _signature(args: tuple[Any, ...]) -> tuple[Any, ...] | None:
 
 
 def _two_actions() -> exception:
+    """A second action in one command group: ``errc.invalid`` (§4.9.3)."""
     return exception(
-        errc.runtime,
+        errc.invalid,
         "a command group holds exactly one action (kernel, copy, fill, host task); "
         "submit another command group for the next one",
     )

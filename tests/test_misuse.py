@@ -619,7 +619,7 @@ CASES: list[Case] = [
     # --- the handler (§4.9.4) ------------------------------------------------------------
     Case("handler-two-actions", "handler §4.9.4", "two actions in one command group",
          lambda e: _in_group(e, lambda h: h.host_task(lambda: None), lambda h: h.host_task(lambda: None)),
-         E.runtime, "exactly one action"),
+         E.invalid, "exactly one action"),
     Case("handler-set-arg-negative", "handler §4.9.4.2", "set_arg with a negative index",
          lambda e: e.submit(lambda h: h.set_arg(-1, 1)), E.kernel_argument, "negative"),
     Case("handler-set-arg-gap", "handler §4.9.4.2", "set_arg leaving an index unset",

@@ -7,6 +7,7 @@ import textwrap
 import threading
 
 import numpy as np
+import pyopencl.cltypes as cltypes
 import pytest
 
 import sycl_ocl as sycl
@@ -215,3 +216,47 @@ def test_parallel_for_help_says_how_arguments_reach_the_kernel_and_its_example_r
     data = np.arange(8, dtype=np.float32)
     exec(example, {"sycl": sycl, "q": sycl.queue(), "data": data})  # registers once: no device loop
     np.testing.assert_array_equal(data, np.arange(8, dtype=np.float32) * 2)
+
+
+sycl.register_kernel_source(
+    """
+    typedef struct { int x; float y; } th_pair;
+    __kernel void th_local(__global int *a, __local int *t) { a[get_global_id(0)] = 1; }
+    __kernel void th_struct(__global int *a, th_pair p) { a[get_global_id(0)] = p.x; }
+    __kernel void th_vector(__global int *a, int4 v) { a[get_global_id(0)] = v.x + v.w; }
+    """
+)
+
+# Wrong arguments that the kernel's signature tells apart: types, counts, address spaces.
+WRONG_ARGUMENTS = {
+    "a float for int": ("th_one", lambda b, h: (1.5,), "int v"),
+    "too large for int": ("th_one", lambda b, h: (2**40,), "int v"),
+    "an accessor for int": ("th_one", lambda b, h: (sycl.accessor(b, h, sycl.read_only),), "int v"),
+    "a count short": ("th_one", lambda b, h: (), "takes 2 argument"),
+    "a Python int for a struct": ("th_struct", lambda b, h: (3,), "th_pair p"),
+    "a tuple for int4": ("th_vector", lambda b, h: ((1, 2, 3, 4),), "cltypes.int4"),
+    "a float4 for int4": ("th_vector", lambda b, h: (cltypes.make_float4(1, 2, 3, 4),), "bit for bit"),
+    "global memory for __local": ("th_local", lambda b, h: (sycl.accessor(b, h, sycl.read_only),),
+                                  "__local int *t"),
+    "a value for __local": ("th_local", lambda b, h: (3,), "local memory"),
+}
+
+
+@pytest.mark.parametrize("case", list(WRONG_ARGUMENTS))
+def test_wrong_arguments_raise_at_submit_also_behind_another_command(queue: sycl.queue, case: str) -> None:
+    """A launch whose arguments the kernel's signature refuses raises errc.kernel_argument from
+    submit, whether it would be enqueued at once or wait behind a host task (deferred): never
+    later, as an asynchronous error. The queue goes on."""
+    name, args, words = WRONG_ARGUMENTS[case]
+    out, other = sycl.buffer(np.zeros(4, np.int32)), sycl.buffer(np.zeros(4, np.int32))
+    for deferred in (False, True):
+        gate = threading.Event()
+        if deferred:
+            queue.submit(lambda h, gate=gate: (sycl.accessor(out, h), h.host_task(lambda: gate.wait(30))))
+        with pytest.raises(sycl.exception) as info:
+            queue.submit(lambda h: h.parallel_for(4, name, sycl.accessor(out, h), *args(other, h)))
+        gate.set()
+        assert info.value.code() is sycl.errc.kernel_argument and words in str(info.value), info.value
+        queue.wait_and_throw()  # nothing asynchronous follows
+    queue.submit(lambda h: h.single_task("th_one", sycl.accessor(out, h), 7)).wait_and_throw()
+    assert sycl.host_accessor(out)[0] == 7

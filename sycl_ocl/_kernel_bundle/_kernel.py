@@ -43,7 +43,7 @@ class kernel(NativeWrapper):
 
     __slots__ = (
         "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_local_room", "_locals",
-        "_name", "_params", "_program", "_reqd", "_svm_twins", "_wanted",
+        "_name", "_params", "_program", "_reqd", "_svm_twins", "_values", "_wanted",
     )
 
     _bits: int
@@ -58,6 +58,7 @@ class kernel(NativeWrapper):
     _program: cl.Program
     _reqd: tuple[int, ...] | None
     _svm_twins: dict[int, kernel]
+    _values: tuple[tuple[int, KernelParam, type | None], ...]
     _wanted: tuple[np.dtype[Any] | None, ...] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -105,6 +106,12 @@ class kernel(NativeWrapper):
         self._wanted = (
             tuple(p.element_dtype(self._bits) for p in self._params) if self._params is not None else None)
         self._elements = tuple((i, dtype) for i, dtype in enumerate(self._wanted or ()) if dtype is not None)
+        # (index, parameter, the numpy scalar type that needs no check) of the by-value
+        # parameters: their values are checked at submit, also for a launch enqueued later.
+        self._values = tuple(
+            (i, p, None if dtype is None or dtype.kind == "V" else dtype.type)
+            for i, p in enumerate(self._params or ()) if p.kind == "value"
+            for dtype in (p.dtype_for(self._bits),))
         # The indices of the ``__local`` parameters (None: unknown, any argument may be one), and
         # per device the local memory it has and this kernel's own (``_check_local_memory``).
         params = self._params
@@ -171,7 +178,8 @@ class kernel(NativeWrapper):
 
         Raises:
             sycl.exception: ``errc.kernel_argument`` for a wrong argument count or element
-                type, or a kernel taking reducers launched without reductions;
+                type, a value its by-value parameter cannot take, or a kernel taking reducers
+                launched without reductions;
                 ``errc.nd_range`` for a local range that contradicts the kernel's
                 ``reqd_work_group_size``; ``errc.kernel_argument`` for local memory beyond
                 what ``dev`` has (``_check_local_memory``).
@@ -192,9 +200,14 @@ class kernel(NativeWrapper):
                 continue
             if held != wanted and not isinstance(arg, _NUMPY_VALUES):
                 raise self._element_error(index, arg, held)
+        for index, param, scalar in self._values:
+            arg = args[index]
+            if type(arg) is not scalar and (problem := _check_argument(param, arg, self._bits)):
+                raise exception(errc.kernel_argument, f"kernel {self._name!r}, argument {index} "
+                                                      f"({param.declaration()}): {problem}; got {arg!r}")
         if self._reqd is not None and local_size is not None and local_size != self._reqd[:len(local_size)]:
             raise self._local_size_error(local_size)
-        if local_size is not None and self._locals is not None:
+        if self._locals is not None:
             self._check_local_places(args)
         if local_size is not None and dev is not None and self._locals != ():
             self._check_local_memory(args, dev)
@@ -436,11 +449,30 @@ def _check_argument(param: KernelParam | None, value: Any, bits: int) -> str:
     if isinstance(value, (cl.MemoryObjectHolder, cl.LocalMemory)):
         return f"expects a {dtype} value, not memory"
     if dtype.kind == "V":
-        return ""
+        return _check_vector(param, dtype, value)
     try:
         struct.pack(dtype.char, value)
     except (struct.error, TypeError) as error:
         return f"expects a value of type {param.type_name} ({dtype}): {error}"
+    return ""
+
+
+def _check_vector(param: KernelParam, dtype: np.dtype[Any], value: Any) -> str:
+    """Why ``value`` cannot be passed for the vector parameter ``param`` of numpy type
+    ``dtype`` ("" if it can): its bytes, of its elements' type when it has one."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        size = memoryview(value).nbytes
+    elif isinstance(value, _NUMPY_VALUES):
+        size, held = value.nbytes, value.dtype
+        element = dtype[0] if dtype.names else dtype
+        if held != dtype and (held.names is not None or held != element):
+            return (f"expects {param.type_name} ({_numpy_name(dtype)}); a value of "
+                    f"{_numpy_name(held)} would be taken bit for bit")
+    else:
+        return (f"expects a value of type {param.type_name}: a numpy value of "
+                f"pyopencl.cltypes.{param.type_name} (pyopencl.cltypes.make_{param.type_name}(...))")
+    if size != dtype.itemsize:
+        return f"expects {param.type_name}, {dtype.itemsize} bytes; got {size} bytes"
     return ""
 
 

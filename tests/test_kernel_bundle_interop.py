@@ -129,6 +129,34 @@ def test_object_program_links_with_a_registered_bundle(queue: sycl.queue) -> Non
     assert _run(queue, linked.get_kernel(add), np.int32(1)) == [1, 2, 3, 4]
 
 
+LIBRARY = "int ki_lib_add(int a, int b) { return a + b; }\nint ki_lib_twice(int a) { return 2 * a; }\n"
+sycl.register_kernel_source(LIBRARY)
+(LIBRARY_USER,) = sycl.register_kernel_source("""
+int ki_lib_add(int a, int b);
+int ki_lib_twice(int a);
+__kernel void ki_lib_user(__global int *x) {
+    x[get_global_id(0)] = ki_lib_twice(ki_lib_add(x[get_global_id(0)], 5));
+}""")
+
+
+def test_a_library_compiled_through_pyopencl_links_beside_its_registered_unit(queue: sycl.queue) -> None:
+    """Issue 35: ``link([app, lib])`` with ``lib`` compiled by PyOpenCL from a registered
+    library unit's source: the registered unit is not linked again (its functions would be
+    defined twice); an object defining some of its functions only is refused, naming both."""
+    ctx = queue.get_context()
+    app = sycl.compile(sycl.get_kernel_bundle(sycl.bundle_state.input, ctx, kernel_ids=[LIBRARY_USER]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyOpenCL warns about an unbuilt program's attributes
+        whole = cl.Program(ctx._native, LIBRARY).compile([])
+        part = cl.Program(ctx._native, LIBRARY.splitlines()[0]).compile([])
+    linked = sycl.link([app, sycl.make_kernel_bundle(whole, ctx, O)])
+    assert _run(queue, linked.get_kernel(LIBRARY_USER)) == [10, 12, 14, 16]
+    with pytest.raises(sycl.exception) as info:
+        sycl.link([app, sycl.make_kernel_bundle(part, ctx, O)])
+    assert info.value.code() is sycl.errc.invalid
+    assert "ki_lib_add() in <pyopencl.Program>" in str(info.value) and "library unit" in str(info.value)
+
+
 def test_native_bundle_is_a_list_of_programs(queue: sycl.queue) -> None:
     ids = [library.get_kernel_id(n) for n in ("fill_int32", "copy_int32")]
     kb = sycl.get_kernel_bundle(E, queue.get_context(), kernel_ids=ids)

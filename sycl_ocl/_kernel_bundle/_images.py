@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyopencl as cl
 
+from .._exception import errc, exception
 from . import _program, cache
 from ._device_image import device_image
 from .spec_constants import live_constants
@@ -108,13 +109,35 @@ def with_libraries(
     ctx: context, objects: Sequence[device_image], devices: tuple[device, ...]
 ) -> list[device_image]:
     """``objects`` and the object images of the library units their units are linked with,
-    compiled with the objects' specialization constant values (for ``link``)."""
+    compiled with the objects' specialization constant values (for ``link``). A library unit
+    whose functions the objects define already (a program compiled through PyOpenCL from its
+    source) is not added.
+
+    Raises:
+        sycl.exception: ``errc.invalid`` for a library unit that defines some of the functions
+            the objects define, and others: linked, they would be defined twice.
+    """
     present = {src for obj in objects for src in obj._sources}
+    defined = {name: src for src in present for name in src.exports}
     needed = dict.fromkeys(
-        lib for obj in objects for src in obj._sources for lib in src.libraries() if lib not in present
+        lib for obj in objects for src in obj._sources for lib in src.libraries()
+        if lib not in present and not _defined_already(lib, defined)
     )
     values = {spec: value for obj in objects for spec, value in obj._spec_values.values()}
     return [*objects, *(object_image(ctx, lib, devices, values) for lib in needed)]
+
+
+def _defined_already(lib: ImageSource, defined: dict[str, ImageSource]) -> bool:
+    """Whether the objects to link define every function ``lib`` exports (``defined``: the
+    unit defining each); ``errc.invalid`` where they define some of them only."""
+    twice = sorted(lib.exports & defined.keys())
+    if twice and len(twice) < len(lib.exports):
+        where = "; ".join(f"{name}() in {defined[name].origin}" for name in twice)
+        raise exception(errc.invalid, f"link: the library unit {lib.origin} defines {', '.join(twice)}, "
+                                      f"which the linked objects define as well ({where}), besides other "
+                                      "functions they need: linked together those would be defined twice; "
+                                      "link the whole library from one place, or define each function once")
+    return bool(twice)
 
 
 def linked_image(

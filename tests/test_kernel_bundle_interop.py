@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import warnings
 
 import numpy as np
@@ -155,6 +156,53 @@ def test_a_library_compiled_through_pyopencl_links_beside_its_registered_unit(qu
         sycl.link([app, sycl.make_kernel_bundle(part, ctx, O)])
     assert info.value.code() is sycl.errc.invalid
     assert "ki_lib_add() in <pyopencl.Program>" in str(info.value) and "library unit" in str(info.value)
+
+
+SCALE = """__kernel void ki_scale(__global REAL *x, REAL a, int n) {
+    if (get_global_id(0) < n) x[get_global_id(0)] *= a;
+}"""
+
+
+def _scale(q: sycl.queue, k: sycl.kernel, *scalars: object) -> list[float]:
+    x = np.ones(4, np.float32)
+    with sycl.buffer(x) as b:
+        q.submit(lambda h: h.parallel_for(4, k, sycl.accessor(b, h), *scalars))
+    return x.tolist()
+
+
+def test_a_pyopencl_program_without_argument_info_takes_python_numbers(queue: sycl.queue) -> None:
+    """Issue 35: PyOpenCL builds without -cl-kernel-arg-info (PoCL then gives no argument
+    information): the parameters are read from the program's source with its build's -D
+    definitions, so Python numbers convert to them."""
+    ctx = queue.get_context()
+    prg = cl.Program(ctx._native, SCALE).build(["-D", "REAL=float"], cache_dir=False)
+    assert _scale(queue, sycl.make_kernel(prg.ki_scale, ctx), 2.5, 3) == [2.5, 2.5, 2.5, 1.0]
+    bundle = sycl.make_kernel_bundle(prg, ctx)
+    assert _scale(queue, bundle.get_kernel(bundle.get_kernel_ids()[0]), 0.5, 4) == [0.5] * 4
+
+
+def test_a_program_of_binaries_without_argument_info_names_arg_types_at_submit(queue: sycl.queue) -> None:
+    """Without argument information and without source (a program made from binaries) a
+    Python number is refused at submit, also behind another command, naming arg_types=; with
+    arg_types the launch runs."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    built = cl.Program(ctx._native, SCALE).build(["-D", "REAL=float"], cache_dir=False)
+    binary = built.get_info(cl.program_info.BINARIES)[built.devices.index(dev._native)]
+    prg = cl.Program(ctx._native, [dev._native], [binary]).build()
+    k = sycl.make_kernel(prg.ki_scale, ctx)
+    if k._params is not None:
+        pytest.skip(f"{dev!r} gives argument information for a program made from binaries")
+    gate = threading.Event()
+    for deferred in (False, True):
+        if deferred:
+            queue.submit(lambda h: h.host_task(lambda: gate.wait(30)))
+        with pytest.raises(sycl.exception) as info:
+            _scale(queue, k, 2.5, np.int32(3))
+        gate.set()
+        assert info.value.code() is sycl.errc.kernel_argument and "arg_types=" in str(info.value)
+        queue.wait_and_throw()
+    declared = sycl.make_kernel(prg.ki_scale, ctx, arg_types=["global float *x", "float a", "int n"])
+    assert _scale(queue, declared, 2.5, 3) == [2.5, 2.5, 2.5, 1.0]
 
 
 def test_native_bundle_is_a_list_of_programs(queue: sycl.queue) -> None:

@@ -20,8 +20,9 @@ from .._exception import errc, exception
 from .._handles import NativeWrapper, cached_wrapper, remember
 from .._native import ARGUMENT_ERRORS, argument_exception, cl, translate
 from ..info._descriptor import check_namespace
+from ._preprocess import definitions_from_options
 from ._reducers import PARAM_PREFIX as REDUCER_PREFIX
-from ._signature import KernelParam
+from ._signature import KernelParam, parse_kernels
 
 if TYPE_CHECKING:
     from .._device import device
@@ -100,7 +101,8 @@ class kernel(NativeWrapper):
         self._image = image
         self._name = str(native.function_name)
         self._reqd = _required_size(native, devices[0])
-        self._params = tuple(params) if params is not None else _params_from_arg_info(native)
+        self._params = (tuple(params) if params is not None else _params_from_arg_info(native)
+                        or _params_from_source(native, program, devices[0]))
         # The element type of each parameter (None: any, or not a pointer), None when the
         # parameters are unknown; and (index, element type) of those that are checked.
         self._wanted = (
@@ -191,7 +193,9 @@ class kernel(NativeWrapper):
                 f"kernel {self._name!r} takes reducers (SYCL_REDUCER): launch it with one sycl.reduction "
                 "per reducer, h.parallel_for(rng, reduction, ..., kernel, *args) (docs/reductions.md)",
             )
-        if params is not None and len(args) != len(params):
+        if params is None:
+            self._check_unknown_params(args)
+        elif len(args) != len(params):
             raise self._count_error(len(args))
         for index, wanted in self._elements:
             arg = args[index]
@@ -211,6 +215,14 @@ class kernel(NativeWrapper):
             self._check_local_places(args)
         if local_size is not None and dev is not None and self._locals != ():
             self._check_local_memory(args, dev)
+
+    def _check_unknown_params(self, args: tuple[Any, ...]) -> None:
+        """``errc.kernel_argument`` for a Python number given to a kernel whose parameter types
+        are unknown (no argument information, no source): its type cannot be chosen."""
+        for index, arg in enumerate(args):
+            if problem := _check_argument(None, arg, self._bits):
+                raise exception(errc.kernel_argument, f"kernel {self._name!r}, argument {index}: {problem}; "
+                                                      f"got {arg!r}")
 
     def _check_local_places(self, args: tuple[Any, ...]) -> None:
         """``errc.kernel_argument`` for local memory given to a parameter that is not
@@ -429,7 +441,10 @@ def _check_argument(param: KernelParam | None, value: Any, bits: int) -> str:
     """Why ``value`` cannot be passed for ``param`` ("" if it can)."""
     if param is None:
         if _python_scalar(value):
-            return "this kernel's parameter types are unknown; pass a numpy scalar"
+            return ("this kernel's parameter types are unknown (its program has no argument information "
+                    "and no source): pass a numpy scalar, or declare them with arg_types= "
+                    "(sycl.make_kernel(k, ctx, arg_types=[...]), sycl.make_kernel_bundle(prg, ctx, "
+                    "arg_types={name: [...]}))")
         return ""
     if param.kind in ("global", "constant"):
         if value is None or isinstance(value, (cl.MemoryObjectHolder, cl.SVMPointer)):
@@ -503,6 +518,24 @@ def _params_from_arg_info(native: cl.Kernel) -> tuple[KernelParam, ...] | None:
     except cl.Error:
         return None
     return tuple(params)
+
+
+def _params_from_source(
+    native: cl.Kernel, program: cl.Program, dev: cl.Device,
+) -> tuple[KernelParam, ...] | None:
+    """Parameters read from the program's OpenCL C source (``CL_PROGRAM_SOURCE``, with its
+    build's ``-D`` definitions), as for registered units: for a program built without argument
+    information (PyOpenCL builds without ``-cl-kernel-arg-info``, and PoCL then gives none).
+    None without source (binaries, SPIR-V), or where the source declares the kernel otherwise
+    than the driver counts its parameters."""
+    try:
+        source = str(program.get_info(cl.program_info.SOURCE) or "")
+        options = str(program.get_build_info(dev, cl.program_build_info.OPTIONS) or "")
+    except cl.Error:
+        return None
+    macros = definitions_from_options(tuple(options.split()))
+    found = [d for d in parse_kernels(source, macros) if d.name == native.function_name]
+    return found[0].params if len(found) == 1 and len(found[0].params) == native.num_args else None
 
 
 def _set_dtypes(native: cl.Kernel, params: Sequence[KernelParam], bits: int) -> None:

@@ -47,7 +47,7 @@ from .selector import (
 )
 
 if TYPE_CHECKING:
-    from . import ext, library, usm
+    from . import ext, library, tools, usm
     from ._accessor import accessor, host_accessor, local_accessor
     from ._buffer import buffer, make_buffer
     from ._event import event
@@ -211,6 +211,7 @@ __all__ = [
     "span",
     "specialization_id",
     "target",
+    "tools",
     "usm",
     "usm_ptr",
     "write_only",
@@ -279,6 +280,7 @@ _LAZY = {
     "register_kernel_source": "._kernel_bundle",
     "span": "._reduction",
     "specialization_id": "._kernel_bundle",
+    "tools": ".",
     "usm": ".",
     "usm_ptr": ".usm.pointer",
 }

@@ -72,6 +72,7 @@ LAZY_MODULES = [
     "sycl_ocl._queue", "sycl_ocl._handler", "sycl_ocl._buffer", "sycl_ocl._accessor", "sycl_ocl._event",
     "sycl_ocl.scheduler", "sycl_ocl._kernel_bundle", "sycl_ocl.graph", "sycl_ocl.ext", "sycl_ocl.usm",
     "sycl_ocl.interop", "sycl_ocl.library", "sycl_ocl._command_buffer", "sycl_ocl.scheduler.trace",
+    "sycl_ocl.tools",
 ]
 
 LOADED = """
@@ -94,7 +95,7 @@ def _loaded(use: str) -> tuple[list[str], list[str]]:
 
 def test_bare_import_loads_only_the_object_model() -> None:
     bare, used = _loaded("sycl_ocl.queue, sycl_ocl.ext.oneapi.experimental, sycl_ocl.malloc_device, "
-                         "sycl_ocl.library, sycl_ocl.make_queue")
+                         "sycl_ocl.library, sycl_ocl.make_queue, sycl_ocl.tools.build_cache_stats")
     assert "sycl_ocl._device" in bare and "sycl_ocl._context" in bare
     runtime = ("sycl_ocl.scheduler.", "sycl_ocl._kernel_bundle.")
     assert not [m for m in bare if m in LAZY_MODULES or m.startswith(runtime)]

@@ -92,6 +92,16 @@ def selectable_devices() -> list[device]:
     return [d for d in devices if filter_accepts(terms, d)]
 
 
+def hidden_by(dev: device) -> str:
+    """The environment setting that hides root device ``dev`` from selectors, as
+    ``NAME='value'`` ("" when none does)."""
+    if not _regex_filtered([dev]):
+        return f"{DEVICE_FILTER_ENV}={os.environ.get(DEVICE_FILTER_ENV)!r}"
+    if dev not in selectable_devices():
+        return f"{DEVICE_SELECTOR_ENV}={os.environ.get(DEVICE_SELECTOR_ENV, '').strip()!r}"
+    return ""
+
+
 def _regex_filtered(devices: list[device]) -> list[device]:
     pattern = os.environ.get(DEVICE_FILTER_ENV)
     if not pattern:

@@ -61,7 +61,18 @@ def _no_device_message(selector: Selector, candidates: list[device]) -> str:
             )
         return "no OpenCL device found; run `python -m sycl_ocl ls` to see why"
     seen = ", ".join(f"[{_discovery.filter_name(d)}] {_discovery.device_label(d)}" for d in candidates)
-    return f"the selector {name} accepted none of the devices ({seen})"
+    return f"the selector {name} accepted none of the devices ({seen}){_hidden_note(selector, candidates)}"
+
+
+def _hidden_note(selector: Selector, candidates: list[device]) -> str:
+    """What the selector would accept among the devices the environment hides, and which
+    setting hides each ("" when it accepts none of them)."""
+    hidden = [d for d in _discovery.all_devices() if d not in candidates and _score(selector, d) >= 0]
+    if not hidden:
+        return ""
+    found = "; ".join(f"[{_discovery.filter_name(d)}] {_discovery.device_label(d)}, hidden by "
+                      f"{_discovery.hidden_by(d)}" for d in hidden)
+    return f"; it accepts {found}: change or unset that variable to select it"
 
 
 def filter_selector(text: str) -> Selector:

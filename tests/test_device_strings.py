@@ -9,6 +9,7 @@ The index of a string counts every root device in enumeration order, as
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from conftest import pocl_devices
@@ -195,6 +196,29 @@ def test_an_excluded_device_is_never_selected(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setenv(ENV, "!opencl:0")
     if len(ROOTS) > 1:
         assert sycl.device() != dev
+
+
+def test_a_device_the_environment_hides_is_named_with_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The no-device error of a selector that would accept a hidden device says which variable
+    hid it, and no such note where the selector accepts none of the hidden devices either."""
+    if len(ROOTS) < 2:
+        pytest.skip("needs two root devices: one to hide, one left")
+    dev = ROOTS[-1]
+    monkeypatch.setenv(ENV, f"!opencl:{len(ROOTS) - 1}")
+    with pytest.raises(sycl.exception) as info:
+        sycl.device(_name(dev))
+    assert info.value.code() is sycl.errc.runtime
+    said = info.value.what()
+    assert f"[{_name(dev)}]" in said and f"hidden by {ENV}='!opencl:{len(ROOTS) - 1}'" in said
+    monkeypatch.delenv(ENV)
+    label = f"{dev.get_platform().get_info(sycl.info.platform.name)} / {dev.get_info(sycl.info.device.name)}"
+    monkeypatch.setenv("SYCL_OCL_DEVICE", f"^(?!{re.escape(label)}$)")
+    with pytest.raises(sycl.exception) as info:
+        sycl.device(lambda d: 1 if d == dev else -1)
+    assert "hidden by SYCL_OCL_DEVICE=" in info.value.what()
+    with pytest.raises(sycl.exception) as info:
+        sycl.device(lambda d: -1)
+    assert "hidden by" not in info.value.what()
 
 
 def test_a_string_selector_sees_only_what_the_environment_lets_through(

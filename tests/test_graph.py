@@ -388,15 +388,16 @@ def test_graph_of_another_device_is_refused(device_pair: list[sycl.device]) -> N
         exp.command_graph(sycl.context(device_pair[0]), device_pair[1])  # a device not in the context
 
 
-def test_bad_kernel_argument_fails_at_finalize(queue: sycl.queue, native: bool) -> None:
-    """A value that does not fit its parameter is found when finalize sets the arguments; the
-    graph can be fixed and finalized again."""
+def test_bad_kernel_argument_fails_when_added(queue: sycl.queue, native: bool) -> None:
+    """A value that does not fit its parameter is refused when the node is added (its command
+    group is checked as at submit); the graph stays usable and finalizes without it."""
     with sycl.buffer(np.zeros(N, np.float32)) as buf:
         g = exp.command_graph(queue)
-        g.add(lambda h: h.parallel_for(N, "g_scale_into", sycl.accessor(buf, h, sycl.write_only),
-                                       sycl.accessor(buf, h, sycl.read_only), "not a float"))
         with _invalid(sycl.errc.kernel_argument):
-            g.finalize()
+            g.add(lambda h: h.parallel_for(N, "g_scale_into", sycl.accessor(buf, h, sycl.write_only),
+                                           sycl.accessor(buf, h, sycl.read_only), "not a float"))
+        assert g.get_nodes() == []
+        queue.ext_oneapi_graph(g.finalize()).wait()
 
 
 def test_destroying_the_graph_ends_recording(queue: sycl.queue) -> None:

@@ -43,7 +43,7 @@ class kernel(NativeWrapper):
 
     __slots__ = (
         "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_local_room", "_locals",
-        "_name", "_params", "_program", "_reqd", "_svm_twins", "_wanted",
+        "_name", "_params", "_program", "_range_plans", "_reqd", "_svm_twins", "_wanted",
     )
 
     _bits: int
@@ -56,6 +56,7 @@ class kernel(NativeWrapper):
     _name: str
     _params: tuple[KernelParam, ...] | None
     _program: cl.Program
+    _range_plans: dict[int, Any]  # per device handle: how range launches run (``range_launch``)
     _reqd: tuple[int, ...] | None
     _svm_twins: dict[int, kernel]
     _wanted: tuple[np.dtype[Any] | None, ...] | None
@@ -110,6 +111,7 @@ class kernel(NativeWrapper):
         params = self._params
         self._locals = None if params is None else tuple(i for i, p in enumerate(params) if p.kind == "local")
         self._local_room = {}
+        self._range_plans = {}
         if self._params is not None:
             _set_dtypes(native, self._params, self._bits)
 

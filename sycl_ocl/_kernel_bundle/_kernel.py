@@ -325,6 +325,10 @@ class kernel(NativeWrapper):
         except ARGUMENT_ERRORS as error:
             raise self._argument_error(args, error) from error
 
+    def _all_args(self, args: Sequence[Any]) -> Sequence[Any]:
+        """``args``: a kernel has no hidden arguments (``range_launch.Guarded`` has)."""
+        return args
+
     def _private(self, args: Sequence[Any] | None) -> cl.Kernel:
         """A ``cl_kernel`` of this kernel's own with ``args`` set (None: none yet), that no
         launch of the kernel changes: a ``scheduler.PreparedKernel``'s, whose arguments stay

@@ -12,12 +12,13 @@ range is smaller; powers of two, so a kernel meets few distinct sizes):
 - any other runs the unit's *guarded variant* over the range rounded up to whole work-groups:
   each kernel of the unit that may be served takes the range as three hidden ``ulong``
   parameters after its own, returns at once outside the range, and reads the range through
-  ``get_global_size`` (and ``get_global_linear_id``). The variant is an ordinary unit, built
+  ``get_global_size``. The variant is an ordinary unit, built
   and cached like any (one build per unit and device, whatever the sizes).
 
 A kernel is served when its unit is OpenCL C source without ``#include`` (a header's code is
 not seen) and, after preprocessing, neither it nor a function it calls reads a work-group
-(``get_local_id``, ``barrier``, ``__local``, ...; ``WORK_GROUP_WORDS``), the functions it calls
+(``get_local_id``, ``barrier``, ``__local``, ``get_global_linear_id``, ...;
+``UNSERVED_WORDS``), the functions it calls
 do not read the range (``get_global_size``: the hidden parameters are the kernel's alone), and
 each function it calls is defined in the unit, its library units or OpenCL C. Any other kernel
 keeps the driver's choice, as do all on a queue with ``property.queue.no_range_rounding`` and
@@ -37,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._exception import exception
+from .._exception import errc, exception
 from .._native import cl
 from ._builtin_functions import BUILTIN_FUNCTIONS
 from ._images import executable_image, image_options
@@ -61,15 +62,17 @@ HIDDEN = ("__sycl_r0", "__sycl_r1", "__sycl_r2")
 
 # What a kernel that runs in work-groups of our choice must not read (OpenCL C 3.0 §6.15.1,
 # §6.15.9, §6.15.14 and the sub-group and work-group functions).
-WORK_GROUP_WORDS = frozenset({
+UNSERVED_WORDS = frozenset({
     "get_local_id", "get_local_size", "get_enqueued_local_size", "get_group_id", "get_num_groups",
     "get_local_linear_id", "get_sub_group_size", "get_max_sub_group_size", "get_num_sub_groups",
     "get_enqueued_num_sub_groups", "get_sub_group_id", "get_sub_group_local_id", "barrier",
     "work_group_barrier", "sub_group_barrier", "__local", "local", "async_work_group_copy",
     "async_work_group_strided_copy", "wait_group_events", "enqueue_kernel",
+    "get_global_linear_id",  # OpenCL C 2.0: reads the range through no get_global_size
 })
+_COLLECTIVES = ("work_group_", "sub_group_")  # and every function of a work-group or sub-group
 # What reads the range, which only a served kernel's own body may (its hidden parameters).
-RANGE_WORDS = frozenset({"get_global_size", "get_global_linear_id"})
+RANGE_WORDS = frozenset({"get_global_size"})
 # Words before "(" that call no function.
 _NOT_CALLS = frozenset({"if", "for", "while", "switch", "return", "sizeof", "__attribute__",
                         "__attribute", "vec_step", "alignof", "__alignof__", "_Alignof"})
@@ -99,13 +102,16 @@ class Guarded:
     def _enqueue(self, cl_queue: cl.CommandQueue, global_size: tuple[int, ...],
                  local_size: tuple[int, ...] | None, offset: tuple[int, ...] | None,
                  args: Sequence[Any], wait_for: list[cl.Event] | None) -> cl.Event:
-        return self.kernel._enqueue(cl_queue, global_size, local_size, offset, [*args, *self.tail], wait_for)
+        return self.kernel._enqueue(cl_queue, global_size, local_size, offset, self._all_args(args), wait_for)
 
     def _private(self, args: Sequence[Any] | None) -> cl.Kernel:
-        return self.kernel._private(None if args is None else [*args, *self.tail])
+        return self.kernel._private(None if args is None else self._all_args(args))
 
     def _set_on(self, native: cl.Kernel, args: Sequence[Any]) -> None:
-        self.kernel._set_on(native, [*args, *self.tail])
+        self.kernel._set_on(native, self._all_args(args))
+
+    def _all_args(self, args: Sequence[Any]) -> list[Any]:
+        return [*args, *self.tail]
 
 
 @dataclass(slots=True)
@@ -127,8 +133,12 @@ def range_launch(k: kernel, dev: device | None, global_size: tuple[int, ...], sv
     (and without ``dev``: on a queue that does not round) as it is, with no local size; on
     ``k``'s twin for the SVM arguments ``svm_args`` (``kernel._for_svm``).
 
+    A launch whose variant fails to compile (a rewrite this module got wrong: the unit itself
+    compiled) runs as it is; the next tries again.
+
     Raises:
-        sycl.exception: ``errc.build`` when the guarded variant fails to build.
+        sycl.exception: what building the variant raises but a compile error (a device out
+            of resources, ...).
     """
     served = _served(k, dev) if dev is not None and 0 not in global_size else None
     if served is None:
@@ -138,7 +148,13 @@ def range_launch(k: kernel, dev: device | None, global_size: tuple[int, ...], sv
         return (k._for_svm(svm_args) if svm_args else k), global_size, local
     variant = served.variant
     if variant is None:
-        variant = served.variant = _variant_kernel(k, dev)
+        assert dev is not None  # _served took it
+        try:
+            variant = served.variant = _variant_kernel(k, dev)
+        except exception as error:
+            if error.code() is not errc.build:
+                raise
+            return (k._for_svm(svm_args) if svm_args else k), global_size, None
     padded = tuple(-(-n // size) * size for n, size in zip(global_size, local, strict=True))
     return Guarded(variant._for_svm(svm_args) if svm_args else variant, tail(global_size)), padded, local
 
@@ -235,7 +251,8 @@ def _servable(src: ImageSource, name: str) -> bool:
         current = pending.pop()
         body = bodies[current]
         words = set(body)
-        if words & WORK_GROUP_WORDS or (current != name and words & RANGE_WORDS):
+        if (words & UNSERVED_WORDS or (current != name and words & RANGE_WORDS)
+                or any(w.startswith(_COLLECTIVES) for w in words)):
             return False
         for i in range(1, len(body)):
             callee = body[i - 1]
@@ -294,14 +311,9 @@ def _variant_unit(src: ImageSource) -> tuple[ImageSource, dict[str, kernel_id]]:
 
 _GUARD = (f" if (get_global_id(0) >= {HIDDEN[0]} || get_global_id(1) >= {HIDDEN[1]} || "
           f"get_global_id(2) >= {HIDDEN[2]}) return;")
-_ENTER = (
-    f"#define get_global_size(d) ((size_t)((d) == 0 ? {HIDDEN[0]} : (d) == 1 ? {HIDDEN[1]} : "
-    f"(d) == 2 ? {HIDDEN[2]} : 1))\n"
-    "#define get_global_linear_id() ((size_t)(((get_global_id(2) - get_global_offset(2)) * "
-    f"{HIDDEN[1]} + get_global_id(1) - get_global_offset(1)) * {HIDDEN[0]} + get_global_id(0) - "
-    "get_global_offset(0)))"
-)
-_LEAVE = "#undef get_global_size\n#undef get_global_linear_id"
+_ENTER = (f"#define get_global_size(d) ((size_t)((d) == 0 ? {HIDDEN[0]} : (d) == 1 ? {HIDDEN[1]} : "
+          f"(d) == 2 ? {HIDDEN[2]} : 1))")
+_LEAVE = "#undef get_global_size"
 
 
 def _head_found(src: ImageSource, name: str) -> bool:

@@ -37,11 +37,19 @@ __kernel void bench_halve_add(__global float* a, float s)
 __kernel void bench_tick(uint n, float s) { if (get_global_id(0) == n && s < 0.0f) { } }
 __kernel void bench_triad(__global float* a, __global const float* b, __global const float* c, float s)
 { size_t i = get_global_id(0); a[i] = b[i] + s * c[i]; }
+__kernel void bench_saxpy(__global float* y, __global const float* x, float a, uint n0, uint n1)
+{ size_t i = (get_global_id(2) * n1 + get_global_id(1)) * n0 + get_global_id(0); y[i] += a * x[i]; }
+__kernel void bench_saxpy_guarded(__global float* y, __global const float* x, float a,
+                                  uint n0, uint n1, uint n2)
+{ if (get_global_id(0) >= n0 || get_global_id(1) >= n1 || get_global_id(2) >= n2) return;
+  size_t i = (get_global_id(2) * n1 + get_global_id(1)) * n0 + get_global_id(0); y[i] += a * x[i]; }
 """
 # Raw PyOpenCL at its best sets scalars through typed setters (set_scalar_arg_dtypes), as sycl_ocl does.
 _SCALAR_TYPES = {
     "bench_add": [None, None], "bench_halve_add": [None, np.float32], "bench_tick": [np.uint32, np.float32],
     "bench_triad": [None, None, None, np.float32],
+    "bench_saxpy": [None, None, np.float32, np.uint32, np.uint32],
+    "bench_saxpy_guarded": [None, None, np.float32, np.uint32, np.uint32, np.uint32],
 }
 
 

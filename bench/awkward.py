@@ -10,12 +10,13 @@ then a wait; milliseconds per launch):
 - ``sycl_ocl``: the same on a default queue (sycl_ocl chooses the work-group size);
 - ``raw padded``: raw PyOpenCL over the range rounded up to work-groups of 256, the kernel
   returning outside the range: the target;
-- ``raw split``: raw PyOpenCL over the whole work-groups of 256, then the remainder at a
-  global offset (no local size): the design not chosen (1-D only).
+- ``raw split``: raw PyOpenCL over the whole work-groups, then the remainders at global
+  offsets in work-groups of 1 (up to 2^d launches): the design not chosen.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -23,7 +24,7 @@ import pyopencl as cl
 
 import sycl_ocl as sycl
 
-from .harness import Benchmark, Env, Unavailable, per_op
+from .harness import Benchmark, Env, per_op
 
 BENCHMARKS: list[Benchmark] = []  # this module's, in running order
 
@@ -97,23 +98,33 @@ def _local(cl_shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def _split(shape: tuple[int, ...]) -> Factory:
     def factory(env: Env) -> Callable[[], float]:
-        if len(shape) != 1:
-            raise Unavailable("measured in one dimension")
         queue, kernel, count = cl.CommandQueue(env.raw_context()), env.raw_kernel("bench_saxpy"), _count(env)
         y, x = _raw_buffers(env, shape)
         kernel.set_args(y, x, *_scalars(shape))
-        bulk = shape[0] // GROUP * GROUP
+        launches = _split_launches(_opencl(shape))
 
         def batch() -> None:
             for _ in range(count):
-                if bulk:
-                    cl.enqueue_nd_range_kernel(queue, kernel, (bulk,), (GROUP,))
-                if shape[0] > bulk:
-                    cl.enqueue_nd_range_kernel(queue, kernel, (shape[0] - bulk,), None, (bulk,))
+                for global_size, local_size, offset in launches:
+                    cl.enqueue_nd_range_kernel(queue, kernel, global_size, local_size, offset)
             queue.finish()
         batch.buffers = (y, x)  # type: ignore[attr-defined]  # alive as long as the sample
         return _ms(per_op(count, batch))
     return factory
+
+
+Sizes = tuple[int, ...]
+
+
+def _split_launches(cl_shape: Sizes) -> list[tuple[Sizes, Sizes, Sizes]]:
+    """The launches of the split design: per dimension the whole work-groups, then the
+    remainder at an offset in work-groups of 1 (up to 2^d launches)."""
+    parts = []
+    for n, size in zip(cl_shape, _local(cl_shape), strict=True):
+        bulk = n // size * size
+        parts.append([p for p in ((0, bulk, size), (bulk, n - bulk, 1)) if p[1]])
+    return [(tuple(p[1] for p in box), tuple(p[2] for p in box), tuple(p[0] for p in box))
+            for box in itertools.product(*parts)]
 
 
 def _sycl(shape: tuple[int, ...], rounding: bool) -> Factory:

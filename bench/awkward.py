@@ -8,8 +8,8 @@ then a wait; milliseconds per launch):
 - ``sycl_ocl rounding off``: ``q.submit`` of the ``parallel_for`` on a queue with
   ``property.queue.no_range_rounding`` (the driver's choice, as before issue 32);
 - ``sycl_ocl``: the same on a default queue (sycl_ocl chooses the work-group size);
-- ``raw padded``: raw PyOpenCL over the range rounded up to work-groups of 256, the kernel
-  returning outside the range: the target;
+- ``raw padded``: raw PyOpenCL over the range rounded up to whole work-groups of sycl_ocl's
+  size (256 on a GPU, 4096 on PoCL), the kernel returning outside the range: the target;
 - ``raw split``: raw PyOpenCL over the whole work-groups, then the remainders at global
   offsets in work-groups of 1 (up to 2^d launches): the design not chosen.
 """
@@ -23,13 +23,13 @@ import numpy as np
 import pyopencl as cl
 
 import sycl_ocl as sycl
+from sycl_ocl._kernel_bundle.range_launch import preferred_group
 
 from .harness import Benchmark, Env, per_op
 
 BENCHMARKS: list[Benchmark] = []  # this module's, in running order
 
 Factory = Callable[[Env], Callable[[], float]]
-GROUP = 256  # the padded and split systems' work-group (sycl_ocl's choice on both devices)
 
 
 def _count(env: Env) -> int:
@@ -74,7 +74,7 @@ def _padded(shape: tuple[int, ...]) -> Factory:
         y, x = _raw_buffers(env, shape)
         sizes = (*_opencl(shape), 1, 1)
         kernel.set_args(y, x, np.float32(2), *(np.uint32(n) for n in sizes[:3]))
-        local = _local(_opencl(shape))
+        local = _local(env, _opencl(shape))
         padded = tuple(-(-n // size) * size for n, size in zip(_opencl(shape), local, strict=True))
 
         def batch() -> None:
@@ -86,9 +86,11 @@ def _padded(shape: tuple[int, ...]) -> Factory:
     return factory
 
 
-def _local(cl_shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Work-groups of ``GROUP`` items, as sycl_ocl shapes them (``range_launch._local_size``)."""
-    room, local = GROUP, []
+def _local(env: Env, cl_shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Work-groups as sycl_ocl shapes them (``range_launch``: its size for the device, the
+    fastest dimension first)."""
+    room = min(preferred_group(env.device), int(env.device.get_info(sycl.info.device.max_work_group_size)))
+    local = []
     for n in cl_shape:
         size = min(room, 1 << max(0, (n - 1).bit_length()))
         local.append(size)
@@ -101,7 +103,7 @@ def _split(shape: tuple[int, ...]) -> Factory:
         queue, kernel, count = cl.CommandQueue(env.raw_context()), env.raw_kernel("bench_saxpy"), _count(env)
         y, x = _raw_buffers(env, shape)
         kernel.set_args(y, x, *_scalars(shape))
-        launches = _split_launches(_opencl(shape))
+        launches = _split_launches(_opencl(shape), _local(env, _opencl(shape)))
 
         def batch() -> None:
             for _ in range(count):
@@ -116,11 +118,11 @@ def _split(shape: tuple[int, ...]) -> Factory:
 Sizes = tuple[int, ...]
 
 
-def _split_launches(cl_shape: Sizes) -> list[tuple[Sizes, Sizes, Sizes]]:
+def _split_launches(cl_shape: Sizes, local: Sizes) -> list[tuple[Sizes, Sizes, Sizes]]:
     """The launches of the split design: per dimension the whole work-groups, then the
     remainder at an offset in work-groups of 1 (up to 2^d launches)."""
     parts = []
-    for n, size in zip(cl_shape, _local(cl_shape), strict=True):
+    for n, size in zip(cl_shape, local, strict=True):
         bulk = n // size * size
         parts.append([p for p in ((0, bulk, size), (bulk, n - bulk, 1)) if p[1]])
     return [(tuple(p[1] for p in box), tuple(p[2] for p in box), tuple(p[0] for p in box))
@@ -158,9 +160,9 @@ def _prime_below(n: int) -> int:
 
 def _cases(env: Env) -> list[tuple[str, tuple[int, ...]]]:
     """(name, SYCL range): a power of two, a prime, 2 x a prime; 2-D and 3-D primes."""
-    big = env.size(gpu=1 << 24, cpu=1 << 16, quick=1 << 10)
-    side2 = env.size(gpu=4096, cpu=256, quick=32)
-    side3 = env.size(gpu=256, cpu=40, quick=24)
+    big = env.size(gpu=1 << 24, cpu=1 << 20, quick=1 << 10)
+    side2 = env.size(gpu=4096, cpu=1024, quick=32)
+    side3 = env.size(gpu=256, cpu=100, quick=24)
     return [("pow2", (big,)), ("prime", (_prime_below(big + 64),)),
             ("2xprime", (2 * _prime_below(big // 2 + 64),)),
             ("2d_primes", (_prime_below(side2), _prime_below(side2 - 8))),

@@ -5,8 +5,9 @@ OpenCL without a local size lets the driver pick one that divides the global siz
 prime size, which runs the device at a fraction of its speed (neither NVIDIA's OpenCL nor PoCL
 has non-uniform work-groups), and PoCL compiles the kernel again for each size it picks. So a
 ``range`` launch of a kernel that reads nothing of the launch's work-groups runs in work-groups
-of our choice (``GROUP`` work-items, fewer where the kernel or the device allow fewer or the
-range is smaller; powers of two, so a kernel meets few distinct sizes):
+of our choice (``GROUP`` work-items on a GPU, ``CPU_GROUP`` on others, fewer where the kernel
+or the device allow fewer or the range is smaller; powers of two, so a kernel meets few
+distinct sizes):
 
 - a range that is a whole number of work-groups runs the kernel as it is;
 - any other runs the unit's *guarded variant* over the range rounded up to whole work-groups:
@@ -54,9 +55,12 @@ if TYPE_CHECKING:
     from ._kernel import kernel
     from .registry import ImageSource
 
-# The work-items of a work-group we choose: a multiple of every preferred multiple seen (32 on
-# NVIDIA, 8 on PoCL), the best measured on PoCL and within the usual 128-256 of GPUs.
+# The work-items of a work-group we choose on a GPU: a multiple of every preferred multiple seen
+# (32 on NVIDIA), within the usual 128-256 of GPUs; on other devices the most they allow up to
+# CPU_GROUP: PoCL's own choice for sizes it divides (so those run as before), and as fast as 256
+# on PoCL for sizes it does not (docs/performance.md "Awkward sizes").
 GROUP = 256
+CPU_GROUP = 4096
 # The hidden parameters of a kernel of the guarded variant: the range, in OpenCL order.
 HIDDEN = ("__sycl_r0", "__sycl_r1", "__sycl_r2")
 
@@ -197,15 +201,20 @@ def _served(k: kernel, dev: device) -> _Served | None:
 
 
 def _limits(k: kernel, dev: device) -> tuple[int, tuple[int, ...]]:
-    """The largest work-group for ``k`` on ``dev`` (``GROUP`` at most) and per dimension,
-    powers of two."""
+    """The largest work-group for ``k`` on ``dev`` (``preferred_group`` at most) and per
+    dimension, powers of two."""
     native = dev._native
     try:
         most = int(k._native.get_work_group_info(cl.kernel_work_group_info.WORK_GROUP_SIZE, native))
     except cl.Error:
         most = int(native.max_work_group_size)
-    limit = _power_of_two_below(min(GROUP, most, int(native.max_work_group_size)))
+    limit = _power_of_two_below(min(preferred_group(dev), most, int(native.max_work_group_size)))
     return limit, tuple(_power_of_two_below(int(n)) for n in native.max_work_item_sizes)
+
+
+def preferred_group(dev: device) -> int:
+    """The work-items of the work-groups we choose on ``dev`` (``GROUP``, ``CPU_GROUP``)."""
+    return GROUP if dev._native.type & cl.device_type.GPU else CPU_GROUP
 
 
 def _power_of_two_below(n: int) -> int:

@@ -241,6 +241,7 @@ def test_usm_shortcuts(queue: sycl.queue) -> None:
         ev = queue.parallel_for(sycl.range(4097), "rr_usm", p, np.int32(10))
         queue.parallel_for(65, "rr_usm", p, np.int32(100), depends_on=ev).wait()
         queue.single_task("rr_usm", p, np.int32(1000)).wait()
+        assert queue._shortcuts["rr_usm"].variants  # the fast path ran the guarded variant
         got = np.zeros(n, dtype=np.int32)
         queue.memcpy(got, p, 4 * n).wait()
     finally:

@@ -144,21 +144,20 @@ def range_launch(k: kernel, dev: device | None, global_size: tuple[int, ...], sv
         sycl.exception: what building the variant raises but a compile error (a device out
             of resources, ...).
     """
-    served = _served(k, dev) if dev is not None and 0 not in global_size else None
-    if served is None:
-        return (k._for_svm(svm_args) if svm_args else k), global_size, None
+    own = k._for_svm(svm_args) if svm_args else k
+    if dev is None or 0 in global_size or (served := _served(k, dev)) is None:
+        return own, global_size, None
     local = _local_size(global_size, served)
     if all(n % size == 0 for n, size in zip(global_size, local, strict=True)):
-        return (k._for_svm(svm_args) if svm_args else k), global_size, local
+        return own, global_size, local
     variant = served.variant
     if variant is None:
-        assert dev is not None  # _served took it
         try:
             variant = served.variant = _variant_kernel(k, dev)
         except exception as error:
             if error.code() is not errc.build:
                 raise
-            return (k._for_svm(svm_args) if svm_args else k), global_size, None
+            return own, global_size, None
     padded = tuple(-(-n // size) * size for n, size in zip(global_size, local, strict=True))
     return Guarded(variant._for_svm(svm_args) if svm_args else variant, tail(global_size)), padded, local
 

@@ -73,7 +73,9 @@ conformance-ci: install
 
 # The randomized DAG programs (a new seed each round) and the fault sweep (in a random order)
 # in turn, for FUZZ_SECONDS in all; then the thread stress for a quarter of that, the long run
-# at 4x (400,000 commands) and 10,000 rounds of the collector pattern (docs/reliability.md).
+# at 4x (400,000 commands) and 10,000 rounds of the collector pattern (docs/reliability.md);
+# last, every range size 1..2,000 and 400 random ranges in 2-D and 3-D (RANGE_SWEEP=full,
+# tests/test_range_rounding.py; `make test` runs a fixed sample).
 FUZZ_SECONDS ?= 600
 .PHONY: fuzz
 fuzz: install
@@ -88,6 +90,7 @@ fuzz: install
 	done
 	cd tests && SYCL_OCL_STRESS_SECONDS=$$(( $(FUZZ_SECONDS) / 4 )) SYCL_OCL_HYGIENE_SCALE=4 SYCL_OCL_CYCLES=10000 \
 		$(abspath $(BIN))/python -m pytest -p no:cacheprovider -q -x test_stress.py test_buffer.py -k "Portable and (model or flat or collect)"
+	cd tests && RANGE_SWEEP=full $(abspath $(BIN))/python -m pytest -p no:cacheprovider -q -x test_range_rounding.py
 
 # `make lint unit suite` under each Python 3.10-3.13 found on this machine, a venv each
 # (.venv310, ...); MATRIX_PYTHONS picks versions (tools/python_matrix.sh).

@@ -37,11 +37,28 @@ __kernel void bench_halve_add(__global float* a, float s)
 __kernel void bench_tick(uint n, float s) { if (get_global_id(0) == n && s < 0.0f) { } }
 __kernel void bench_triad(__global float* a, __global const float* b, __global const float* c, float s)
 { size_t i = get_global_id(0); a[i] = b[i] + s * c[i]; }
+__kernel void bench_saxpy(__global float* y, __global const float* x, float a, uint n0, uint n1)
+{ size_t i = (get_global_id(2) * n1 + get_global_id(1)) * n0 + get_global_id(0); y[i] += a * x[i]; }
+__kernel void bench_saxpy_guarded(__global float* y, __global const float* x, float a, uint n0, uint n1,
+                                  uint r0, uint r1, uint r2)
+{ if (get_global_id(0) >= r0 || get_global_id(1) >= r1 || get_global_id(2) >= r2) return;
+  size_t i = (get_global_id(2) * n1 + get_global_id(1)) * n0 + get_global_id(0); y[i] += a * x[i]; }
+#define BENCH_STEP(o, a, n, i, j) o[i * n + j] = 0.25f * (a[(i - 1) * n + j] + a[(i + 1) * n + j] \
+                                                        + a[i * n + j - 1] + a[i * n + j + 1])
+__kernel void bench_jacobi(__global float* out, __global const float* in, uint n)
+{ size_t j = get_global_id(0) + 1, i = get_global_id(1) + 1; BENCH_STEP(out, in, n, i, j); }
+__kernel void bench_jacobi_guarded(__global float* out, __global const float* in, uint n,
+                                   uint r0, uint r1, uint r2)
+{ if (get_global_id(0) >= r0 || get_global_id(1) >= r1 || get_global_id(2) >= r2) return;
+  size_t j = get_global_id(0) + 1, i = get_global_id(1) + 1; BENCH_STEP(out, in, n, i, j); }
 """
 # Raw PyOpenCL at its best sets scalars through typed setters (set_scalar_arg_dtypes), as sycl_ocl does.
 _SCALAR_TYPES = {
     "bench_add": [None, None], "bench_halve_add": [None, np.float32], "bench_tick": [np.uint32, np.float32],
     "bench_triad": [None, None, None, np.float32],
+    "bench_saxpy": [None, None, np.float32, np.uint32, np.uint32],
+    "bench_saxpy_guarded": [None, None, np.float32, *[np.uint32] * 5],
+    "bench_jacobi": [None, None, np.uint32], "bench_jacobi_guarded": [None, None, *[np.uint32] * 4],
 }
 
 

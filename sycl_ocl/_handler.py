@@ -16,6 +16,7 @@ from ._event import event, event_list, event_of
 from ._exception import errc, exception
 from ._interop_handle import interop_handle
 from ._kernel_bundle.bundle import kernel_bundle
+from ._kernel_bundle.range_launch import enabled_by_default, range_launch
 from ._kernel_bundle.resolve import resolve_kernel
 from ._kernel_bundle.spec_constants import checked_spec_id
 from ._range import SIZE_END, as_range, nd_range, range
@@ -318,16 +319,19 @@ class handler:
         resolved = resolve_kernel(
             kernel, self._context, self._device, settings.bundle, settings.spec_constants)
         resolved._check_launch(args, local_size, self._device)
-        if svm_args:
-            resolved = resolved._for_svm(svm_args)
+        if local_size is None:  # over a range: in work-groups of our choice, where the kernel allows
+            launched, global_size, local_size = range_launch(
+                resolved, self._device if self._origin._rounding else None, global_size, svm_args)
+        else:
+            launched = resolved._for_svm(svm_args) if svm_args else resolved
         if self._action is not None:
             raise _two_actions()
-        self._action = KernelLaunch(resolved, global_size, local_size, offset, memory, bindings)
+        self._action = KernelLaunch(launched, global_size, local_size, offset, memory, bindings)
         plain = self._settings is None  # no set_arg(s), bundle or specialization constant
         signature = _signature(args) if plain and first is not None and first._win.shared else None
         order = None if signature is None else joined_order(signature, args, self._accessors)
         if signature is not None and order is not None and first is not None and self._lane is not None:
-            shape = Shape(self._lane, resolved, global_size, local_size, offset, signature, order,
+            shape = Shape(self._lane, launched, global_size, local_size, offset, signature, order,
                           self._requirements, sizes)
             keep(first._win.shapes, kernel, shape)
 
@@ -547,17 +551,21 @@ class Origin(Protocol):
     def _context(self) -> context: ...
     @property
     def _device(self) -> device: ...
+    @property
+    def _rounding(self) -> bool: ...
 
 
 class GraphOrigin:
-    """The ``Origin`` of a command graph's node: no lane, the graph's context and device."""
+    """The ``Origin`` of a command graph's node: no lane, the graph's context and device; its
+    range launches round as a new queue's would (``range_launch.enabled_by_default``)."""
 
-    __slots__ = ("_context", "_device", "_lane")
+    __slots__ = ("_context", "_device", "_lane", "_rounding")
 
     def __init__(self, ctx: context, dev: device) -> None:
         self._lane = None
         self._context = ctx
         self._device = dev
+        self._rounding = enabled_by_default()
 
 
 _DEFAULTS = _Settings()  # of a command group that set none; never changed

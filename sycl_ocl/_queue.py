@@ -18,6 +18,7 @@ from ._event import event, event_of
 from ._exception import errc, exception
 from ._handler import event_commands, global_size, handler, kernel_args, make_handler
 from ._handles import NativeWrapper, cached_wrapper, remember
+from ._kernel_bundle.range_launch import enabled_by_default, range_launch
 from ._kernel_bundle.resolve import resolve_kernel
 from ._native import translate
 from ._range import nd_range
@@ -75,7 +76,7 @@ class queue(NativeWrapper, PropertyHolder):
     """
 
     __slots__ = ("_async_errors", "_context", "_device", "_in_order", "_lane", "_profiling",
-                 "_props", "_recording", "_shortcuts")
+                 "_props", "_recording", "_rounding", "_shortcuts")
 
     def __init__(
         self,
@@ -131,6 +132,8 @@ class queue(NativeWrapper, PropertyHolder):
         self._device = dev
         self._props = props
         self._in_order = props.has_property(queue_props.in_order)
+        # Whether range launches run in work-groups of sycl_ocl's choice (``range_launch``).
+        self._rounding = enabled_by_default() and not props.has_property(queue_props.no_range_rounding)
         self._profiling = (
             bool(native.properties & cl.command_queue_properties.PROFILING_ENABLE) if profiling is None
             else profiling)
@@ -297,7 +300,8 @@ class queue(NativeWrapper, PropertyHolder):
             found = None
         if found is None:
             resolved = resolve_kernel(name, self._context, self._device, None, {})
-            found = self._shortcuts[name] = Shortcut(resolved, self._lane, self._context._handle)
+            found = self._shortcuts[name] = Shortcut(
+                resolved, self._lane, self._context._handle, self._device if self._rounding else None)
         return found
 
     def _direct(
@@ -310,9 +314,8 @@ class queue(NativeWrapper, PropertyHolder):
         memory, _, svm_args = kernel_args(args, self._context._handle, False, None)
         found = self._shortcut(name).kernel
         found._check_launch(args, None)
-        if svm_args:  # the twin of these SVM arguments (``kernel._for_svm``), looked up in place
-            found = found._svm_twins.get(svm_args) or found._for_svm(svm_args)
-        launch = KernelLaunch(found, size, None, None, memory, ())
+        launched, size, local = range_launch(found, self._device if self._rounding else None, size, svm_args)
+        launch = KernelLaunch(launched, size, local, None, memory, ())
         return event_of(submit(self._lane, launch, (), deps), self._context)
 
     def memcpy(self, dest: Any, src: Any, num_bytes: int, depends_on: Any = None) -> event:

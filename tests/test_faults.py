@@ -451,6 +451,42 @@ def program_usm(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return data
 
 
+def program_awkward(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Kernels over a range of no whole work-groups (the guarded variant of their unit, built
+    in a context of its own each run, docs/kernels.md): the first and a repeated command
+    group, a USM shortcut, a recorded graph's node."""
+    q = s.queue(sycl.context(devs[0]), devs[0])
+    m = N + 3
+    data = np.zeros(m, dtype=np.int32)
+    usm = devs[0].has(sycl.aspect.usm_device_allocations)
+    p = sycl.malloc_device(count=m, dtype=np.int32, q=q) if usm else None
+
+    def odd_add(w: int) -> Callable[[sycl.handler], None]:
+        return lambda h: h.parallel_for(m, "fault_add", sycl.accessor(buf, h), np.int32(w))
+
+    with s.faulty(), sycl.buffer(data) as buf:
+        s.step(1, lambda: q.submit(odd_add(1)))
+        s.step(2, lambda: q.submit(odd_add(2)))
+        if p is not None:
+            s.step(0, lambda: q.parallel_for(m, "fault_add", p, np.int32(4)).wait())
+        graphs: list[exp.command_graph] = []
+
+        def record() -> None:
+            g = exp.command_graph(q)
+            g.begin_recording(q)
+            try:
+                q.submit(odd_add(8))
+            finally:
+                g.end_recording()
+            graphs.append(g.finalize())
+        s.step(0, record)
+        s.step(8 if graphs else 0, lambda: q.ext_oneapi_graph(graphs[0]) if graphs else None)
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    if p is not None:
+        sycl.free(p, q)
+    return data
+
+
 def program_graph(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     """A recorded graph of two kernels, finalized and replayed twice, between kernels."""
     q = s.queue(devs[0])
@@ -524,8 +560,8 @@ def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
 
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
 PROGRAMS: list[Program] = [program_buffers, program_sub_buffers, program_host_tasks, program_interop,
-                           program_usm, program_graph, program_two_contexts, program_make_buffer,
-                           program_bundles]
+                           program_usm, program_awkward, program_graph, program_two_contexts,
+                           program_make_buffer, program_bundles]
 
 
 def still_works(devs: list[sycl.device]) -> None:

@@ -44,6 +44,11 @@ def _defines(spec_values: SpecValues) -> tuple[str, ...]:
     return tuple(sorted(spec.define(value) for spec, value in spec_values.values()))
 
 
+def image_options(src: ImageSource, spec_values: SpecValues) -> tuple[str, ...]:
+    """The build options of ``src``'s object or executable image with ``spec_values``."""
+    return (*src.options, *_defines(spec_values), _program.ARG_INFO)
+
+
 def _handles(devices: Sequence[device]) -> tuple[int, ...]:
     return tuple(d._handle for d in devices)
 
@@ -62,7 +67,7 @@ def object_image(
     """The unit compiled with ``clCompileProgram`` (§4.11.11). It records (and defines) the
     constants of the library units it will be linked with too, so ``link`` compiles them alike."""
     spec_values = spec_values_for((src, *src.libraries()), values)
-    options = (*src.options, *_defines(spec_values), _program.ARG_INFO)
+    options = image_options(src, spec_values)
     key = ("object", src.digest, _handles(devices), options)
 
     def make() -> device_image:
@@ -81,7 +86,7 @@ def executable_image(
     when it can be (§4.11.11)."""
     units = (src, *src.libraries())
     spec_values = spec_values_for(units, values)
-    options = (*src.options, *_defines(spec_values), _program.ARG_INFO)
+    options = image_options(src, spec_values)
     key = ("executable", tuple(u.digest for u in units), _handles(devices), options)
 
     def build() -> cl.Program:

@@ -44,7 +44,8 @@ class kernel(NativeWrapper):
 
     __slots__ = (
         "_bits", "_ctx_native", "_device_ptrs", "_elements", "_image", "_local_room", "_locals",
-        "_name", "_params", "_program", "_reqd", "_svm_twins", "_values", "_wanted",
+        "_name", "_params", "_program", "_range_plans", "_reqd", "_svm_twins", "_values",
+        "_wanted",
     )
 
     _bits: int
@@ -57,6 +58,7 @@ class kernel(NativeWrapper):
     _name: str
     _params: tuple[KernelParam, ...] | None
     _program: cl.Program
+    _range_plans: dict[int, Any]  # per device handle: how range launches run (``range_launch``)
     _reqd: tuple[int, ...] | None
     _svm_twins: dict[int, kernel]
     _values: tuple[tuple[int, KernelParam, type | None], ...]
@@ -119,6 +121,7 @@ class kernel(NativeWrapper):
         params = self._params
         self._locals = None if params is None else tuple(i for i, p in enumerate(params) if p.kind == "local")
         self._local_room = {}
+        self._range_plans = {}
         if self._params is not None:
             _set_dtypes(native, self._params, self._bits)
 
@@ -347,6 +350,10 @@ class kernel(NativeWrapper):
             native.set_args(*args)
         except ARGUMENT_ERRORS as error:
             raise self._argument_error(args, error) from error
+
+    def _all_args(self, args: Sequence[Any]) -> Sequence[Any]:
+        """``args``: a kernel has no hidden arguments (``range_launch.Guarded`` has)."""
+        return args
 
     def _private(self, args: Sequence[Any] | None) -> cl.Kernel:
         """A ``cl_kernel`` of this kernel's own with ``args`` set (None: none yet), that no

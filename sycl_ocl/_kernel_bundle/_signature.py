@@ -136,8 +136,18 @@ def parse_kernels(source: str, macros: dict[str, Macro]) -> list[KernelDecl]:
 
 def _definitions(tokens: list[str]) -> tuple[set[str], set[str]]:
     """The functions defined at file scope, and those of them not ``static`` (exported)."""
-    defined: set[str] = set()
-    exported: set[str] = set()
+    found = _function_definitions(tokens)
+    return {name for name, _, _ in found}, {name for name, static, _ in found if not static}
+
+
+def function_bodies(tokens: list[str]) -> dict[str, list[str]]:
+    """The tokens of the body of each function defined at file scope, by name."""
+    return {name: body for name, _, body in _function_definitions(tokens)}
+
+
+def _function_definitions(tokens: list[str]) -> list[tuple[str, bool, list[str]]]:
+    """Each function defined at file scope: its name, whether it is ``static``, its body's tokens."""
+    found = []
     start = i = 0  # start: the first token of the current file-scope declaration
     while i < len(tokens):
         tok = tokens[i]
@@ -150,14 +160,13 @@ def _definitions(tokens: list[str]) -> tuple[set[str], set[str]]:
             while after < len(tokens) and tokens[after] == "__attribute__":
                 after = _matching(tokens, after + 1)
             if after < len(tokens) and tokens[after] == "{":
-                defined.add(tokens[i - 1])
-                if "static" not in tokens[start:i - 1]:
-                    exported.add(tokens[i - 1])
-                i = start = _matching(tokens, after, "{", "}")
+                end = _matching(tokens, after, "{", "}")
+                found.append((tokens[i - 1], "static" in tokens[start:i - 1], tokens[after + 1:end - 1]))
+                i = start = end
                 continue
             i = after - 1
         i += 1
-    return defined, exported
+    return found
 
 
 def _kernels(tokens: list[str]) -> list[KernelDecl]:

@@ -17,3 +17,14 @@ class enable_profiling(Property):
 
     __slots__ = ()
     applies_to = frozenset({"queue"})
+
+
+class no_range_rounding(Property):
+    """``parallel_for`` over a ``range`` leaves the work-group size to the OpenCL driver, as a
+    plain OpenCL launch without a local size does (a sycl_ocl property; docs/kernels.md
+    "Launch shape of range kernels"). Without it, sycl_ocl chooses it (§4.9.4.2 leaves it to
+    the implementation); the environment variable ``SYCL_OCL_RANGE_ROUNDING=0`` turns that off
+    for every queue made afterwards."""
+
+    __slots__ = ()
+    applies_to = frozenset({"queue"})

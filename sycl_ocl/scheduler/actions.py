@@ -41,6 +41,10 @@ class Kernel(Protocol):
     def _set_on(self, native: cl.Kernel, args: Sequence[Any]) -> None:
         """Set ``args`` on ``native``, a ``cl_kernel`` of this kernel's function."""
 
+    def _all_args(self, args: Sequence[Any]) -> Sequence[Any]:
+        """``args`` as the ``cl_kernel`` takes them: with the hidden arguments of a guarded
+        range launch (``range_launch.Guarded``) after them."""
+
 
 def _alloc(req: Requirement, lane: Lane) -> Allocation:
     return req.memory.allocs[lane.ctx]

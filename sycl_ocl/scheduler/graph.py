@@ -169,7 +169,7 @@ def _record_step(commands: cbuf.CommandBuffer, action: DeviceAction, after: tupl
         for w in windows:
             if w.scratch is not None and w.copy_in:
                 after = (commands.record_copy(w.buf(), w.scratch, w.size, src_offset=w.lo, after=after),)
-        point = commands.record_kernel(prepared.native, args, action.global_size,
+        point = commands.record_kernel(prepared.native, action.kernel._all_args(args), action.global_size,
                                        action.local_size, action.offset, after=after)
         for w in windows:
             if w.scratch is not None and w.copy_out:

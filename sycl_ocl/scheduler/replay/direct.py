@@ -57,15 +57,22 @@ class Launcher:
     def __init__(self, lane: Lane) -> None:
         self.lane = lane
         self.last: Last | None = None
-        self.range: tuple[Any, tuple[int, ...]] = (None, ())  # the last range, and its OpenCL size
+        # The last range, and its launch (``size``).
+        self.range: tuple[Any, tuple[int, ...], tuple[int, ...] | None, Any] = (None, (), None, None)
 
     def check(self, args: tuple[Any, ...]) -> Last | None:
         """``args`` checked and converted, remembered as ``last``; None when the launch
         cannot take this path."""
         raise NotImplementedError
 
-    def size(self, rng: Any) -> tuple[int, ...] | None:
-        """The OpenCL global size of ``rng``; None when empty or not a plain range."""
+    def size(self, rng: Any) -> tuple[tuple[int, ...], tuple[int, ...] | None, Any] | None:
+        """The OpenCL global and local sizes of a launch over ``rng``, and what it runs on
+        besides the checked launch's own kernel (None: that kernel; ``guarded`` takes it);
+        None when ``rng`` is empty or not a plain range."""
+        raise NotImplementedError
+
+    def guarded(self, last: Last, launch: Any) -> PreparedKernel:
+        """The prepared kernel that runs ``last``'s arguments for ``launch`` (``size``'s)."""
         raise NotImplementedError
 
     def launch(self, rng: Any, args: tuple[Any, ...]) -> Op | None:
@@ -93,17 +100,16 @@ class Launcher:
             if last is None:
                 return None
         known = self.range
-        if rng is known[0]:
-            global_size = known[1]
-        else:
+        if rng is not known[0]:
             found = self.size(rng)
             if found is None:
                 return None
-            global_size = found
-            self.range = (rng, global_size)
+            known = self.range = (rng, *found)
         if trace.RECORDER is not None:
             return None
         _, values, kernel, _ = last  # type: ignore[misc]
+        if known[3] is not None:  # a range the checked launch's kernel does not run as it is
+            kernel = self.guarded(last, known[3])  # type: ignore[arg-type]  # checked above
         lane = self.lane
         # Interrupted anywhere, the lock is released where it was taken (rule S26): each release
         # is on the line of the work before it, never a line of its own, and the handler
@@ -120,7 +126,7 @@ class Launcher:
             if values is not kernel.args_set:  # OpenCL keeps a kernel's arguments between enqueues
                 kernel.set_args(values)
             submitted = monotonic_ns() if lane.profiling else 0
-            ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel.native, global_size, None)
+            ev = cl.enqueue_nd_range_kernel(lane.cl_queue, kernel.native, known[1], known[2])
             op = new_op(lane, lane.ctx, False, lane.async_errors, ev, values, submitted); release(); return op  # noqa: E702  # one line (rule S26)
         except BaseException as error:  # no try nested in the try: an interrupt on its line escapes
             if RUNTIME.held():

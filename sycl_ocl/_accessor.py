@@ -324,9 +324,11 @@ class accessor(_Access):
             except (AttributeError, KeyError, TypeError):
                 pass
         if type(h) in _MODE_TYPES or is_property_list_like(h):
-            # accessor(buf, sycl.read_only[, propList]): a placeholder with its mode (or its
-            # property list) in h's place; a property list after it moves along.
-            h, mode, access_range = None, h, (mode if is_property_list_like(mode) else access_range)
+            # accessor(buf, sycl.read_only[, range[, offset]][, propList]): a placeholder with its
+            # mode (or its property list) in h's place; what follows it moves along one place.
+            if type(mode) is range or is_property_list_like(mode):
+                access_range, access_offset, prop_list = mode, access_range, access_offset or prop_list
+            h, mode = None, h
         mode, access_range, access_offset, prop_list = _cpp_order(
             mode, access_range, access_offset, prop_list, "accessor")
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "accessor")

@@ -28,6 +28,7 @@ from .scheduler import (
     Command,
     DeviceCopy,
     DeviceFill,
+    HostCopy,
     HostTask,
     KernelLaunch,
     NativeTask,
@@ -336,9 +337,13 @@ class handler:
     def copy(self, src: Any, dst: Any, count: Any = None) -> None:
         """Copy between an accessor and a numpy array, or between two accessors (§4.9.4.3).
 
-        The source's elements go to the destination in row-major order; the destination
-        must hold at least as many. ``copy(src, dest, count)`` copies ``count`` elements
-        between USM pointers and numpy arrays instead.
+        The accessor's range is copied (the source accessor's between two accessors), in
+        row-major order; the array or the destination accessor must hold at least as many
+        elements, and an array longer than the range gives or takes its first elements. A
+        contiguous range and a C-contiguous array of the accessor's type move in one
+        non-blocking transfer behind the commands before it: the array must stay alive and
+        untouched until the command's event completes. ``copy(src, dest, count)`` copies
+        ``count`` elements between USM pointers and numpy arrays instead.
         """
         if count is not None or type(src) is usm_ptr or type(dst) is usm_ptr:
             self._set_action(usm_commands.copy(self, src, dst, count))
@@ -349,21 +354,27 @@ class handler:
             self._check_mine(dst)
             if not dst._win.writes:
                 raise exception(errc.invalid, "the copy destination accessor must have a write mode")
-        n = src.size if isinstance(src, np.ndarray) else src.size() if isinstance(src, accessor) else 0
-        room = dst.size if isinstance(dst, np.ndarray) else dst.size() if isinstance(dst, accessor) else 0
-        if not (isinstance(src, accessor) or isinstance(dst, accessor)) or n > room:
+        ranged = src if isinstance(src, accessor) else dst
+        n = ranged.size() if isinstance(ranged, accessor) else 0
+        other = dst if ranged is src else src
+        room = other.size if isinstance(other, np.ndarray) else -1
+        if isinstance(other, accessor):
+            room = other.size()
+        if not isinstance(ranged, accessor) or room < n:
             raise exception(
                 errc.invalid,
-                "handler.copy copies accessor <-> numpy array or accessor -> accessor, into a "
-                f"destination with room for the source ({n} elements, room for {room})",
+                "handler.copy copies accessor <-> numpy array or accessor -> accessor; the array or the "
+                f"destination accessor must hold the accessor's range ({n} elements, it holds {room})",
             )
-        if isinstance(dst, accessor) and n == room:
+        if isinstance(dst, accessor) and dst.size() == n:
             self._overwrite(dst)  # only a copy that fills the destination may skip its old contents
-        if (
-            isinstance(src, accessor) and isinstance(dst, accessor)
-            and src._win.contiguous and dst._win.contiguous and src.dtype == dst.dtype and n == room
-        ):
-            self._set_action(DeviceCopy(src._win.req, dst._win.req))
+        if isinstance(other, accessor):
+            if src._win.contiguous and dst._win.contiguous and src.dtype == dst.dtype and n == room:
+                self._set_action(DeviceCopy(src._win.req, dst._win.req))
+                return
+        elif (ranged._win.contiguous and other.dtype == ranged.dtype and other.flags.c_contiguous
+              and (ranged is dst or other.flags.writeable)):
+            self._set_action(HostCopy(ranged._win.req, other.reshape(-1)[:n], ranged is src))
             return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 

@@ -337,11 +337,11 @@ class handler:
     def copy(self, src: Any, dst: Any, count: Any = None) -> None:
         """Copy between an accessor and a numpy array, or between two accessors (§4.9.4.3).
 
-        The accessor's range is copied (the source accessor's between two accessors), in
-        row-major order; the array or the destination accessor must hold at least as many
-        elements, and an array longer than the range gives or takes its first elements. A
-        contiguous range and a C-contiguous array of the accessor's type move in one
-        non-blocking transfer behind the commands before it: the array must stay alive and
+        The source accessor's range is copied in row-major order into the start of the
+        destination, which must hold as many elements; an array into an accessor gives its
+        first elements, as many as the accessor's range holds (fewer: the start of the range
+        takes them). A contiguous range and a C-contiguous array of the accessor's type move
+        in one non-blocking transfer behind the commands before it: the array must stay alive and
         untouched until the command's event completes. ``copy(src, dest, count)`` copies
         ``count`` elements between USM pointers and numpy arrays instead.
         """
@@ -354,28 +354,25 @@ class handler:
             self._check_mine(dst)
             if not dst._win.writes:
                 raise exception(errc.invalid, "the copy destination accessor must have a write mode")
-        ranged = src if isinstance(src, accessor) else dst
-        n = ranged.size() if isinstance(ranged, accessor) else 0
-        other = dst if ranged is src else src
-        room = other.size if isinstance(other, np.ndarray) else -1
-        if isinstance(other, accessor):
-            room = other.size()
-        if not isinstance(ranged, accessor) or room < n:
+        n, room = _copy_counts(src, dst)
+        if n < 0 or room < n:
             raise exception(
                 errc.invalid,
-                "handler.copy copies accessor <-> numpy array or accessor -> accessor; the array or the "
-                f"destination accessor must hold the accessor's range ({n} elements, it holds {room})",
+                "handler.copy copies accessor <-> numpy array or accessor -> accessor, into a "
+                f"destination with room for the source's range ({n} elements, room for {room})",
             )
         if isinstance(dst, accessor) and dst.size() == n:
             self._overwrite(dst)  # only a copy that fills the destination may skip its old contents
-        if isinstance(other, accessor):
+        if isinstance(src, accessor) and isinstance(dst, accessor):
             if src._win.contiguous and dst._win.contiguous and src.dtype == dst.dtype and n == room:
                 self._set_action(DeviceCopy(src._win.req, dst._win.req))
                 return
-        elif (ranged._win.contiguous and other.dtype == ranged.dtype and other.flags.c_contiguous
-              and (ranged is dst or other.flags.writeable)):
-            self._set_action(HostCopy(ranged._win.req, other.reshape(-1)[:n], ranged is src))
-            return
+        else:
+            acc, array = (src, dst) if isinstance(src, accessor) else (dst, src)
+            if (acc._win.contiguous and array.dtype == acc.dtype and array.flags.c_contiguous
+                    and (acc is dst or array.flags.writeable)):
+                self._set_action(HostCopy(acc._win.req, array.reshape(-1)[:n], acc is src))
+                return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 
     def fill(self, dst: Any, value: Any, count: Any = None) -> None:
@@ -729,6 +726,18 @@ def _no_work_groups(index: int) -> exception:
         f"argument {index} is a local_accessor, but single_task and parallel_for over a range "
         "have no work-groups to share local memory (§4.7.6.11); launch over a sycl.nd_range",
     )
+
+
+def _copy_counts(src: Any, dst: Any) -> tuple[int, int]:
+    """``(n, room)`` of ``handler.copy``: the elements it copies, from the start of each end
+    (the source accessor's range, or the destination accessor's and no more than the array
+    gives), and the room the destination has; ``n`` -1 for ends it cannot copy between."""
+    if isinstance(src, accessor):
+        room = dst.size if isinstance(dst, np.ndarray) else dst.size() if isinstance(dst, accessor) else -1
+        return src.size(), room
+    if isinstance(dst, accessor) and isinstance(src, np.ndarray):
+        return min(src.size, dst.size()), dst.size()
+    return -1, 0
 
 
 def _copy_on_host(src: Any, dst: Any, n: int) -> None:

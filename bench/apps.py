@@ -358,7 +358,7 @@ def _sycl_pipeline(copy: bool) -> Callable[[Env], Callable[[], float]]:
         n, steps, k = _pipe_shape(env)
         q, buf = env.queue(), sycl.buffer(filled(n))
         checks = [np.empty(CHECK, np.float32) for _ in range(2)]
-        window = sycl.accessor(buf, sycl.read_only, sycl.range(CHECK))  # a placeholder
+        window = sycl.accessor(buf, mode=sycl.read_only, access_range=sycl.range(CHECK))  # a placeholder
 
         def cgf(h: sycl.handler) -> None:
             h.parallel_for(n, "app_step", sycl.accessor(buf, h), 1.0)

@@ -194,3 +194,22 @@ def _jacobi_rounds(q: sycl.queue, src: sycl.buffer, dst: sycl.buffer, rows: int,
                                cols, first)
             q.submit(cgf)
     return _shapes_kept(seen[-1], "xc_rows")
+
+
+def test_copies_are_traced_as_transfers(device: sycl.device) -> None:
+    """docs/tracing.md: a copy between an accessor and an array is a node of its own kind."""
+    from sycl_ocl import tools
+    from sycl_ocl.tools.model import command_name
+
+    q = sycl.queue(device)
+    out = np.zeros(N, np.int32)
+    tools.start_tracing()
+    try:
+        with sycl.buffer(sycl.range(N), np.int32) as buf:
+            q.copy(np.ones(N, np.int32), sycl.accessor(buf, sycl.write_only))
+            q.copy(sycl.accessor(buf, sycl.read_only), out).wait()
+    finally:
+        trace = tools.stop_tracing()
+    names = [command_name(op) for op in trace.ops]
+    assert "copy from host" in names and "copy to host" in names, names
+    assert {op.nbytes for op in trace.ops if command_name(op).startswith("copy ")} == {4 * N}

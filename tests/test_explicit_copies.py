@@ -213,3 +213,21 @@ def test_copies_are_traced_as_transfers(device: sycl.device) -> None:
     names = [command_name(op) for op in trace.ops]
     assert "copy from host" in names and "copy to host" in names, names
     assert {op.nbytes for op in trace.ops if command_name(op).startswith("copy ")} == {4 * N}
+
+
+def test_the_queue_shortcuts_take_placeholders_and_return_events(queue: sycl.queue) -> None:
+    """§4.6.5.2: ``q.fill``, ``q.copy`` and ``q.update_host`` of placeholder accessors, each
+    returning the command's event."""
+    data = np.zeros(N, np.int32)
+    out = np.zeros(8, np.int32)
+    with sycl.buffer(data) as buf:
+        filled = queue.fill(sycl.accessor(buf, sycl.write_only, sycl.range(16), sycl.id(8)), 3)
+        _add(queue, buf, 1, sycl.range(8), sycl.id(8))
+        copied = queue.copy(sycl.accessor(buf, sycl.read_only, sycl.range(8), sycl.id(4)), out)
+        updated = queue.update_host(sycl.accessor(buf, sycl.read_only))
+        for ev in (filled, copied, updated):
+            assert isinstance(ev, sycl.event)
+        updated.wait()
+        copied.wait()
+        assert data[8:16].tolist() == [4] * 8 and data[16:24].tolist() == [3] * 8
+        assert out.tolist() == [0] * 4 + [4] * 4

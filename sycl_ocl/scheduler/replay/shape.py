@@ -57,6 +57,7 @@ class CommandGroup(Protocol):
 # The shapes of one kernel that a window keeps per lane (``keep``): the latest launches'.
 KEPT_SHAPES = 4
 
+
 class Shape:
     """A launch of ``kernel`` on ``lane`` whose arguments were checked: ``signature`` holds,
     per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a

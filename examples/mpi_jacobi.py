@@ -7,11 +7,14 @@ takes one CPU device. docs/scaling.md explains the choices.
 
 Teaches: giving each rank its own device and a context holding only that device
 (``rank_device``); domain decomposition into row slabs with a halo row on each side; cutting
-a slab into sub-buffers so that the halo exchange and the interior update touch different
-memory and run at the same time (the interior kernel runs on the device while the host
-exchanges the boundary rows); passing host accessors straight to mpi4py, which reads and
-writes the buffer's host memory through DLPack, without a copy; and checking the result
-against numpy on the whole grid.
+a slab into sub-buffers so that the boundary rows and the inner rows are separate launches;
+a halo exchange at raw speed (docs/scaling.md): the boundary rows go to host arrays through
+explicit copies (``q.copy(accessor, array)``, SYCL 2020 §4.9.4.3), non-blocking transfers
+behind their kernels, while the inner rows update; the host waits only for those two
+events, exchanges the rows with mpi4py, and copies the halos back without waiting, ahead of
+the next iteration's kernels; and checking the result against numpy on the whole grid.
+``--host-accessors`` runs the exchange through host accessors instead (simpler, slower: each
+one is a blocking round trip of its own).
 
 The last line rank 0 prints is JSON: ranks, grids, iterations, seconds, seconds per
 iteration and halo bytes per iteration (all ranks), for weak-scaling measurements
@@ -67,7 +70,8 @@ def rank_device(local_rank: int) -> tuple[sycl.device, int]:
 
 class Slab:
     """A rank's ``rows`` rows plus a halo row above and below, in one buffer cut into
-    sub-buffers: the halos, the two boundary rows the neighbours need, and the inner rows."""
+    sub-buffers: the halos, the two boundary rows the neighbours need, and the inner rows;
+    and placeholder accessors of the four rows the exchange copies, made once."""
 
     def __init__(self, values: np.ndarray) -> None:
         rows, cols = values.shape[0] - 2, values.shape[1]
@@ -81,6 +85,20 @@ class Slab:
         self.halo_top, self.top, self.inner = part(0, 1), part(1, 1), part(2, rows - 2)
         self.bottom, self.halo_bottom = part(rows, 1), part(rows + 1, 1)
 
+        def row(buf: sycl.buffer, mode: Any) -> sycl.accessor:
+            return sycl.accessor(buf, mode, [sycl.property.no_init()] if mode is sycl.write_only else [])
+        self.send_top, self.send_bottom = row(self.top, sycl.read_only), row(self.bottom, sycl.read_only)
+        self.recv_top = row(self.halo_top, sycl.write_only)
+        self.recv_bottom = row(self.halo_bottom, sycl.write_only)
+
+
+class Rows:
+    """The host rows of one rank's exchange: the two it sends and the two it receives."""
+
+    def __init__(self, cols: int) -> None:
+        self.top, self.bottom, self.halo_top, self.halo_bottom = (np.empty(cols) for _ in range(4))
+        self.written: list[sycl.event] = []  # the copies of the halos into the device, in flight
+
 
 def update(q: sycl.queue, src: Slab, dst: sycl.buffer, first_row: int) -> None:
     """Submit the update of the rows of ``dst`` (a sub-buffer of a slab from ``first_row``)."""
@@ -89,6 +107,28 @@ def update(q: sycl.queue, src: Slab, dst: sycl.buffer, first_row: int) -> None:
         sycl.range(rows, cols - 2), "jacobi_rows",
         sycl.accessor(src.whole, h, sycl.read_only), sycl.accessor(dst, h, sycl.write_only), cols, first_row,
     ))
+
+
+def step(q: sycl.queue, comm: Any, src: Slab, dst: Slab, up: int, down: int, host: Rows) -> None:
+    """One Jacobi iteration from ``src`` into ``dst``: the boundary rows, their copies to the
+    host, then the inner rows while the host exchanges the boundary rows with the neighbours
+    (two Sendrecv shifts, up then down) and copies the halos it received back.
+
+    Nothing here waits for the device but the two row copies: the inner kernel and the halo
+    copies run behind the call, ordered by the buffers they touch (§3.8.1)."""
+    rows = dst.whole.get_range()[0] - 2
+    update(q, src, dst.top, 1)
+    update(q, src, dst.bottom, rows)
+    sends = ((dst.send_top, host.top, up), (dst.send_bottom, host.bottom, down))
+    sent = [q.copy(acc, row) for acc, row, peer in sends if peer != MPI.PROC_NULL]
+    update(q, src, dst.inner, 2)  # runs while the rows travel
+    sycl.event.wait([*sent, *host.written])  # the rows are on the host; the last halos left it
+    comm.Sendrecv(host.top if up != MPI.PROC_NULL else NOTHING, up, 0,
+                  host.halo_bottom if down != MPI.PROC_NULL else NOTHING, down, 0)
+    comm.Sendrecv(host.bottom if down != MPI.PROC_NULL else NOTHING, down, 0,
+                  host.halo_top if up != MPI.PROC_NULL else NOTHING, up, 0)
+    receives = ((host.halo_top, dst.recv_top, up), (host.halo_bottom, dst.recv_bottom, down))
+    host.written = [q.copy(row, acc) for row, acc, peer in receives if peer != MPI.PROC_NULL]
 
 
 @contextlib.contextmanager
@@ -102,21 +142,15 @@ def host_rows(buf: sycl.buffer, peer: int, mode: Any) -> Iterator[Any]:
         yield acc
 
 
-def step(q: sycl.queue, comm: Any, src: Slab, dst: Slab, up: int, down: int, overlap: bool) -> None:
-    """One Jacobi iteration from ``src`` into ``dst``: the boundary rows, then the halo
-    exchange and the inner rows at the same time (``overlap``), or one after the other.
-
-    The exchange is two shifts (up, then down), each one Sendrecv straight from and into host
-    accessors: the boundary rows are read back, the halo rows written, and nothing else."""
+def step_host_accessors(q: sycl.queue, comm: Any, src: Slab, dst: Slab, up: int, down: int) -> None:
+    """``step`` through host accessors: mpi4py reads and writes the buffer's host memory
+    through DLPack, without a copy of its own, but each accessor waits on the host for the
+    transfer it needs."""
     rows = dst.whole.get_range()[0] - 2
     update(q, src, dst.top, 1)
     update(q, src, dst.bottom, rows)
-    if not overlap:
-        update(q, src, dst.inner, 2)
-        q.wait()
     with host_rows(dst.top, up, sycl.read_only) as top, host_rows(dst.bottom, down, sycl.read_only) as bottom:
-        if overlap:  # the boundary rows are on the host: the inner rows update while they travel
-            update(q, src, dst.inner, 2)
+        update(q, src, dst.inner, 2)  # the boundary rows are on the host: the inner rows update meanwhile
         with host_rows(dst.halo_bottom, down, sycl.write_only) as halo_bottom, \
                 host_rows(dst.halo_top, up, sycl.write_only) as halo_top:
             comm.Sendrecv(top, up, 0, halo_bottom, down, 0)
@@ -141,8 +175,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--iterations", type=int, default=20, help="timed iterations (default 20)")
     parser.add_argument("--check", action=argparse.BooleanOptionalAction, default=True,
                         help="compare with numpy on rank 0 (default: yes)")
-    parser.add_argument("--overlap", action=argparse.BooleanOptionalAction, default=True,
-                        help="exchange the halos while the inner rows update (default: yes)")
+    parser.add_argument("--host-accessors", action="store_true",
+                        help="exchange through host accessors instead of explicit copies")
     args = parser.parse_args()
     if args.rows < 3 or args.cols < 3 or args.iterations < 1:
         parser.error("--rows and --cols must be at least 3, --iterations at least 1")
@@ -165,13 +199,21 @@ def main() -> None:
     start = initial(rank * rows, rows + 2, cols)
     src, dst = Slab(start), Slab(start)
 
-    step(q, comm, src, dst, up, down, args.overlap)  # warm-up: builds the kernel
+    host = Rows(cols)
+
+    def one_step(src: Slab, dst: Slab) -> None:
+        if args.host_accessors:
+            step_host_accessors(q, comm, src, dst, up, down)
+        else:
+            step(q, comm, src, dst, up, down, host)
+
+    one_step(src, dst)  # warm-up: builds the kernel
     src, dst = dst, src
     q.wait()
     comm.Barrier()
     began = time.perf_counter()
     for _ in range(args.iterations):
-        step(q, comm, src, dst, up, down, args.overlap)
+        one_step(src, dst)
         src, dst = dst, src
     q.wait()
     comm.Barrier()
@@ -194,7 +236,8 @@ def main() -> None:
     print(json.dumps({
         "ranks": size, "grid_per_rank": [rows, cols], "grid": [size * rows, cols],
         "iterations": args.iterations, "seconds": seconds, "per_iteration_s": seconds / args.iterations,
-        "halo_bytes_per_iteration": 2 * (size - 1) * cols * 8, "overlap": args.overlap,
+        "halo_bytes_per_iteration": 2 * (size - 1) * cols * 8,
+        "exchange": "host accessors" if args.host_accessors else "copies",
         "check": checked, "device": name, "rank_devices": devices,
     }))
 

@@ -70,10 +70,11 @@ class _Window(PropertyHolder):
     whole-buffer accessors (``buffer._windows``), which the submit path takes as it is.
     """
 
-    __slots__ = ("_props", "base", "contiguous", "dtype", "mode", "no_init", "offset", "range", "req",
-                 "shape", "shapes", "shared", "sub_base", "writes")
+    __slots__ = ("_props", "aligned", "base", "contiguous", "dtype", "mode", "no_init", "offset", "range",
+                 "req", "shape", "shapes", "shared", "sub_base", "writes")
 
     _props: property_list
+    aligned: Any  # a sub-buffer's: the last device its start was found aligned for (``_check_alignment``)
     base: int  # the buffer's first byte in its memory object
     contiguous: bool
     dtype: np.dtype[Any]
@@ -154,6 +155,7 @@ def _new_window(buf: buffer, mode: Any, rng: range, off: id, props: property_lis
     win.writes = win.mode.writes
     win.base = buf._base
     win.sub_base = buf._base if buf._sub else 0
+    win.aligned = None
     win.shape = buf._shape
     win.dtype = buf._dtype
     win.range, win.offset = rng, off
@@ -330,7 +332,8 @@ class accessor(_Access):
             # group itself (``handler._accessors``); an error here means h is no handler.
             try:
                 win = buf._windows[mode]
-                if not win.sub_base:  # a sub-buffer's alignment is checked below
+                # A sub-buffer's alignment is checked below, once per device (``_check_alignment``).
+                if not win.sub_base or win.aligned is h._origin._device:  # type: ignore[union-attr]
                     self._win = win
                     self._kind = _BOUND
                     h._accessors.append(self)  # type: ignore[union-attr]
@@ -338,9 +341,11 @@ class accessor(_Access):
             except (AttributeError, KeyError, TypeError):
                 pass
         if type(h) in _MODE_TYPES or is_property_list_like(h):
-            # accessor(buf, sycl.read_only[, propList]): a placeholder with its mode (or its
-            # property list) in h's place; a property list after it moves along.
-            h, mode, access_range = None, h, (mode if is_property_list_like(mode) else access_range)
+            # accessor(buf, sycl.read_only[, range[, offset]][, propList]): a placeholder with its
+            # mode (or its property list) in h's place; what follows it moves along one place.
+            if type(mode) is range or is_property_list_like(mode):
+                access_range, access_offset, prop_list = mode, access_range, access_offset or prop_list
+            h, mode = None, h
         mode, access_range, access_offset, prop_list = _cpp_order(
             mode, access_range, access_offset, prop_list, "accessor")
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
@@ -366,6 +371,7 @@ class accessor(_Access):
                 f"the sub-buffer starts at byte {base}, not a multiple of the device's "
                 f"mem_base_addr_align ({align} bytes); choose a base index on that alignment",
             )
+        self._win.aligned = dev  # the submit path takes the window as it is on this device
 
     # --- host-task view --------------------------------------------------------------------
 

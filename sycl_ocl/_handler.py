@@ -29,6 +29,7 @@ from .scheduler import (
     Command,
     DeviceCopy,
     DeviceFill,
+    HostCopy,
     HostTask,
     KernelLaunch,
     NativeTask,
@@ -340,9 +341,13 @@ class handler:
     def copy(self, src: Any, dst: Any, count: Any = None) -> None:
         """Copy between an accessor and a numpy array, or between two accessors (§4.9.4.3).
 
-        The source's elements go to the destination in row-major order; the destination
-        must hold at least as many. ``copy(src, dest, count)`` copies ``count`` elements
-        between USM pointers and numpy arrays instead.
+        The source accessor's range is copied in row-major order into the start of the
+        destination, which must hold as many elements; an array into an accessor gives its
+        first elements, as many as the accessor's range holds (fewer: the start of the range
+        takes them). A contiguous range and a C-contiguous array of the accessor's type move
+        in one non-blocking transfer behind the commands before it: the array must stay alive and
+        untouched until the command's event completes. ``copy(src, dest, count)`` copies
+        ``count`` elements between USM pointers and numpy arrays instead.
         """
         if count is not None or type(src) is usm_ptr or type(dst) is usm_ptr:
             self._set_action(usm_commands.copy(self, src, dst, count))
@@ -353,22 +358,25 @@ class handler:
             self._check_mine(dst)
             if not dst._win.writes:
                 raise exception(errc.invalid, "the copy destination accessor must have a write mode")
-        n = src.size if isinstance(src, np.ndarray) else src.size() if isinstance(src, accessor) else 0
-        room = dst.size if isinstance(dst, np.ndarray) else dst.size() if isinstance(dst, accessor) else 0
-        if not (isinstance(src, accessor) or isinstance(dst, accessor)) or n > room:
+        n, room = _copy_counts(src, dst)
+        if n < 0 or room < n:
             raise exception(
                 errc.invalid,
                 "handler.copy copies accessor <-> numpy array or accessor -> accessor, into a "
-                f"destination with room for the source ({n} elements, room for {room})",
+                f"destination with room for the source's range ({n} elements, room for {room})",
             )
-        if isinstance(dst, accessor) and n == room:
+        if isinstance(dst, accessor) and dst.size() == n:
             self._overwrite(dst)  # only a copy that fills the destination may skip its old contents
-        if (
-            isinstance(src, accessor) and isinstance(dst, accessor)
-            and src._win.contiguous and dst._win.contiguous and src.dtype == dst.dtype and n == room
-        ):
-            self._set_action(DeviceCopy(src._win.req, dst._win.req))
-            return
+        if isinstance(src, accessor) and isinstance(dst, accessor):
+            if src._win.contiguous and dst._win.contiguous and src.dtype == dst.dtype and n == room:
+                self._set_action(DeviceCopy(src._win.req, dst._win.req))
+                return
+        else:
+            acc, array = (src, dst) if isinstance(src, accessor) else (dst, src)
+            if (acc._win.contiguous and array.dtype == acc.dtype and array.flags.c_contiguous
+                    and (acc is dst or array.flags.writeable)):
+                self._set_action(HostCopy(acc._win.req, array.reshape(-1)[:n], acc is src))
+                return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
 
     def fill(self, dst: Any, value: Any, count: Any = None) -> None:
@@ -727,6 +735,18 @@ def _no_work_groups(index: int) -> exception:
         f"argument {index} is a local_accessor, but single_task and parallel_for over a range "
         "have no work-groups to share local memory (§4.7.6.11); launch over a sycl.nd_range",
     )
+
+
+def _copy_counts(src: Any, dst: Any) -> tuple[int, int]:
+    """``(n, room)`` of ``handler.copy``: the elements it copies, from the start of each end
+    (the source accessor's range, or the destination accessor's and no more than the array
+    gives), and the room the destination has; ``n`` -1 for ends it cannot copy between."""
+    if isinstance(src, accessor):
+        room = dst.size if isinstance(dst, np.ndarray) else dst.size() if isinstance(dst, accessor) else -1
+        return src.size(), room
+    if isinstance(dst, accessor) and isinstance(src, np.ndarray):
+        return min(src.size, dst.size()), dst.size()
+    return -1, 0
 
 
 def _copy_on_host(src: Any, dst: Any, n: int) -> None:

@@ -34,6 +34,7 @@ from .scheduler import (
     DeviceCopy,
     DeviceFill,
     GraphReplay,
+    HostCopy,
     HostTask,
     KernelLaunch,
     NativeTask,
@@ -211,7 +212,7 @@ class _Graph:
     def add_node(self, h: handler, after: Iterable[node], q: queue | None) -> node:
         """The node of a command group (``h``, finished): checked, with its edges."""
         action = h._final_action()
-        if isinstance(action, HostTask | NativeTask):
+        if isinstance(action, HostTask | NativeTask | HostCopy):  # host memory: no command buffer holds it
             raise exception(errc.feature_not_supported, "a command graph cannot hold host commands "
                                                         "(host_task, update_host, handler.copy between an "
                                                         "accessor and a numpy array): submit them outside "

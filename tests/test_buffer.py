@@ -248,6 +248,25 @@ def test_misaligned_sub_buffer_fails_at_the_accessor(queue: sycl.queue) -> None:
     assert info.value.code() == sycl.errc.invalid
 
 
+def test_a_sub_buffer_accessor_is_checked_once_per_device_then_taken_as_it_is(queue: sycl.queue) -> None:
+    """A sub-buffer's window remembers the device its start was found aligned for, so later
+    command groups on that device take it as a whole-buffer accessor's (no checks on the submit
+    path); a misaligned sub-buffer is refused every time."""
+    align = queue.get_device().get_info(sycl.info.device.mem_base_addr_align) // 8
+    parent = sycl.buffer(np.zeros(4 * align, np.uint8))
+    sub = sycl.buffer(parent, sycl.id(align), sycl.range(align))
+    made: list[sycl.accessor] = []
+    for _ in range(2):
+        queue.submit(lambda h: made.append(sycl.accessor(sub, h)))
+    assert made[0]._win is made[1]._win  # type: ignore[attr-defined]
+    assert made[1]._win.aligned is not None  # type: ignore[attr-defined]
+    misaligned = sycl.buffer(parent, sycl.id(1), sycl.range(8))
+    for _ in range(2):
+        with pytest.raises(sycl.exception) as info:
+            queue.submit(lambda h: sycl.accessor(misaligned, h))
+        assert info.value.code() == sycl.errc.invalid
+
+
 # --- reinterpret ------------------------------------------------------------------------------
 
 

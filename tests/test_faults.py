@@ -356,6 +356,23 @@ def program_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return data
 
 
+def program_copies(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Explicit copies between accessors and numpy arrays (non-blocking transfers) between
+    kernels: one to the host behind a kernel, one from the host into another buffer."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+    out, ones = np.zeros(N, dtype=np.int32), np.ones(N, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf, sycl.buffer(sycl.range(N), np.int32) as scratch:
+        s.step(1, lambda: q.submit(add(buf, 1)))
+        s.step(0, lambda: q.copy(sycl.accessor(buf, sycl.read_only), out))
+        s.step(0, lambda: q.submit(lambda h: h.copy(ones, sycl.accessor(scratch, h, sycl.write_only))))
+        s.step(2, lambda: q.submit(add(buf, 2)))
+        s.step(0, lambda: q.copy(sycl.accessor(buf, sycl.read_only, sycl.range(8)), out).wait())
+        s.step(4, lambda: q.submit(add(buf, 4)))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
 def program_sub_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     """Kernels on two sub-buffers and on their parent."""
     q = s.queue(devs[0])
@@ -559,8 +576,9 @@ def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
 
 
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
-PROGRAMS: list[Program] = [program_buffers, program_sub_buffers, program_host_tasks, program_interop,
-                           program_usm, program_awkward, program_graph, program_two_contexts,
+PROGRAMS: list[Program] = [program_buffers, program_copies, program_sub_buffers, program_host_tasks,
+                           program_interop, program_usm, program_awkward, program_graph,
+                           program_two_contexts,
                            program_make_buffer, program_bundles]
 
 
@@ -695,6 +713,7 @@ class Round:
         self.first = q.submit(lambda h: h.host_task(lambda: None))
         self.p = sycl.malloc_device(count=N, dtype=np.int32, q=q)
         self.source = np.arange(N, dtype=np.int32)
+        self.out, self.ones = np.zeros(N, dtype=np.int32), np.ones(N, dtype=np.int32)
         self.ended = np.zeros(N, dtype=np.int32)
         self.doomed: list[sycl.buffer] = [sycl.buffer(self.ended)]
         q.submit(add(self.doomed[0], 5))
@@ -725,6 +744,8 @@ class Round:
             "USM free": lambda: sycl.free(p, q),
             "USM memcpy": lambda: q.memcpy(p, self.source, self.source.nbytes),
             "USM fill": lambda: q.fill(p, np.int32(7), N),
+            "copy to the host": lambda: q.copy(sycl.accessor(buf, sycl.read_only), self.out),
+            "copy from the host": lambda: q.copy(self.ones, sycl.accessor(buf, sycl.write_only)),
             "buffer with exit": lambda: self.doomed[0].__exit__(None, None, None),
             "buffer del": self.doomed.clear,
             "collection": lambda: gc.collect(0),
@@ -800,7 +821,8 @@ class Round:
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
                      "host_accessor del", "wait", "USM launch", "USM malloc", "USM free", "USM memcpy",
-                     "USM fill", "buffer with exit", "buffer del", "collection", "profiling query"]
+                     "USM fill", "copy to the host", "copy from the host", "buffer with exit", "buffer del",
+                     "collection", "profiling query"]
 
 
 @pytest.mark.parametrize("call", INTERRUPTED_CALLS)

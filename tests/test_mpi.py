@@ -119,3 +119,21 @@ def test_mpi4py_takes_host_accessors() -> None:
     assert done.returncode == 0, done.stderr
     assert "received [[2.5, 2.5, 2.5], [2.5, 2.5, 2.5]]" in done.stdout
     assert "refused:" in done.stdout and "writable" in done.stdout
+
+
+def test_the_weak_scaling_runner_runs_the_example_and_its_raw_twin(mpiexec: str, tmp_path: Path) -> None:
+    """``python -m bench.mpi_scaling --quick``: the example (copies and host accessors) and
+    bench/mpi_jacobi_raw.py on one and two ranks, their medians and efficiencies in the JSON."""
+    env = dict(os.environ, **RANK_ENV)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = tmp_path / "scaling.json"
+    done = subprocess.run([sys.executable, "-m", "bench.mpi_scaling", "--quick", "--json", str(out)],
+                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=LIMIT_S)
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(out.read_text())
+    programs = result["summary"]["64x256"]
+    assert set(programs) == {"sycl_ocl copies", "sycl_ocl host accessors", "raw pyopencl"}
+    for rows in programs.values():
+        assert set(rows) == {"1", "2"} and rows["1"]["weak_scaling_efficiency"] == 1.0
+    assert sorted({(r["program"], r["ranks"]) for r in result["runs"]}) == sorted(
+        (p, n) for p in programs for n in (1, 2))

@@ -27,8 +27,8 @@ The steps (each on any queue; a window is a whole view, or a ranged accessor int
 - kernel ``rnd_copy`` between windows of one length, and ``handler.copy`` accessor -> accessor
   into a destination at least as long (two accessors in one group, on one root buffer or two);
 - ``handler.fill``; ``handler.copy`` accessor -> numpy array (at least as long) and numpy
-  array -> accessor (up to 3 elements shorter); ``no_init`` on destinations that are written
-  whole, at random;
+  array -> accessor (up to 3 elements shorter, or longer: its first elements go); ``no_init`` on
+  destinations that are written whole, at random;
 - a host task that reverses a window and adds a constant through ``numpy.asarray(acc)``;
 - a host accessor (read or read-write) on the main thread: its view is checked, 0-3 submissions
   are made while it is held (those touching its window must wait for it), the view is checked
@@ -243,7 +243,7 @@ class ToHost:
 class FromHost:
     q: int
     win: Win
-    short: int  # the array is this much shorter than the window
+    short: int  # the array is this much shorter than the window (negative: longer)
     seed: int
     no_init: bool
     dep: int | None
@@ -457,9 +457,9 @@ def _submissions(lengths: Sequence[int], q: st.SearchStrategy[int], dep: st.Sear
     ]
     host_steps = [
         st.builds(ToHost, q, win, st.integers(0, 3), dep),
-        st.tuples(win, st.integers(0, 3)).flatmap(lambda ws: st.builds(
+        st.tuples(win, st.integers(-3, 3)).flatmap(lambda ws: st.builds(
             FromHost, q, st.just(ws[0]), st.just(min(ws[1], ws[0].length - 1)), st.integers(0, 1000),
-            st.booleans() if min(ws[1], ws[0].length - 1) == 0 else st.just(False), dep)),
+            st.booleans() if min(ws[1], ws[0].length - 1) <= 0 else st.just(False), dep)),
         st.builds(HostTask, q, win, small, dep),
     ]
     return st.one_of(*device_steps, *(host_steps if host else ()))
@@ -757,7 +757,8 @@ class Run:
             self.keep.append(src)
             self.submit(step, lambda h: h.copy(
                 src, self.acc(h, step.win, sycl.write_only, no_init=step.no_init)))
-            return lambda: self.seg(step.win)[: src.size].__setitem__(Ellipsis, src)
+            n = min(src.size, step.win.length)  # a longer array gives its first elements
+            return lambda: self.seg(step.win)[:n].__setitem__(Ellipsis, src[:n])
 
         def cgf(h: sycl.handler) -> None:
             a = self.acc(h, step.win, sycl.read_write)

@@ -193,3 +193,21 @@ def test_moves_into_a_kernel_window_go_through_its_sub_buffer(device_pair: list[
     expected[half:] += 1
     expected[half + 16:half + 32] = 0
     assert (data == expected).all()
+
+
+def test_a_read_back_goes_on_the_queue_of_the_device_that_wrote_the_bytes(
+        device_pair: list[sycl.device]) -> None:
+    """In a context of two devices, bytes a kernel wrote on the second device are read back on
+    that device's queue, not on the context's transfer queue (the first device's): a driver
+    moves the whole ``cl_mem`` between two GPUs to read it on the other one (issue 31). Here
+    the read is past the size read behind the kernel, so it takes the general way."""
+    ctx = sycl.context(device_pair)
+    q = sycl.queue(ctx, device_pair[1])
+    n = (1 << 20) // 4 + 64  # more bytes than a read behind its producer saves (SAVED_BYTES_MAX)
+    x = np.zeros(n, dtype=np.int32)
+    with sycl.buffer(x) as b:
+        q.submit(lambda h: h.parallel_for(n, "tt_inc", sycl.accessor(b, h)))
+        with sycl.host_accessor(b, sycl.read_only) as view:
+            assert (np.asarray(view) == 1).all()
+        assert _record(q).queue is None  # type: ignore[attr-defined]  # the transfer queue was never made
+    assert (x == 1).all()

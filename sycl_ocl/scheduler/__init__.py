@@ -16,7 +16,16 @@ This module is the scheduler's front door: the layers above import what they use
 never from a submodule (a contract of ``lint-imports``, docs/scheduler.md "Layers").
 """
 
-from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch, NativeScope, NativeTask
+from .actions import (
+    Barrier,
+    DeviceCopy,
+    DeviceFill,
+    HostCopy,
+    HostTask,
+    KernelLaunch,
+    NativeScope,
+    NativeTask,
+)
 from .command import Command, NativeCommand, complete
 from .command_group import open_lane, submit
 from .graph import GraphReplay, Step
@@ -64,6 +73,7 @@ __all__ = [
     "DeviceCopy",
     "DeviceFill",
     "GraphReplay",
+    "HostCopy",
     "HostTask",
     "KernelLaunch",
     "Lane",

@@ -104,6 +104,38 @@ class DeviceCopy:
 
 
 @dataclass(slots=True)
+class HostCopy:
+    """Copy between a contiguous window in the queue's context and user host memory
+    (``handler.copy`` with a numpy array at one end, §4.9.4.3): one non-blocking OpenCL
+    transfer behind the commands before it, complete with its event (no host thread).
+
+    ``host`` is a C-contiguous array of the window's element type, no longer than the window:
+    its bytes go to or come from the window's start. It lives in ``keep`` until the transfer
+    completed. The bytes count as the buffer's transfers (``d2h`` or ``h2d``).
+    """
+
+    req: Requirement
+    host: np.ndarray
+    to_host: bool
+
+    def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
+        alloc, host = _alloc(self.req, lane), self.host
+        if host.nbytes == 0 or alloc.buf is None:
+            return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
+        keep.append(host)
+        counters = self.req.memory.counters
+        if self.to_host:
+            counters.d2h_bytes += host.nbytes
+            counters.d2h_copies += 1
+            return cl.enqueue_copy(lane.cl_queue, host, alloc.buf, src_offset=self.req.lo,
+                                   wait_for=wait_for, is_blocking=False)
+        counters.h2d_bytes += host.nbytes
+        counters.h2d_copies += 1
+        return cl.enqueue_copy(lane.cl_queue, alloc.buf, host, dst_offset=self.req.lo,
+                               wait_for=wait_for, is_blocking=False)
+
+
+@dataclass(slots=True)
 class DeviceFill:
     """Fill a contiguous window with one value."""
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
     from .._async_errors import AsyncErrors
     from .memory_object import MemoryObject, Snapshot
+    from .op import Move
 
 
 def transfer_op(
@@ -194,7 +195,7 @@ def _read(op: Op) -> None:
         for move in op.moves[done:]:
             memory, alloc = move[0], move[1]
             for lo, hi in current(move, alloc.loc, True):
-                read_back(memory, alloc, lo, hi, staging)
+                read_back(memory, alloc, lo, hi, staging, _holder_queue(move))
     elif trace.RECORDER is not None:
         trace.RECORDER.started(op)
 
@@ -245,6 +246,20 @@ def _behind(op: Op) -> cl.CommandQueue | None:
         if producer is not None:
             saved += hi - lo
     return lane.cl_queue if saved <= SAVED_BYTES_MAX else None
+
+
+def _holder_queue(move: Move) -> cl.CommandQueue | None:
+    """The queue to read ``move`` back on, once its producer completed: the producer's own
+    in-order queue where that is of another device of the allocation's context than its
+    transfer queue's (a driver moves a ``cl_mem`` between the GPUs of one context to read it
+    on the other GPU, slowly: issue 31); None (the transfer queue) otherwise."""
+    producer, alloc = move[4], move[1]
+    if producer is None or producer.host or producer.lane is None:
+        return None
+    lane = producer.lane
+    if lane.context is not alloc.context or not lane.ordered or lane.cl_queue.device == alloc.context.device:
+        return None
+    return lane.cl_queue
 
 
 def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool = False,

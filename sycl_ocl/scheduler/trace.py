@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from .._native import queued_time
-from .actions import Barrier, DeviceCopy, DeviceFill, HostTask, KernelLaunch
+from .actions import Barrier, DeviceCopy, DeviceFill, HostCopy, HostTask, KernelLaunch
 from .command import NativeCommand
 from .usm_actions import SvmCopy, SvmFill, SvmMigrate
 
@@ -252,6 +252,8 @@ def describe(work: Any, on_queue: bool) -> tuple[str, str, int]:
         return "copy", "", work.src.hi - work.src.lo
     if kind is DeviceFill:
         return "fill", "", work.dst.hi - work.dst.lo
+    if kind is HostCopy:
+        return ("copy to host" if work.to_host else "copy from host"), "", work.host.nbytes
     if kind is SvmCopy:
         return "usm copy", "", work.nbytes
     if kind is SvmFill:

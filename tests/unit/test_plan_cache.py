@@ -19,7 +19,7 @@ from sycl_ocl.scheduler.coherence import access, plan, restore
 from sycl_ocl.scheduler.command_group import _plan_device
 from sycl_ocl.scheduler.memory_object import MemoryObject
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
-from sycl_ocl.scheduler.replay.plans import apply
+from sycl_ocl.scheduler.replay.plans import LAYOUT_CAP, PLAN_CAP, apply
 from sycl_ocl.scheduler.requirement import READ, WRITE, Requirement
 
 # A command: (its lane's index in LANES, [(memory object index, lo, hi, writes)]), or a
@@ -234,10 +234,13 @@ def test_a_completed_command_stays_in_the_replayed_frontier_only() -> None:
 
 
 def test_plans_and_layouts_stay_few() -> None:
+    """However many layouts a memory object passes through (more than ``LAYOUT_CAP`` here),
+    it keeps at most ``LAYOUT_CAP``, each with at most ``PLAN_CAP`` plans."""
     world = World(True)
-    for lo in range(0, 64, 4):  # windows of another size each time: no layout repeats
-        for _ in range(3):
-            world.run((0, [(0, lo, lo + 4, True)]))
+    for lo in range(0, 64, 4):  # windows at another place each time: no layout repeats
+        for width in (1, 2, 3, 4):
+            for _ in range(3):
+                world.run((0, [(0, lo, lo + width, True)]))
     memory = world.memories[0]
-    assert len(memory.layouts) <= 8
-    assert all(len(layout.plans) <= 4 for layout in memory.layouts)
+    assert 0 < len(memory.layouts) <= LAYOUT_CAP
+    assert all(len(layout.plans) <= PLAN_CAP for layout in memory.layouts)

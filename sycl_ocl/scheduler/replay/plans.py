@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..lane import Lane
     from ..memory_object import MemoryObject, Snapshot
 
-LAYOUT_CAP = 8  # layouts kept per memory object
+LAYOUT_CAP = 32  # layouts kept per memory object
 PLAN_CAP = 4  # plans kept per layout
 _NO_PIECES: list[Piece] = []  # shared, never changed in place
 

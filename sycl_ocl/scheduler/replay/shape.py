@@ -54,6 +54,10 @@ class CommandGroup(Protocol):
     def _requirements(self) -> list[Requirement]: ...
 
 
+# The shapes of one kernel that a window keeps per lane (``keep``): the latest launches'.
+KEPT_SHAPES = 4
+
+
 class Shape:
     """A launch of ``kernel`` on ``lane`` whose arguments were checked: ``signature`` holds,
     per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
@@ -68,7 +72,7 @@ class Shape:
 
     ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last."""
 
-    __slots__ = ("arity", "bindings", "call", "global_size", "joined", "joins", "kernel", "lane",
+    __slots__ = ("arity", "bindings", "call", "earlier", "global_size", "joined", "joins", "kernel", "lane",
                  "local_size", "mems", "offset", "plans", "prepared", "replays", "requirements", "scalars",
                  "signature", "sizes")
 
@@ -98,6 +102,8 @@ class Shape:
         # Once bound: the arguments of ``cl.enqueue_nd_range_kernel`` that launch it on ``prepared``.
         self.call: tuple[Any, ...] = ()
         self.plans: tuple[Plan, ...] | None = None
+        # The shape of the kernel kept before it under the same window and lane (``keep``).
+        self.earlier: Shape | None = None
 
     def holds(self) -> bool:
         """Whether a launch replays cached plans of its requirements (rule S17) with nothing to
@@ -244,17 +250,21 @@ def matching(shapes: dict[Any, Shape], kernel: Any, lane: Lane | None, sizes: An
             shape = shapes.get((kernel, lane))  # another queue's, kept beside the first's
     except TypeError:  # an unhashable kernel: resolve_kernel says what a kernel may be
         return None
-    if shape is None or shape.sizes != sizes or len(args) != shape.arity or len(accessors) != shape.joins:
-        return None
-    signature = shape.signature
-    for index, k in shape.joined:  # not zip or enumerate: either costs more than its body
-        acc = accessors[k]
-        if args[index] is not acc or acc._win.req is not signature[index]:
-            return None
-    for index in shape.scalars:
-        if type(args[index]) is not signature[index]:
-            return None
-    return shape
+    while shape is not None:  # the shapes kept of the kernel, the latest first (``keep``)
+        if shape.sizes == sizes and len(args) == shape.arity and len(accessors) == shape.joins:
+            signature = shape.signature
+            for index, k in shape.joined:  # not zip or enumerate: either costs more than its body
+                acc = accessors[k]
+                if args[index] is not acc or acc._win.req is not signature[index]:
+                    break
+            else:
+                for index in shape.scalars:
+                    if type(args[index]) is not signature[index]:
+                        break
+                else:
+                    return shape
+        shape = shape.earlier
+    return None
 
 
 def joined_order(signature: tuple[Any, ...], args: Sequence[Any],
@@ -276,6 +286,17 @@ def joined_order(signature: tuple[Any, ...], args: Sequence[Any],
 def keep(shapes: dict[Any, Shape], kernel: Any, shape: Shape) -> None:
     """Keep ``shape``, a launch of ``kernel`` checked in full, among ``shapes`` for ``matching``
     to find (another queue's launch of the kernel stays, the new one kept under ``(kernel,
-    lane)``)."""
+    lane)``), before the ``KEPT_SHAPES - 1`` kept last: a program that launches the kernel
+    with one first accessor over several shapes in turn (a slab's rows cut into sub-buffers,
+    examples/mpi_jacobi.py) finds each of them."""
     known = shapes.get(kernel)
-    shapes[kernel if known is None or known.lane is shape.lane else (kernel, shape.lane)] = shape
+    key = kernel if known is None or known.lane is shape.lane else (kernel, shape.lane)
+    earlier = shapes.get(key)
+    shape.earlier = earlier
+    for _ in range(KEPT_SHAPES - 2):  # the oldest beyond KEPT_SHAPES is let go
+        if earlier is None:
+            break
+        earlier = earlier.earlier
+    if earlier is not None:
+        earlier.earlier = None
+    shapes[key] = shape

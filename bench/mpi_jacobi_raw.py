@@ -1,0 +1,154 @@
+"""examples/mpi_jacobi.py's raw twin: the same Jacobi iteration and halo exchange in raw
+PyOpenCL and mpi4py, as someone who knows OpenCL writes it (issue 31).
+
+One in-order queue per rank; sub-buffers of the boundary and inner rows made once; each
+iteration enqueues the two boundary-row kernels, non-blocking reads of the two rows behind
+them, and the inner kernel, flushes, waits for the two reads only, exchanges the rows with
+two ``Sendrecv`` while the inner kernel runs, and writes the halos back non-blocking (the
+in-order queue orders them before the next iteration's kernels; the next iteration's reads
+come after them, so waiting for those also means the host halo rows are free again).
+
+Same arguments and JSON line as the example (``--rows``, ``--cols``, ``--iterations``,
+``--check``), run the same way: ``mpiexec -n 2 python bench/mpi_jacobi_raw.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import time
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+from mpi4py import MPI
+
+SOURCE = """
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void jacobi_rows(__global const double *u, __global double *dst, int cols, int first_row) {
+    int j = get_global_id(0) + 1, r = get_global_id(1), i = first_row + r;
+    dst[r * cols + j] = 0.25 * (u[(i - 1) * cols + j] + u[(i + 1) * cols + j]
+                                + u[i * cols + j - 1] + u[i * cols + j + 1]);
+}
+"""
+NOTHING = np.empty(0)
+
+
+def initial(first_row: int, rows: int, cols: int) -> np.ndarray:
+    """As examples/mpi_jacobi.py: rows ``first_row..`` of the global start grid."""
+    i = np.arange(first_row, first_row + rows, dtype=np.float64)[:, None]
+    j = np.arange(cols, dtype=np.float64)[None, :]
+    return np.sin(0.1 * i) * np.cos(0.07 * j) + (i == 0)
+
+
+def rank_device(local_rank: int) -> tuple[cl.Device, int]:
+    """Round robin over the GPUs of the first platform that has any, else over its CPUs; the
+    platforms whose "platform / device" names match ``SYCL_OCL_DEVICE`` (a regex) only, where set."""
+    pattern = re.compile(os.environ.get("SYCL_OCL_DEVICE", ""), re.IGNORECASE)
+    for kind in (cl.device_type.GPU, cl.device_type.CPU):
+        for platform in cl.get_platforms():
+            try:
+                found = [d for d in platform.get_devices(kind)
+                         if pattern.search(f"{platform.name} / {d.name}")]
+            except cl.Error:
+                continue
+            if found:
+                return found[local_rank % len(found)], local_rank % len(found)
+    raise SystemExit("no OpenCL device")
+
+
+class Slab:
+    """A slab buffer and, made once, its sub-buffers: (sub-buffer, first row, rows) of the top
+    row, the bottom row and the inner rows."""
+
+    def __init__(self, ctx: cl.Context, queue: cl.CommandQueue, values: np.ndarray) -> None:
+        rows, cols = values.shape[0] - 2, values.shape[1]
+        self.buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, values.nbytes)
+        cl.enqueue_copy(queue, self.buf, values)
+        row = cols * 8
+        self.parts = [(self.buf.get_sub_region(row * first, row * count), first, count)
+                      for first, count in ((1, 1), (rows, 1), (2, rows - 2))]
+        self.row, self.rows = row, rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=64)
+    parser.add_argument("--cols", type=int, default=256)
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--check", action=argparse.BooleanOptionalAction, default=True)
+    args = parser.parse_args()
+    comm = MPI.COMM_WORLD
+    rank, size = comm.Get_rank(), comm.Get_size()
+    dev, index = rank_device(comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank())
+    ctx = cl.Context([dev])
+    queue = cl.CommandQueue(ctx)
+    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "jacobi_rows")
+    kernel.set_scalar_arg_dtypes([None, None, np.int32, np.int32])
+    rows, cols = args.rows, args.cols
+    up = rank - 1 if rank > 0 else MPI.PROC_NULL
+    down = rank + 1 if rank < size - 1 else MPI.PROC_NULL
+    start = initial(rank * rows, rows + 2, cols)
+    slabs = [Slab(ctx, queue, start), Slab(ctx, queue, start)]
+    top, bottom, halo_top, halo_bottom = (np.empty(cols) for _ in range(4))
+
+    def step(src: Slab, dst: Slab) -> None:
+        (top_sub, *top_at), (bottom_sub, *bottom_at), (inner_sub, *inner_at) = dst.parts
+        reads: list[Any] = []
+        boundary = ((top_sub, top_at, top, up), (bottom_sub, bottom_at, bottom, down))
+        for sub, (first, count), host, peer in boundary:
+            kernel(queue, (cols - 2, count), None, src.buf, sub, cols, first)
+            if peer != MPI.PROC_NULL:
+                at = dst.row * first
+                reads.append(cl.enqueue_copy(queue, host, dst.buf, src_offset=at, is_blocking=False))
+        kernel(queue, (cols - 2, inner_at[1]), None, src.buf, inner_sub, cols, inner_at[0])
+        queue.flush()
+        cl.wait_for_events(reads) if reads else None
+        comm.Sendrecv(top if up != MPI.PROC_NULL else NOTHING, up, 0,
+                      halo_bottom if down != MPI.PROC_NULL else NOTHING, down, 0)
+        comm.Sendrecv(bottom if down != MPI.PROC_NULL else NOTHING, down, 0,
+                      halo_top if up != MPI.PROC_NULL else NOTHING, up, 0)
+        if up != MPI.PROC_NULL:
+            cl.enqueue_copy(queue, dst.buf, halo_top, dst_offset=0, is_blocking=False)
+        if down != MPI.PROC_NULL:
+            at = dst.row * (dst.rows + 1)
+            cl.enqueue_copy(queue, dst.buf, halo_bottom, dst_offset=at, is_blocking=False)
+
+    src, dst = slabs
+    step(src, dst)  # warm-up
+    src, dst = dst, src
+    queue.finish()
+    comm.Barrier()
+    began = time.perf_counter()
+    for _ in range(args.iterations):
+        step(src, dst)
+        src, dst = dst, src
+    queue.finish()
+    comm.Barrier()
+    seconds = time.perf_counter() - began
+    mine = np.empty((rows + 2, cols))
+    cl.enqueue_copy(queue, mine, src.buf)
+    result = comm.gather(mine[1:-1], root=0)
+    seconds = comm.reduce(seconds, op=MPI.MAX, root=0)
+    if rank:
+        return
+    checked = "skipped"
+    if args.check:
+        u = initial(0, size * rows + 2, cols)
+        for _ in range(args.iterations + 1):
+            v = u.copy()
+            v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+            u = v
+        np.testing.assert_allclose(np.concatenate(result), u[1:-1], rtol=1e-12, atol=1e-12)
+        checked = "ok"
+    print(json.dumps({
+        "ranks": size, "grid_per_rank": [rows, cols], "iterations": args.iterations, "seconds": seconds,
+        "per_iteration_s": seconds / args.iterations, "check": checked, "device": dev.name, "raw": True,
+        "device_index_rank0": index,
+    }))
+
+
+if __name__ == "__main__":
+    main()

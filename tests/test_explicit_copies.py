@@ -1,0 +1,233 @@
+"""Explicit copies between accessors and numpy arrays (SYCL 2020 §4.9.4.3), and launches that
+cycle over sub-buffers (issue 31).
+
+A copy of a contiguous range to or from a C-contiguous array of its type is one non-blocking
+OpenCL transfer behind the kernels before it: these tests check its ordering against kernels,
+host accessors and later copies, the bytes it moves (transfer counters), the lengths it
+copies (the accessor's range from the start of a longer array), and the cases that still go
+through the host (a strided array, another element type).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sycl_ocl as sycl
+
+sycl.register_kernel_source("""
+__kernel void xc_add(__global int* a, int w) { a[get_global_id(0)] += w; }
+__kernel void xc_rows(__global const int* src, __global int* dst, int cols, int first_row) {
+    int j = get_global_id(0), r = get_global_id(1);
+    dst[r * cols + j] = src[(first_row + r) * cols + j] + 1;
+}
+""")
+N = 64
+
+
+def _add(q: sycl.queue, buf: sycl.buffer, w: int, rng: sycl.range | None = None,
+         off: sycl.id | None = None) -> sycl.event:
+    def cgf(h: sycl.handler) -> None:
+        acc = sycl.accessor(buf, h, sycl.read_write, rng, off) if rng is not None else sycl.accessor(buf, h)
+        h.parallel_for(acc.size(), "xc_add", acc, np.int32(w))
+    return q.submit(cgf)
+
+
+def test_a_copy_to_the_host_reads_behind_the_kernels_before_it(queue: sycl.queue) -> None:
+    out = np.full(N, -1, np.int32)
+    with sycl.buffer(np.zeros(N, np.int32)) as buf:
+        for w in (1, 2, 4):
+            _add(queue, buf, w)
+        ev = queue.copy(sycl.accessor(buf, sycl.read_only), out)
+        _add(queue, buf, 8)  # after the copy: not in ``out``
+        ev.wait()
+        assert out.tolist() == [7] * N
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            assert np.asarray(acc).tolist() == [15] * N
+
+
+def test_a_copy_from_the_host_lands_before_the_kernels_after_it(queue: sycl.queue) -> None:
+    src = np.arange(N, dtype=np.int32)
+    with sycl.buffer(sycl.range(N), np.int32) as buf:
+        queue.submit(lambda h: h.copy(src, sycl.accessor(buf, h, sycl.write_only)))
+        _add(queue, buf, 100)
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            assert np.asarray(acc).tolist() == (src + 100).tolist()
+        queue.copy(src * 2, sycl.accessor(buf, sycl.write_only))  # a temporary: kept until done
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            assert np.asarray(acc).tolist() == (src * 2).tolist()
+
+
+def test_a_copy_waits_for_a_host_accessor_and_a_host_accessor_for_the_copy(queue: sycl.queue) -> None:
+    out = np.zeros(N, np.int32)
+    with sycl.buffer(np.zeros(N, np.int32)) as buf:
+        acc = sycl.host_accessor(buf)
+        np.asarray(acc)[:] = 5
+        to_host = queue.copy(sycl.accessor(buf, sycl.read_only), out)  # waits for the release
+        from_host = queue.copy(np.full(N, 9, np.int32), sycl.accessor(buf, sycl.write_only))
+        assert to_host.get_info(sycl.info.event.command_execution_status) != \
+            sycl.info.event_command_status.complete
+        acc.release()
+        from_host.wait()
+        assert out.tolist() == [5] * N
+        with sycl.host_accessor(buf, sycl.read_only) as view:
+            assert np.asarray(view).tolist() == [9] * N
+
+
+def test_ranged_copies_take_the_accessors_range_from_the_start_of_a_longer_array(queue: sycl.queue) -> None:
+    """Issue 35 item 5: an array longer than the accessor's range gives (or takes) its first
+    elements; a shorter array into an accessor fills the start of its range."""
+    data = np.zeros(N, np.int32)
+    long_src = np.arange(100, 100 + N, dtype=np.int32)
+    long_out = np.full(N, -1, np.int32)
+    with sycl.buffer(data) as buf:
+        queue.submit(lambda h: h.copy(long_src,
+                                      sycl.accessor(buf, h, sycl.write_only, sycl.range(8), sycl.id(4))))
+        queue.submit(lambda h: h.copy(np.array([7, 7], np.int32),
+                                      sycl.accessor(buf, h, sycl.write_only, sycl.range(4), sycl.id(20))))
+        queue.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only, sycl.range(8), sycl.id(2)),
+                                      long_out)).wait()
+    expect = np.zeros(N, np.int32)
+    expect[4:12] = long_src[:8]
+    expect[20:22] = 7
+    assert data.tolist() == expect.tolist()
+    assert long_out[:8].tolist() == expect[2:10].tolist() and (long_out[8:] == -1).all()
+
+
+def test_a_two_dimensional_range_copies_its_rows(queue: sycl.queue) -> None:
+    grid = np.arange(8 * 16, dtype=np.int32).reshape(8, 16)
+    rows = np.zeros((2, 16), np.int32)
+    with sycl.buffer(grid) as buf:
+        queue.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only, sycl.range(2, 16), sycl.id(3, 0)),
+                                      rows)).wait()
+        assert rows.tolist() == grid[3:5].tolist()
+        corner = np.zeros((2, 2), np.int32)  # not contiguous in the buffer: through the host
+        queue.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only, sycl.range(2, 2), sycl.id(1, 1)),
+                                      corner)).wait()
+        assert corner.tolist() == grid[1:3, 1:3].tolist()
+
+
+def test_a_strided_array_or_another_type_goes_through_the_host(queue: sycl.queue) -> None:
+    wide = np.zeros(2 * N, np.int32)
+    floats = np.zeros(N, np.float64)
+    with sycl.buffer(np.arange(N, dtype=np.int32)) as buf:
+        queue.copy(sycl.accessor(buf, sycl.read_only), wide[::2]).wait()
+        queue.copy(sycl.accessor(buf, sycl.read_only), floats).wait()
+        queue.copy(np.arange(2 * N, dtype=np.int32)[::2], sycl.accessor(buf, sycl.write_only)).wait()
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            assert np.asarray(acc).tolist() == list(range(0, 2 * N, 2))
+    assert wide[::2].tolist() == list(range(N)) and floats.tolist() == list(range(N))
+
+
+def test_copies_move_their_bytes_once(queue: sycl.queue) -> None:
+    """Transfer counters: a copy to the host behind a kernel reads its range once; a copy from
+    the host into a whole range writes it once (no copy-in of the old contents)."""
+    out = np.zeros(8, np.int32)
+    with sycl.buffer(sycl.range(N), np.int32) as buf:
+        queue.copy(np.ones(N, np.int32), sycl.accessor(buf, sycl.write_only))
+        _add(queue, buf, 1)
+        queue.copy(sycl.accessor(buf, sycl.read_only, sycl.range(8), sycl.id(8)), out).wait()
+        counters = buf.transfer_counters()
+        assert (counters.h2d_bytes, counters.h2d_copies) == (4 * N, 1)
+        assert (counters.d2h_bytes, counters.d2h_copies) == (32, 1)
+        assert out.tolist() == [2] * 8
+
+
+def test_a_copy_in_a_command_graph_is_refused(queue: sycl.queue) -> None:
+    exp = sycl.ext.oneapi.experimental
+    g = exp.command_graph(queue)
+    with sycl.buffer(sycl.range(N), np.int32) as buf:
+        g.begin_recording(queue)
+        try:
+            with pytest.raises(sycl.exception) as info:
+                queue.copy(np.ones(N, np.int32), sycl.accessor(buf, sycl.write_only))
+        finally:
+            g.end_recording()
+    assert info.value.code() == sycl.errc.feature_not_supported
+
+
+def test_a_placeholder_with_its_mode_first_keeps_its_range_and_offset() -> None:
+    """``accessor(buf, sycl.read_only, range[, offset])`` took the whole buffer (its range was
+    dropped)."""
+    buf = sycl.buffer(np.zeros(N, np.float32))
+    acc = sycl.accessor(buf, sycl.read_only, sycl.range(16), sycl.id(4))
+    assert acc.is_placeholder() and acc.size() == 16 and acc.get_offset() == sycl.id(4)
+    assert sycl.accessor(buf, sycl.write_only, sycl.range(8), [sycl.property.no_init()]).size() == 8
+
+
+def _shapes_kept(acc: sycl.accessor, kernel: str) -> int:
+    """How many launch shapes of ``kernel`` the window of ``acc`` keeps (the plan cache of
+    launches, docs/scheduler.md "Fast paths")."""
+    shape, count = acc._win.shapes.get(kernel), 0  # type: ignore[attr-defined]
+    while shape is not None:
+        count, shape = count + 1, shape.earlier
+    return count
+
+
+def test_launches_over_sub_buffers_in_turn_keep_their_shapes(queue: sycl.queue) -> None:
+    """Three launches of one kernel with one first accessor over three sub-buffers, repeated
+    (a Jacobi slab): each keeps its launch shape, so the next round takes it as it is; and the
+    results are those of the launches."""
+    rows, cols = 6, 128
+    grid = np.arange(rows * cols, dtype=np.int32).reshape(rows, cols)
+    out = np.zeros_like(grid)
+    align = queue.get_device().get_info(sycl.info.device.mem_base_addr_align) // 8
+    if cols * 4 % align:
+        pytest.skip(f"a row of {cols * 4} bytes is not a multiple of the sub-buffer alignment ({align})")
+    with sycl.buffer(grid) as src, sycl.buffer(out) as dst:
+        assert _jacobi_rounds(queue, src, dst, rows, cols) == 3
+    assert out.tolist() == (grid + 1).tolist()
+
+
+def _jacobi_rounds(q: sycl.queue, src: sycl.buffer, dst: sycl.buffer, rows: int, cols: int) -> int:
+    """Three rounds of launches on three sub-buffers of ``dst`` (which end with it, so that
+    ``dst`` writes back); the shapes then kept."""
+    parts = [(sycl.buffer(dst, sycl.id(first, 0), sycl.range(count, cols)), first)
+             for first, count in ((0, 1), (rows - 1, 1), (1, rows - 2))]
+    seen: list[sycl.accessor] = []
+    for _ in range(3):
+        for part, first in parts:
+            def cgf(h: sycl.handler, part: sycl.buffer = part, first: int = first) -> None:
+                acc = sycl.accessor(src, h, sycl.read_only)
+                seen.append(acc)
+                h.parallel_for(part.get_range(), "xc_rows", acc, sycl.accessor(part, h, sycl.write_only),
+                               cols, first)
+            q.submit(cgf)
+    return _shapes_kept(seen[-1], "xc_rows")
+
+
+def test_copies_are_traced_as_transfers(device: sycl.device) -> None:
+    """docs/tracing.md: a copy between an accessor and an array is a node of its own kind."""
+    from sycl_ocl import tools
+    from sycl_ocl.tools.model import command_name
+
+    q = sycl.queue(device)
+    out = np.zeros(N, np.int32)
+    tools.start_tracing()
+    try:
+        with sycl.buffer(sycl.range(N), np.int32) as buf:
+            q.copy(np.ones(N, np.int32), sycl.accessor(buf, sycl.write_only))
+            q.copy(sycl.accessor(buf, sycl.read_only), out).wait()
+    finally:
+        trace = tools.stop_tracing()
+    names = [command_name(op) for op in trace.ops]
+    assert "copy from host" in names and "copy to host" in names, names
+    assert {op.nbytes for op in trace.ops if command_name(op).startswith("copy ")} == {4 * N}
+
+
+def test_the_queue_shortcuts_take_placeholders_and_return_events(queue: sycl.queue) -> None:
+    """§4.6.5.2: ``q.fill``, ``q.copy`` and ``q.update_host`` of placeholder accessors, each
+    returning the command's event."""
+    data = np.zeros(N, np.int32)
+    out = np.zeros(8, np.int32)
+    with sycl.buffer(data) as buf:
+        filled = queue.fill(sycl.accessor(buf, sycl.write_only, sycl.range(16), sycl.id(8)), 3)
+        _add(queue, buf, 1, sycl.range(8), sycl.id(8))
+        copied = queue.copy(sycl.accessor(buf, sycl.read_only, sycl.range(8), sycl.id(4)), out)
+        updated = queue.update_host(sycl.accessor(buf, sycl.read_only))
+        for ev in (filled, copied, updated):
+            assert isinstance(ev, sycl.event)
+        updated.wait()
+        copied.wait()
+        assert data[8:16].tolist() == [4] * 8 and data[16:24].tolist() == [3] * 8
+        assert out.tolist() == [0] * 4 + [4] * 4

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import pyopencl as cl
 
-from ._accessor import accessor, host_task_body, local_accessor
+from ._accessor import accessor, host_task_body, local_accessor, sole_owners
 from ._event import event, event_list, event_of
 from ._exception import errc, exception
 from ._interop_handle import interop_handle
@@ -500,10 +500,11 @@ class handler:
         action = self._action
         lane = self._lane
         assert lane is not None  # a graph's handler records instead
+        owners = sole_owners(self._accessors)
         if type(action) is Shape:
-            op = launch(action, self, self._depends)
+            op = launch(action, self, self._depends, owners)
         else:
-            op = submit(lane, self._final_action(), self._requirements, self._depends)
+            op = submit(lane, self._final_action(), self._requirements, self._depends, owners)
         return event_of(op, self._context)
 
     def _final_action(self) -> Any:

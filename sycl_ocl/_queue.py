@@ -8,7 +8,7 @@ from typing import Any
 
 import pyopencl as cl
 
-from ._accessor import accessor
+from ._accessor import accessor, let_go, sole_owners
 from ._aspect import aspect
 from ._async_errors import AsyncErrors
 from ._backend import backend
@@ -194,14 +194,18 @@ class queue(NativeWrapper, PropertyHolder):
         if secondary_queue is not None:
             return self._submit_or_fall_back(cgf, secondary_queue)
         h = make_handler(self)
-        cgf(h)
-        action = h._action
-        if type(action) is Shape and h._settings is None and self._recording is None:
-            # h._submit() of a launch of a known shape with nothing to wait for, in place
-            return event_of(launch(action, h), self._context)
-        if self._recording is None and not h._depends:
-            return h._submit()
-        return self._finish(h)
+        try:
+            cgf(h)
+            action = h._action
+            if type(action) is Shape and h._settings is None and self._recording is None:
+                # h._submit() of a launch of a known shape with nothing to wait for, in place
+                return event_of(launch(action, h, (), sole_owners(h._accessors)), self._context)
+            if self._recording is None and not h._depends:
+                return h._submit()
+            return self._finish(h)
+        except BaseException:
+            let_go(h._accessors)
+            raise
 
     def _submit_or_fall_back(self, cgf: Callable[[handler], Any], secondary: queue) -> event:
         if not isinstance(secondary, queue):

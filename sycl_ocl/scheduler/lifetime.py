@@ -32,7 +32,7 @@ from . import holds
 from .coherence import access, restore
 from .hostops import prepare, transfer_op
 from .memory_object import Allocation, MemoryObject
-from .op import Op
+from .op import ENDING, Op
 from .progress import run_logged, spawn
 from .refusal import UNDO, snapshot, undo
 from .requirement import READ, Requirement
@@ -252,9 +252,26 @@ def destroy(memory: MemoryObject) -> None:
 
 
 def _destroy_elsewhere(memory: MemoryObject) -> None:
-    """Run the destruction on a thread of its own."""
-    spawn(run_logged, (partial(_guarded_run, memory), "buffer destruction"), "sycl_ocl-destroy",
-          lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
+    """Run the destruction on a thread of its own; where a command's completion ended the
+    buffer (rule S29), its lane's ``wait_all`` waits for it."""
+    lane = getattr(ENDING, "lane", None)
+    flag = None if lane is None else lane.ending_begins()
+    spawn(_run_flagged, (partial(_guarded_run, memory), flag), "sycl_ocl-destroy",
+          partial(_not_run, flag))
+
+
+def _run_flagged(work: Callable[[], Any], flag: threading.Event | None) -> None:
+    try:
+        run_logged(work, "buffer destruction")
+    finally:
+        if flag is not None:
+            flag.set()
+
+
+def _not_run(flag: threading.Event | None, error: BaseException) -> None:
+    log.error("sycl_ocl: no thread could destroy a buffer: %s", error)
+    if flag is not None:
+        flag.set()
 
 
 def check_destruction(memory: MemoryObject) -> None:

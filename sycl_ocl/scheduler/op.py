@@ -40,6 +40,9 @@ Move = tuple["MemoryObject", "Allocation", int, int, "Op | None"]
 # The host op the calling thread runs (``.op``; rule S24): it cannot wait for itself.
 RUNNING = threading.local()
 
+# .lane: the lane of the op whose completion ends buffers on this thread (``Op._end_owned``).
+ENDING = threading.local()
+
 # The deps and moves of an op that has none: one list shared by all such ops, never appended to
 # (``add_edge`` and ``add_move`` give an op a list of its own), so that an op that waits for
 # nothing and moves nothing keeps no lists alive (most of them, on the submit path).
@@ -54,7 +57,7 @@ class Op:
 
     __slots__ = (
         "__weakref__", "async_errors", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
-        "moves", "state", "times", "work",
+        "moves", "owners", "state", "times", "work",
     )
 
     lane: Lane | None
@@ -67,6 +70,10 @@ class Op:
     work: Any  # a device action, or a hostops.HostWork
     moves: list[Move]  # the transfers it does before its work
     keep: list[Any] | None
+    # What only this command keeps alive until it completes: buffers no one else holds (a
+    # temporary buffer, one local to the command-group function), ended once it completed
+    # (docs/scheduler.md rule S29).
+    owners: Any
     flag: threading.Event | None
     failed: bool
     times: list[int] | None  # ops on a profiling queue: monotonic_ns() (a device op: its submit only)
@@ -129,15 +136,35 @@ class Op:
         self.finish()
 
     def finish(self) -> None:
-        """Mark complete and drop the keep-alive references."""
+        """Mark complete and drop the keep-alive references; the buffers that only it kept
+        end before anything waiting for it wakes, and ``queue.wait()`` waits for them
+        (rule S29)."""
+        ending = None if self.owners is None or self.lane is None else self.lane.ending_begins()
         self.state = DONE
         self.keep = None
-        self.work = None
         self.moves = NONE
+        if ending is not None:
+            self._end_owned(ending)
+        else:
+            self.owners = self.work = None
         if self.flag is not None:
             self.flag.set()
         if trace.RECORDER is not None:
             trace.RECORDER.finished(self)
+
+    def _end_owned(self, ending: threading.Event) -> None:
+        """Drop what only this op kept: its owners and a host task's body (whose accessors
+        hold their buffers). A buffer that ends here and must wait or write back elsewhere
+        does so for this op's lane; ``ending`` is set once that is known (rule S29)."""
+        owners, work = self.owners, self.work
+        self.owners = self.work = None
+        outer = getattr(ENDING, "lane", None)  # a buffer's end may finish ops of its own
+        ENDING.lane = self.lane
+        try:
+            del owners, work
+        finally:
+            ENDING.lane = outer
+            ending.set()
 
     def fail(self, error: BaseException, after: cl.Event | None = None) -> None:
         """Complete with an error, reported once to the queue's (or context's) handler
@@ -274,6 +301,7 @@ def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | 
     op.failed = False
     op.event = ev
     op.keep = keep
+    op.owners = None
     if ev is not None:
         op.state = ISSUED
         op.flag = None

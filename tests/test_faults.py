@@ -104,6 +104,33 @@ def test_a_deferred_kernel_refused_at_enqueue_keeps_the_earlier_result(
     assert [e.code() for e in seen] == [sycl.errc.nd_range]
 
 
+@pytest.mark.parametrize("refused", [2, 3])
+@pytest.mark.parametrize("one_by_one", [False, True], ids=["refused together", "refused one by one"])
+def test_deferred_kernels_refused_in_a_row_keep_the_earlier_result(
+        device: sycl.device, refused: int, one_by_one: bool) -> None:
+    """Kernel A runs; then ``refused`` kernels, each deferred behind a host task of its own,
+    are refused at enqueue: each undo puts back what the copies held before its kernel, which
+    names the kernel refused before it, never ran: A's result still reaches the host accessor
+    and the write-back (issue 33 item 2)."""
+    q, seen = recording(device)
+    data = np.zeros(too_large(device), dtype=np.int32)
+    gates = [threading.Event() for _ in range(refused)]
+    with sycl.buffer(data) as buf:
+        q.submit(inc(buf))
+        events = [q.submit(inc(buf, q.submit(gated(gate)), local=data.size)) for gate in gates]
+        for gate, ev in zip(gates, events, strict=True):
+            gate.set()
+            if one_by_one:
+                ev.wait()
+        q.wait()
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            assert np.asarray(acc).tolist() == [1] * data.size
+        q.submit(inc(buf))  # a kernel after them reads A's result too
+    assert data.tolist() == [2] * data.size
+    q.wait_and_throw()
+    assert [e.code() for e in seen] == [sycl.errc.nd_range] * refused
+
+
 def test_an_interop_task_raising_before_touching_its_memory_keeps_the_kernels_result(
         device: sycl.device) -> None:
     """An interop host task raises before touching its read_write accessor: the error is

@@ -45,14 +45,33 @@ def undo(op: Op) -> None:
     if saved is None:
         return
     kept: dict[MemoryObject, dict[int, list[Piece]]] = {}
-    for memory, (before, _, _) in saved:
-        kept[memory] = before
+    for memory, (planned_on, _, _) in saved:
+        kept[memory] = before = _unrefused(memory, planned_on)
         for loc, pieces in list(memory.valid.items()):
             for lo, hi, producer in pieces:
                 if producer is op:
                     _put_back(memory, before, loc, lo, hi)
         memory.layout = None
     KEPT[op] = kept
+
+
+def _unrefused(memory: MemoryObject, before: dict[int, list[Piece]]) -> dict[int, list[Piece]]:
+    """``before`` (each copy's pieces when an op was planned), but where a piece names a
+    command undone since (a chain of refused commands, each planned on the previous one), what
+    that command's copy held before it: it never ran, so the bytes there are those, and a
+    piece naming a failed command is never read (rule S10). Each ``KEPT`` entry is resolved
+    so, so one step reaches the last command that ran."""
+    resolved: dict[int, list[Piece]] = {}
+    for loc, pieces in before.items():
+        out: list[Piece] = []
+        for lo, hi, producer in pieces:
+            undone = KEPT.get(producer) if producer is not None and producer.failed else None
+            if undone is None:
+                out.append((lo, hi, producer))
+            else:
+                out += overlapping(undone.get(memory, {}).get(loc, []), lo, hi)
+        resolved[loc] = out
+    return resolved
 
 
 def _put_back(memory: MemoryObject, before: dict[int, list[Piece]], loc: int, lo: int, hi: int) -> None:

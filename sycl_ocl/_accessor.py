@@ -458,7 +458,7 @@ class host_accessor(_Access):
             print(numpy.asarray(acc).sum())
     """
 
-    __slots__ = ("__weakref__", "_array", "_buf", "_hold")
+    __slots__ = ("__weakref__", "_array", "_buf", "_hold", "_refs")
 
     def __init__(
         self,
@@ -476,15 +476,21 @@ class host_accessor(_Access):
         self._buf: buffer | None = buf
         self._hold = hold = acquire_hold(win.req, repr(self))
         watch(self, partial(release_hold, win.req.memory, hold))  # rule S26
-        self._array: np.ndarray | None = self._view()
+        self._array: np.ndarray | None = _own_base(self._view())
+        self._refs = _references(self)
 
     def release(self) -> None:
         """End the access and let go of the buffer: later commands on the buffer may run (the
-        destructor of §4.7.6.10; ``with`` calls it). The accessor is unusable from then on."""
+        destructor of §4.7.6.10; ``with`` calls it). The accessor is unusable from then on.
+        A writable view of it kept past here (``numpy.asarray(acc)``, a slice of it, a DLPack
+        or buffer export) is the buffer's memory no more: the buffer takes a host copy of its
+        own, so that a write through the view reaches neither a later command nor the
+        write-back (docs/scheduler.md rule S30)."""
         hold = self._hold
         if hold is not None:  # first: interrupted before it ended, the hold stays to release (rule S26)
+            exposed = self._win.writes and _references(self) != self._refs
             unwatch(self)
-            release_hold(self._win.req.memory, hold)
+            release_hold(self._win.req.memory, hold, exposed)
         self._hold = self._array = None
         self._buf = None  # last: dropping the buffer's last handle here writes it back
 
@@ -527,6 +533,24 @@ class host_accessor(_Access):
     def __iter__(self) -> Iterator[Any]:
         return iter(self._live())
 
+
+
+def _own_base(view: np.ndarray) -> np.ndarray:
+    """``view`` over a base of its own (a memoryview), which every view numpy derives from it
+    references: ``_references`` then counts those kept (numpy's views otherwise name the
+    array that owns the memory, shared by every accessor). A dtype the buffer protocol cannot
+    carry keeps ``view``, whose exports then go uncounted but for itself."""
+    try:
+        return np.asarray(memoryview(view))
+    except (TypeError, ValueError, BufferError):
+        return view
+
+
+def _references(acc: host_accessor) -> int:
+    """The references to a host accessor's view and its base: more at its release than at its
+    construction, and a view of it outlives the access (``release``)."""
+    array = acc._array
+    return sys.getrefcount(array) + sys.getrefcount(array.base)
 
 
 class local_accessor(PropertyHolder):

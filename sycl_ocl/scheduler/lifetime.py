@@ -368,6 +368,8 @@ def _plan_read_all(memory: MemoryObject, what: str) -> Op:
 def _write_back(memory: MemoryObject, target: Any) -> None:
     """Read the memory object's bytes back and copy them to ``target``."""
     _read_all(memory, "write-back")
+    if memory.exposed:  # its host commands had not ended when it was planned (rule S30)
+        with RUNTIME: memory.disown_host_copy()  # noqa: E701  # one line (rule S26)
     if not (isinstance(target, np.ndarray) and np.shares_memory(target, memory.host_copy())):
         _give_back(memory)  # the target may be the owned array
         _copy_out(memory, target)

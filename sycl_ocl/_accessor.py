@@ -541,7 +541,7 @@ def _own_base(view: np.ndarray) -> np.ndarray:
     array that owns the memory, shared by every accessor). A dtype the buffer protocol cannot
     carry keeps ``view``, whose exports then go uncounted but for itself."""
     try:
-        return np.asarray(memoryview(view))
+        return np.asarray(memoryview(view))  # type: ignore[arg-type]  # an ndarray has the buffer protocol
     except (TypeError, ValueError, BufferError):
         return view
 
@@ -549,7 +549,7 @@ def _own_base(view: np.ndarray) -> np.ndarray:
 def _references(acc: host_accessor) -> int:
     """The references to a host accessor's view and its base: more at its release than at its
     construction, and a view of it outlives the access (``release``)."""
-    array = acc._array
+    array: np.ndarray = acc._array  # type: ignore[assignment]  # set while held
     return sys.getrefcount(array) + sys.getrefcount(array.base)
 
 

@@ -469,6 +469,8 @@ class host_accessor(_Access):
         prop_list: Any = None,
     ) -> None:
         self._hold: Op | None = None
+        self._array: np.ndarray | None = None
+        self._refs = 0  # interrupted before its view was counted: any view counts as kept
         mode, access_range, access_offset, prop_list = _cpp_order(
             mode, access_range, access_offset, prop_list, "host_accessor")
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
@@ -476,7 +478,7 @@ class host_accessor(_Access):
         self._buf: buffer | None = buf
         self._hold = hold = acquire_hold(win.req, repr(self))
         watch(self, partial(release_hold, win.req.memory, hold))  # rule S26
-        self._array: np.ndarray | None = _own_base(self._view())
+        self._array = _own_base(self._view())
         self._refs = _references(self)
 
     def release(self) -> None:
@@ -488,7 +490,7 @@ class host_accessor(_Access):
         write-back (docs/scheduler.md rule S30)."""
         hold = self._hold
         if hold is not None:  # first: interrupted before it ended, the hold stays to release (rule S26)
-            exposed = self._win.writes and _references(self) != self._refs
+            exposed = self._win.writes and self._array is not None and _references(self) != self._refs
             unwatch(self)
             release_hold(self._win.req.memory, hold, exposed)
         self._hold = self._array = None

@@ -117,16 +117,13 @@ class Lane:
     def ending_begins(self) -> threading.Event:
         """A flag for ``wait_all`` to wait for, to be set once a buffer that an op of this lane
         ended is written back (on a thread of its own) or once an op's owners went (rule S29)."""
-        with _ENDING_LOCK:
-            ending = self.ending = [flag for flag in self.ending if not flag.is_set()]
-            flag = threading.Event()
-            ending.append(flag)
+        flag = threading.Event()
+        with _ENDING_LOCK: self.ending = [*(f for f in self.ending if not f.is_set()), flag]  # noqa: E701  # rule S26
         return flag
 
     def ending_left(self) -> list[threading.Event]:
         """The flags of ``ending_begins`` not set yet."""
-        with _ENDING_LOCK:
-            return [flag for flag in self.ending if not flag.is_set()]
+        with _ENDING_LOCK: return [flag for flag in self.ending if not flag.is_set()]  # noqa: E701  # rule S26
 
     def _drop(self, ops: list[Op]) -> None:
         """Drop ``ops``, all complete, and the completed ops after them (under the lock)."""

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable
 from functools import partial
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -37,6 +37,9 @@ from .progress import run_logged, spawn
 from .refusal import UNDO, snapshot, undo
 from .requirement import READ, Requirement
 from .runtime import RUNTIME
+
+if TYPE_CHECKING:
+    from .._async_errors import AsyncErrors
 
 # .running: a garbage collection runs on this thread; .queued: the finalizers' work it queued.
 _collection = threading.local()
@@ -83,7 +86,8 @@ def finalize(work: Callable[[], Any], what: str) -> None:
             queued = _collection.queued = []
         queued.append((work, what))  # lock-free: nothing waits inside a collection
         return
-    run_logged(work, what)
+    lane = getattr(ENDING, "lane", None)  # a command's completion ends it: errors go to its queue
+    run_logged(work, what, None if lane is None else lane.async_errors)
 
 
 def _finish() -> None:
@@ -255,14 +259,14 @@ def _destroy_elsewhere(memory: MemoryObject) -> None:
     """Run the destruction on a thread of its own; where a command's completion ended the
     buffer (rule S29), its lane's ``wait_all`` waits for it."""
     lane = getattr(ENDING, "lane", None)
-    flag = None if lane is None else lane.ending_begins()
-    spawn(_run_flagged, (partial(_guarded_run, memory), flag), "sycl_ocl-destroy",
+    flag, errors = (None, None) if lane is None else (lane.ending_begins(), lane.async_errors)
+    spawn(_run_flagged, (partial(_guarded_run, memory), flag, errors), "sycl_ocl-destroy",
           partial(_not_run, flag))
 
 
-def _run_flagged(work: Callable[[], Any], flag: threading.Event | None) -> None:
+def _run_flagged(work: Callable[[], Any], flag: threading.Event | None, errors: AsyncErrors | None) -> None:
     try:
-        run_logged(work, "buffer destruction")
+        run_logged(work, "buffer destruction", errors)
     finally:
         if flag is not None:
             flag.set()

@@ -280,6 +280,10 @@ def _check_writes(acc: _Access) -> None:
 class accessor(_Access):
     """A device accessor (§4.7.6.9): a kernel argument, or a host-task view.
 
+    It shares ownership of its buffer, as in C++: a buffer that only accessors hold
+    (``sycl.accessor(sycl.buffer(a), h)``) lives until their commands complete, then is
+    written back, by ``queue.wait()`` of their queue at the latest (docs/data-movement.md).
+
     Args:
         buf: the buffer.
         h: the command group's handler; without it the accessor is a placeholder, bound to

@@ -281,8 +281,9 @@ class accessor(_Access):
     """A device accessor (§4.7.6.9): a kernel argument, or a host-task view.
 
     It shares ownership of its buffer, as in C++: a buffer that only accessors hold
-    (``sycl.accessor(sycl.buffer(a), h)``) lives until their commands complete, then is
-    written back, by ``queue.wait()`` of their queue at the latest (docs/data-movement.md).
+    (``sycl.accessor(sycl.buffer(a), h)``, a placeholder's) lives until their commands
+    complete, then is written back, by ``queue.wait()`` of their queue at the latest
+    (docs/data-movement.md).
 
     Args:
         buf: the buffer.
@@ -301,8 +302,8 @@ class accessor(_Access):
     __slots__ = ("_buf", "_kind")
 
     _kind: tuple[target, bool]  # (its target, whether a placeholder): shared where it can be (_BOUND)
-    # Shares ownership of the buffer, as in C++: ``accessor(sycl.buffer(a), h)`` keeps it alive,
-    # and the command keeps it until it completes where nothing else does (``sole_owners``).
+    # A placeholder's buffer: it shares ownership of it, as in C++ (``accessor(sycl.buffer(a))``);
+    # a command group holds the buffers of its other accessors (``handler._register``).
     _buf: buffer
 
     def __init__(
@@ -326,7 +327,6 @@ class accessor(_Access):
                 win = buf._windows[mode]
                 if not win.sub_base:  # a sub-buffer's alignment is checked below
                     self._win = win
-                    self._buf = buf
                     self._kind = _BOUND
                     h._accessors.append(self)  # type: ignore[union-attr]
                     return
@@ -339,10 +339,11 @@ class accessor(_Access):
         mode, access_range, access_offset, prop_list = _cpp_order(
             mode, access_range, access_offset, prop_list, "accessor")
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
-        self._buf = buf
         self._kind = _BOUND if target is _DEVICE and h is not None else (target, h is None)
-        if h is not None:
-            h._register(self)
+        if h is None:
+            self._buf = buf
+        else:
+            h._register(self, buf)
 
     def is_placeholder(self) -> bool:
         """Whether the accessor was made without a handler (§4.7.6.9)."""
@@ -388,48 +389,6 @@ class accessor(_Access):
         _check_writes(self)
         self._host_view()[index] = value
 
-
-
-def sole_owners(accessors: list[accessor]) -> list[buffer] | None:
-    """The buffers that nothing but these accessors of a command group holds (a temporary
-    buffer, one local to the command-group function, a placeholder's whose buffer is
-    otherwise dropped), for the command to keep until it completes: the accessors share
-    ownership of their buffer (as in C++), and the command holds on to them
-    (docs/scheduler.md rule S29). A buffer the program holds stays the program's: dropping
-    it ends it then (rule S13)."""
-    owned: list[buffer] | None = None
-    alone = _ALONE - 1 + len(accessors)  # at most: held by the accessors alone
-    for acc in accessors:
-        if sys.getrefcount(acc._buf) > alone:
-            continue  # held elsewhere (None too): the common case, one test
-        buf = acc._buf
-        if owned is not None and any(mine is buf for mine in owned):
-            continue
-        held = sum(other._buf is buf for other in accessors)
-        if sys.getrefcount(buf) - 1 - held <= _ALONE - 1:  # less ``buf`` here, and the accessors'
-            owned = [buf] if owned is None else [*owned, buf]
-    return owned
-
-
-def let_go(accessors: list[accessor]) -> None:
-    """The accessors of a command group that failed let go of their buffers: the error's
-    traceback holds them, and would keep the buffers alive as long as it lives (a buffer's
-    ``with`` block would end without its write-back where a view or sub-buffer of it was
-    accessed). A placeholder stays the program's, with its buffer (rule S29)."""
-    for acc in accessors:
-        if not acc._kind[1]:
-            acc._buf = None  # type: ignore[assignment]  # bound to the failed group: never used again
-
-
-def _held_once() -> int:
-    """What ``sys.getrefcount(x._buf)`` says of an object held once, by that slot: the count
-    of the call itself differs between Python versions (``sole_owners`` compares with it)."""
-    probe = object.__new__(accessor)
-    probe._buf = object()  # type: ignore[assignment]
-    return sys.getrefcount(probe._buf)
-
-
-_ALONE = _held_once()
 
 
 class host_accessor(_Access):

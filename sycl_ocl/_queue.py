@@ -8,10 +8,11 @@ from typing import Any
 
 import pyopencl as cl
 
-from ._accessor import accessor, let_go, sole_owners
+from ._accessor import accessor
 from ._aspect import aspect
 from ._async_errors import AsyncErrors
 from ._backend import backend
+from ._buffer import held_only_by
 from ._context import AsyncHandler, context
 from ._device import device
 from ._event import event, event_of
@@ -199,12 +200,13 @@ class queue(NativeWrapper, PropertyHolder):
             action = h._action
             if type(action) is Shape and h._settings is None and self._recording is None:
                 # h._submit() of a launch of a known shape with nothing to wait for, in place
-                return event_of(launch(action, h, (), sole_owners(h._accessors)), self._context)
+                owners = None if h._owning is None else held_only_by(h._owning)
+                return event_of(launch(action, h, (), owners), self._context)
             if self._recording is None and not h._depends:
                 return h._submit()
             return self._finish(h)
         except BaseException:
-            let_go(h._accessors)
+            h._owning = None  # the error's traceback holds the handler: not its buffers (rule S29)
             raise
 
     def _submit_or_fall_back(self, cgf: Callable[[handler], Any], secondary: queue) -> event:

@@ -139,32 +139,36 @@ class Op:
         """Mark complete and drop the keep-alive references; the buffers that only it kept
         end before anything waiting for it wakes, and ``queue.wait()`` waits for them
         (rule S29)."""
-        ending = None if self.owners is None or self.lane is None else self.lane.ending_begins()
-        self.state = DONE
+        if self.owners is None:
+            self.state = DONE
+            self.work = None
+        else:
+            self._end_owned()
         self.keep = None
         self.moves = NONE
-        if ending is not None:
-            self._end_owned(ending)
-        else:
-            self.owners = self.work = None
         if self.flag is not None:
             self.flag.set()
         if trace.RECORDER is not None:
             trace.RECORDER.finished(self)
 
-    def _end_owned(self, ending: threading.Event) -> None:
-        """Drop what only this op kept: its owners and a host task's body (whose accessors
-        hold their buffers). A buffer that ends here and must wait or write back elsewhere
-        does so for this op's lane; ``ending`` is set once that is known (rule S29)."""
+    def _end_owned(self) -> None:
+        """Complete, and drop what only this op kept: its owners and a host task's body (which
+        may hold a placeholder, and its buffer). A buffer that ends here and must wait or
+        write back elsewhere does so for this op's lane, whose ``wait_all`` waits for it: the
+        lane's flag is raised before the op is complete, and set once that is known (rule S29)."""
+        lane = self.lane
+        ending = None if lane is None else lane.ending_begins()
+        self.state = DONE  # first: a buffer's end waits for this op
         owners, work = self.owners, self.work
         self.owners = self.work = None
         outer = getattr(ENDING, "lane", None)  # a buffer's end may finish ops of its own
-        ENDING.lane = self.lane
+        ENDING.lane = lane
         try:
             del owners, work
         finally:
             ENDING.lane = outer
-            ending.set()
+            if ending is not None:
+                ending.set()
 
     def fail(self, error: BaseException, after: cl.Event | None = None) -> None:
         """Complete with an error, reported once to the queue's (or context's) handler

@@ -9,6 +9,7 @@ data is on the host and holds back later users of its window until released.
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial, wraps
@@ -295,6 +296,11 @@ def _check_writes(acc: _Access) -> None:
 class accessor(_Access):
     """A device accessor (§4.7.6.9): a kernel argument, or a host-task view.
 
+    It shares ownership of its buffer, as in C++: a buffer that only accessors hold
+    (``sycl.accessor(sycl.buffer(a), h)``, a placeholder's) lives until their commands
+    complete, then is written back, by ``queue.wait()`` of their queue at the latest
+    (docs/data-movement.md).
+
     Args:
         buf: the buffer.
         h: the command group's handler; without it the accessor is a placeholder, bound to
@@ -309,9 +315,12 @@ class accessor(_Access):
             read mode, or a sub-buffer misaligned for the queue's device.
     """
 
-    __slots__ = ("_kind",)
+    __slots__ = ("_buf", "_kind")
 
     _kind: tuple[target, bool]  # (its target, whether a placeholder): shared where it can be (_BOUND)
+    # A placeholder's buffer: it shares ownership of it, as in C++ (``accessor(sycl.buffer(a))``);
+    # a command group holds the buffers of its other accessors (``handler._register``).
+    _buf: buffer
 
     def __init__(
         self,
@@ -350,8 +359,10 @@ class accessor(_Access):
             mode, access_range, access_offset, prop_list, "accessor")
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "accessor")
         self._kind = _BOUND if target is _DEVICE and h is not None else (target, h is None)
-        if h is not None:
-            h._register(self)
+        if h is None:
+            self._buf = buf
+        else:
+            h._register(self, buf)
 
     def is_placeholder(self) -> bool:
         """Whether the accessor was made without a handler (§4.7.6.9)."""
@@ -430,7 +441,7 @@ class host_accessor(_Access):
             print(numpy.asarray(acc).sum())
     """
 
-    __slots__ = ("__weakref__", "_array", "_buf", "_hold")
+    __slots__ = ("__weakref__", "_array", "_buf", "_hold", "_refs")
 
     def __init__(
         self,
@@ -441,6 +452,8 @@ class host_accessor(_Access):
         prop_list: Any = None,
     ) -> None:
         self._hold: Op | None = None
+        self._array: np.ndarray | None = None
+        self._refs = 0  # interrupted before its view was counted: any view counts as kept
         mode, access_range, access_offset, prop_list = _cpp_order(
             mode, access_range, access_offset, prop_list, "host_accessor")
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
@@ -448,15 +461,21 @@ class host_accessor(_Access):
         self._buf: buffer | None = buf
         self._hold = hold = acquire_hold(win.req, repr(self))
         watch(self, partial(release_hold, win.req.memory, hold))  # rule S26
-        self._array: np.ndarray | None = self._view()
+        self._array = _own_base(self._view())
+        self._refs = _references(self)
 
     def release(self) -> None:
         """End the access and let go of the buffer: later commands on the buffer may run (the
-        destructor of §4.7.6.10; ``with`` calls it). The accessor is unusable from then on."""
+        destructor of §4.7.6.10; ``with`` calls it). The accessor is unusable from then on.
+        A writable view of it kept past here (``numpy.asarray(acc)``, a slice of it, a DLPack
+        or buffer export) is the buffer's memory no more: the buffer takes a host copy of its
+        own, so that a write through the view reaches neither a later command nor the
+        write-back (docs/scheduler.md rule S30)."""
         hold = self._hold
         if hold is not None:  # first: interrupted before it ended, the hold stays to release (rule S26)
+            exposed = self._win.writes and self._array is not None and _references(self) != self._refs
             unwatch(self)
-            release_hold(self._win.req.memory, hold)
+            release_hold(self._win.req.memory, hold, exposed)
         self._hold = self._array = None
         self._buf = None  # last: dropping the buffer's last handle here writes it back
 
@@ -499,6 +518,24 @@ class host_accessor(_Access):
     def __iter__(self) -> Iterator[Any]:
         return iter(self._live())
 
+
+
+def _own_base(view: np.ndarray) -> np.ndarray:
+    """``view`` over a base of its own (a memoryview), which every view numpy derives from it
+    references: ``_references`` then counts those kept (numpy's views otherwise name the
+    array that owns the memory, shared by every accessor). A dtype the buffer protocol cannot
+    carry keeps ``view``, whose exports then go uncounted but for itself."""
+    try:
+        return np.asarray(memoryview(view))  # type: ignore[arg-type]  # an ndarray has the buffer protocol
+    except (TypeError, ValueError, BufferError):
+        return view
+
+
+def _references(acc: host_accessor) -> int:
+    """The references to a host accessor's view and its base: more at its release than at its
+    construction, and a view of it outlives the access (``release``)."""
+    array: np.ndarray = acc._array  # type: ignore[assignment]  # set while held
+    return sys.getrefcount(array) + sys.getrefcount(array.base)
 
 
 class local_accessor(PropertyHolder):

@@ -8,6 +8,7 @@ run: wait for the work on it, then write back when there is host memory to write
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Iterable
 from functools import partial
@@ -391,6 +392,36 @@ def element_type(dtype: Any) -> np.dtype[Any]:
         raise exception(
             errc.invalid, f"elements of {dt} are Python objects; memory holds plain data (device copyable)")
     return dt
+
+
+def held_only_by(buffers: list[buffer]) -> list[buffer] | None:
+    """Those of ``buffers`` (a command group's, ``handler._owning``) that nothing but that list
+    holds: a temporary buffer, one local to the command-group function, a placeholder's that
+    is dropped with it. The command keeps them until it completes, as in C++, where an accessor
+    shares ownership of its buffer (docs/scheduler.md rule S29); a buffer the program holds
+    stays the program's, and ends when it drops it (rule S13). None for none."""
+    owned: list[buffer] | None = None
+    for buf in buffers:
+        if _others(buffers, buf) <= _ALONE and (owned is None or not any(mine is buf for mine in owned)):
+            owned = [buf] if owned is None else [*owned, buf]
+    return owned
+
+
+def _others(buffers: list[Any], buf: Any) -> int:
+    """``buf``'s references but for its entries in ``buffers``: more than ``_ALONE``, another
+    holder (the count's own references, which differ between Python versions, measured once)."""
+    return sys.getrefcount(buf) - sum(1 for other in buffers if other is buf)
+
+
+def _held_once() -> int:
+    """``_others`` in ``held_only_by``'s loop, of an object that only its list holds."""
+    probe = [object()]
+    for buf in probe:
+        return _others(probe, buf)
+    raise AssertionError("unreachable")
+
+
+_ALONE = _held_once()
 
 
 def _is_buffer_like(data: Any) -> bool:

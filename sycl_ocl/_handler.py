@@ -12,6 +12,7 @@ import numpy as np
 import pyopencl as cl
 
 from ._accessor import accessor, host_task_body, local_accessor
+from ._buffer import buffer, held_only_by
 from ._event import event, event_list, event_of
 from ._exception import errc, exception
 from ._interop_handle import interop_handle
@@ -58,7 +59,7 @@ class handler:
     commands and returns an operation, which the user receives wrapped in an ``event``.
     """
 
-    __slots__ = ("_accessors", "_action", "_call", "_discards", "_origin", "_settings")
+    __slots__ = ("_accessors", "_action", "_call", "_discards", "_origin", "_owning", "_settings")
 
     # Where the command group goes: its queue, or a command graph's ``GraphOrigin`` (the
     # ``_lane``, ``_context`` and ``_device`` below).
@@ -68,6 +69,10 @@ class handler:
     # whole-buffer device accessor, with nothing to check, appends itself here: a method call
     # would cost the submit path 2% (bench/instructions.py; docs/scheduler.md "Layers").
     _accessors: list[accessor]
+    # The buffers of accessors that joined by ``_register`` (a buffer's first of its kind, a
+    # placeholder's), held until the submit, which gives the command those nothing else holds
+    # (``buffer.held_only_by``, docs/scheduler.md rule S29); None for none.
+    _owning: list[buffer] | None
     # The positions of the accessors whose requirement discards the old contents here: a copy,
     # fill or reduction that overwrites the range whole (``_overwrite``).
     _discards: tuple[int, ...]
@@ -129,12 +134,13 @@ class handler:
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
         if acc not in self._accessors:  # identity: accessors do not define __eq__
-            self._register(acc)
+            self._register(acc, getattr(acc, "_buf", None))
 
-    def _register(self, acc: accessor) -> None:
+    def _register(self, acc: accessor, buf: buffer | None) -> None:
         """Add ``acc`` and its requirement to the command group once checked: how an accessor
         made with this handler joins it, or a placeholder bound by ``require`` (§4.7.6.9); a
         whole-buffer device accessor, with nothing to check, appends itself to ``_accessors``.
+        The group holds ``buf``, the accessor's buffer, until its submit (rule S29).
 
         Raises:
             sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's
@@ -145,6 +151,11 @@ class handler:
         if acc._kind[0] is _HOST_TASK:
             self._check_native_target(acc)
         self._accessors.append(acc)
+        if buf is not None:
+            if self._owning is None:
+                self._owning = [buf]
+            else:
+                self._owning.append(buf)
 
     # --- kernel arguments and launches ------------------------------------------------
 
@@ -512,10 +523,11 @@ class handler:
         action = self._action
         lane = self._lane
         assert lane is not None  # a graph's handler records instead
+        owners = None if self._owning is None else held_only_by(self._owning)
         if type(action) is Shape:
-            op = launch(action, self, self._depends)
+            op = launch(action, self, self._depends, owners)
         else:
-            op = submit(lane, self._final_action(), self._requirements, self._depends)
+            op = submit(lane, self._final_action(), self._requirements, self._depends, owners)
         return event_of(op, self._context)
 
     def _final_action(self) -> Any:
@@ -587,6 +599,7 @@ def make_handler(where: Origin) -> handler:
     h = handler()
     h._origin = where
     h._accessors = []
+    h._owning = None
     h._discards = ()
     h._action = None
     h._settings = None

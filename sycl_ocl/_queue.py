@@ -12,6 +12,7 @@ from ._accessor import accessor
 from ._aspect import aspect
 from ._async_errors import AsyncErrors
 from ._backend import backend
+from ._buffer import held_only_by
 from ._context import AsyncHandler, context
 from ._device import device
 from ._event import event, event_of
@@ -197,14 +198,19 @@ class queue(NativeWrapper, PropertyHolder):
         if secondary_queue is not None:
             return self._submit_or_fall_back(cgf, secondary_queue)
         h = make_handler(self)
-        cgf(h)
-        action = h._action
-        if type(action) is Shape and h._settings is None and self._recording is None:
-            # h._submit() of a launch of a known shape with nothing to wait for, in place
-            return event_of(launch(action, h), self._context)
-        if self._recording is None and not h._depends:
-            return h._submit()
-        return self._finish(h)
+        try:
+            cgf(h)
+            action = h._action
+            if type(action) is Shape and h._settings is None and self._recording is None:
+                # h._submit() of a launch of a known shape with nothing to wait for, in place
+                owners = None if h._owning is None else held_only_by(h._owning)
+                return event_of(launch(action, h, (), owners), self._context)
+            if self._recording is None and not h._depends:
+                return h._submit()
+            return self._finish(h)
+        except BaseException:
+            h._owning = None  # the error's traceback holds the handler: not its buffers (rule S29)
+            raise
 
     def _submit_or_fall_back(self, cgf: Callable[[handler], Any], secondary: queue) -> event:
         if not isinstance(secondary, queue):

@@ -705,3 +705,89 @@ def test_a_property_list_in_the_cpp_position(queue: sycl.queue) -> None:
             assert np.shares_memory(np.asarray(h), a)
     with sycl.buffer(a, sycl.range(4), sycl.property.buffer.use_host_ptr()) as b:
         assert b.has_property(sycl.property.buffer.use_host_ptr) and b.size() == 4
+
+
+# --- a buffer held only by its accessors (docs/scheduler.md rule S29) -----------------------
+
+
+def test_a_temporary_buffer_lives_until_its_kernel_completes_then_writes_back(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    queue.submit(lambda h: h.parallel_for(sycl.range(8), "tb_inc", sycl.accessor(sycl.buffer(a), h)))
+    queue.wait()
+    assert (a == 1).all() and a.flags.writeable
+
+
+def test_a_buffer_local_to_the_command_group_function_is_written_back(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+
+    def cgf(h: sycl.handler) -> None:
+        local = sycl.buffer(a)
+        h.parallel_for(sycl.range(8), "tb_inc", sycl.accessor(local, h))
+
+    queue.submit(cgf)
+    queue.wait()
+    assert (a == 1).all() and a.flags.writeable
+
+
+def test_the_array_of_a_temporary_buffer_stays_the_buffers_until_its_command_ran(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    gate = threading.Event()
+    gated = queue.submit(lambda h: h.host_task(gate.wait))
+
+    def cgf(h: sycl.handler) -> None:
+        h.depends_on(gated)
+        h.parallel_for(sycl.range(8), "tb_inc", sycl.accessor(sycl.buffer(a), h))
+
+    ev = queue.submit(cgf)
+    assert not a.flags.writeable  # a write now would change what the queued kernel reads
+    with pytest.raises(ValueError):
+        a[0] = 5
+    gate.set()
+    ev.wait()
+    queue.wait()
+    assert (a == 1).all() and a.flags.writeable
+
+
+def test_a_placeholder_of_a_temporary_buffer_keeps_it_until_both_end(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    placeholder = [sycl.accessor(sycl.buffer(a))]
+
+    def cgf(h: sycl.handler) -> None:
+        h.require(placeholder[0])
+        h.parallel_for(sycl.range(8), "tb_inc", placeholder[0])
+
+    queue.submit(cgf)
+    queue.submit(cgf)
+    queue.wait()
+    assert (a == 0).all() and not a.flags.writeable  # the placeholder still holds the buffer
+    placeholder.clear()  # its last owner: written back before the next statement
+    assert (a == 2).all() and a.flags.writeable
+
+
+def test_a_temporary_buffer_behind_a_host_task_is_written_back_by_queue_wait(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+
+    def cgf(h: sycl.handler) -> None:
+        acc = sycl.accessor(sycl.buffer(a), h)
+
+        def task() -> None:
+            time.sleep(0.05)
+            np.asarray(acc)[...] += 3
+
+        h.host_task(task)
+
+    for _ in range(3):
+        queue.submit(cgf)
+        queue.wait()
+    assert (a == 9).all() and a.flags.writeable
+
+
+def test_a_buffer_the_program_holds_still_ends_when_it_drops_it(queue: sycl.queue) -> None:
+    a = np.zeros(4, dtype=np.int32)
+    b = sycl.buffer(a)
+    gate = threading.Event()
+    queue.submit(lambda h: h.host_task(gate.wait))
+    _inc(queue, b)
+    threading.Timer(0.2, gate.set).start()
+    del b  # its last handle: waits for the kernel, then writes back
+    assert (a == 1).all() and a.flags.writeable

@@ -127,6 +127,51 @@ def test_a_released_host_accessor_exports_nothing(queue: sycl.queue) -> None:
     assert taken.tolist() == list(range(8))
 
 
+KEPT_VIEWS = {
+    "numpy.asarray": np.asarray,
+    "a slice": lambda acc: np.asarray(acc)[1:],
+    "DLPack": np.from_dlpack,
+    "the array interface": lambda acc: np.asarray(Interface(acc)),
+    "memoryview": lambda acc: np.asarray(memoryview(np.asarray(acc))),
+}
+
+
+@pytest.mark.parametrize("take", KEPT_VIEWS.values(), ids=KEPT_VIEWS.keys())
+@pytest.mark.parametrize("host_data", [True, False], ids=["over an array", "over a range"])
+def test_a_view_kept_after_release_is_the_buffers_memory_no_more(
+        queue: sycl.queue, take: object, host_data: bool) -> None:
+    """A writable view taken inside a host accessor and kept after ``release()``: a write
+    through it reaches neither the next kernel, nor a later host accessor, nor the write-back
+    (docs/scheduler.md rule S30; issue 33 item 3). What was written inside the access stays."""
+    data = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(data) if host_data else sycl.buffer(sycl.range(8), np.int32) as buf:
+        if not host_data:
+            buf.set_final_data(data)
+        with sycl.host_accessor(buf) as acc:
+            kept = take(acc)  # type: ignore[operator]
+            np.asarray(acc)[:] = 5
+        kept[...] = 99  # after the access: the memory is the buffer's no more
+        add(queue, buf, 1)
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            assert np.asarray(acc).tolist() == [6] * 8
+        kept[...] = 77
+    assert data.tolist() == [6] * 8
+
+
+def test_a_view_dropped_before_release_costs_no_copy(queue: sycl.queue) -> None:
+    """Without a view kept, the buffer keeps working in the array it owns (no host copy of its
+    own is made)."""
+    data = np.zeros(8, dtype=np.int32)
+    with sycl.buffer(data) as buf:
+        with sycl.host_accessor(buf) as acc:
+            np.asarray(acc)[:] = 4
+            acc[0] = 5
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            np.asarray(acc).tolist()
+        assert np.shares_memory(buf._root.host, data)
+    assert data.tolist() == [5] + [4] * 7
+
+
 def test_an_accessor_in_a_host_task_exports_its_range(queue: sycl.queue) -> None:
     data = np.zeros(16, dtype=np.int32)
     seen: list[tuple[int, int]] = []

@@ -104,6 +104,33 @@ def test_a_deferred_kernel_refused_at_enqueue_keeps_the_earlier_result(
     assert [e.code() for e in seen] == [sycl.errc.nd_range]
 
 
+@pytest.mark.parametrize("refused", [2, 3])
+@pytest.mark.parametrize("one_by_one", [False, True], ids=["refused together", "refused one by one"])
+def test_deferred_kernels_refused_in_a_row_keep_the_earlier_result(
+        device: sycl.device, refused: int, one_by_one: bool) -> None:
+    """Kernel A runs; then ``refused`` kernels, each deferred behind a host task of its own,
+    are refused at enqueue: each undo puts back what the copies held before its kernel, which
+    names the kernel refused before it, never ran: A's result still reaches the host accessor
+    and the write-back (issue 33 item 2)."""
+    q, seen = recording(device)
+    data = np.zeros(too_large(device), dtype=np.int32)
+    gates = [threading.Event() for _ in range(refused)]
+    with sycl.buffer(data) as buf:
+        q.submit(inc(buf))
+        events = [q.submit(inc(buf, q.submit(gated(gate)), local=data.size)) for gate in gates]
+        for gate, ev in zip(gates, events, strict=True):
+            gate.set()
+            if one_by_one:
+                ev.wait()
+        q.wait()
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            assert np.asarray(acc).tolist() == [1] * data.size
+        q.submit(inc(buf))  # a kernel after them reads A's result too
+    assert data.tolist() == [2] * data.size
+    q.wait_and_throw()
+    assert [e.code() for e in seen] == [sycl.errc.nd_range] * refused
+
+
 def test_an_interop_task_raising_before_touching_its_memory_keeps_the_kernels_result(
         device: sycl.device) -> None:
     """An interop host task raises before touching its read_write accessor: the error is
@@ -276,6 +303,7 @@ class Steps:
         self.steps: list[tuple[list[int], slice]] = []
         self.queues: list[sycl.queue] = []
         self.faults: _native.Faults | None = None
+        self.refusals = 0  # errors the program makes itself (a kernel the device refuses)
 
     def queue(self, *args: object) -> sycl.queue:
         q = sycl.queue(*args, async_handler=self.errors.extend)
@@ -305,10 +333,11 @@ class Steps:
 
     def check(self, data: np.ndarray, case: str) -> None:
         """Every element holds every step's weights, but for some parts of one step at most,
-        and only if the fault was reported; the fault, if it fired, was reported once at most
-        (none: the runtime recovered, as a read behind a queue retries on the transfer queue)."""
+        and only if the fault was reported (an error the program makes itself licenses none);
+        the fault, if it fired, was reported once at most (none: the runtime recovered, as a
+        read behind a queue retries on the transfer queue)."""
         fired = self.faults is not None and self.faults.fired
-        assert len(self.errors) <= fired, f"{case}: errors {self.errors}"
+        assert len(self.errors) <= fired + self.refusals, f"{case}: errors {self.errors}"
         full = np.zeros(data.shape, dtype=np.int64)
         allowed: list[set[int]] = [{0} for _ in range(data.size)]
         for parts, region in self.steps:
@@ -318,7 +347,7 @@ class Steps:
                 allowed[i] |= sums
         missing = full - data
         for i, lost in enumerate(missing.tolist()):
-            assert lost in allowed[i] and (lost == 0 or self.errors), (
+            assert lost in allowed[i] and (lost == 0 or len(self.errors) > self.refusals), (
                 f"{case}: element {i} is {data[i]}, expected {full[i]} (less one step's parts at most)")
 
 
@@ -575,11 +604,71 @@ def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return np.zeros(0, dtype=np.int32)
 
 
+def program_refused_chain(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Two kernels refused at enqueue in a row (a work-group above the device's), each deferred
+    behind a host task of its own, between a kernel and a host task that run (issue 33 item 2)."""
+    q = s.queue(devs[0])
+    big = too_large(devs[0])
+    data = np.zeros(big, dtype=np.int32)
+
+    def add_all(w: int, after: list[sycl.event] | None = None,
+                local: int | None = None) -> Callable[[], object]:
+        def cgf(h: sycl.handler) -> None:
+            if after:
+                h.depends_on(after[0])
+            rng = big if local is None else sycl.nd_range(sycl.range(big), sycl.range(local))
+            h.parallel_for(rng, "fault_add", sycl.accessor(buf, h), np.int32(w))
+        return lambda: q.submit(cgf)
+
+    with s.faulty(), sycl.buffer(data) as buf:
+        s.step(1, add_all(1))
+        gate = threading.Event()
+        for _ in range(2):  # both planned before either is refused
+            held: list[sycl.event] = []
+            s.step(0, lambda held=held: held.append(q.submit(gated(gate))))
+            s.step(0, add_all(1 << 10, held, big))  # refused: it never adds
+            s.refusals += 1
+        gate.set()
+        s.attempt(q.wait)  # refused before what follows is planned
+
+        def task(h: sycl.handler) -> None:  # on the host: it reads back what the device holds
+            acc = sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+            h.host_task(lambda: host_add(acc, 2))
+        s.step(2, lambda: q.submit(task))
+        s.step(4, add_all(4))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))  # the write-back reads nothing
+    return data
+
+
+def program_temporary_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Buffers held only by their accessors: a temporary buffer in a kernel's command group, one
+    local to a host task's; each written back once its command completed, by ``q.wait()`` at
+    the latest (docs/scheduler.md rule S29)."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+
+    def temporary(w: int) -> Callable[[], object]:
+        return lambda: q.submit(lambda h: h.parallel_for(
+            N, "fault_add", sycl.accessor(sycl.buffer(data), h), np.int32(w)))
+
+    def local(h: sycl.handler) -> None:
+        acc = sycl.accessor(sycl.buffer(data), h, sycl.read_write, target=sycl.target.host_task)
+        h.host_task(lambda: host_add(acc, 2))
+
+    with s.faulty():
+        s.step(1, temporary(1))
+        s.attempt(q.wait)  # two buffers over one array at once would not see each other's work
+        s.step(2, lambda: q.submit(local))
+        s.attempt(q.wait)
+        s.step(4, temporary(4))
+    return data
+
+
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
 PROGRAMS: list[Program] = [program_buffers, program_copies, program_sub_buffers, program_host_tasks,
                            program_interop, program_usm, program_awkward, program_graph,
-                           program_two_contexts,
-                           program_make_buffer, program_bundles]
+                           program_two_contexts, program_make_buffer, program_bundles,
+                           program_refused_chain, program_temporary_buffers]
 
 
 def still_works(devs: list[sycl.device]) -> None:
@@ -718,11 +807,19 @@ class Round:
         self.doomed: list[sycl.buffer] = [sycl.buffer(self.ended)]
         q.submit(add(self.doomed[0], 5))
         self.acc: sycl.host_accessor | None = None
+        self.kept: np.ndarray | None = None  # a view of ``acc`` kept past its release
         self.timed: sycl.event | None = None  # a host task of a profiling queue ("profiling query")
+        self.temporary = np.zeros(N, dtype=np.int32)  # under a buffer held only by its accessor
+        self.temporaries = [sycl.buffer(self.temporary)]  # made before the call: its submit drops it
 
     def host_task(self, h: sycl.handler) -> None:
         sycl.accessor(self.buf, h, sycl.read_write, target=sycl.target.host_task)
         h.host_task(lambda: None)
+
+    def on_temporary(self, h: sycl.handler) -> None:
+        """A kernel on a buffer that only its accessor holds once this returns (rule S29)."""
+        acc = sycl.accessor(self.temporaries.pop(), h)
+        h.parallel_for(N, "fault_add", acc, np.int32(2))
 
     def cycle(self) -> None:
         """Leave the buffer to end in a reference cycle (for the collector)."""
@@ -737,6 +834,8 @@ class Round:
             "host task": lambda: q.submit(self.host_task),
             "host_accessor": lambda: sycl.host_accessor(buf),
             "host_accessor release": lambda: self.acc.release(),  # type: ignore[union-attr]
+            "host_accessor release, a view kept": lambda: self.acc.release(),  # type: ignore[union-attr]
+            "submit on a temporary buffer": lambda: q.submit(self.on_temporary),
             "host_accessor del": lambda: setattr(self, "acc", None),
             "wait": q.wait,
             "USM launch": lambda: q.parallel_for(N, "fault_add", p, np.int32(2)),
@@ -756,6 +855,8 @@ class Round:
     def prepare(self, call: str) -> None:
         if call.startswith("host_accessor "):
             self.acc = sycl.host_accessor(self.buf)
+            if call.endswith("kept"):
+                self.kept = np.asarray(self.acc)
         elif call == "collection":
             self.cycle()
         elif call == "profiling query":  # its clock offset over a second old: measured again
@@ -778,6 +879,8 @@ class Round:
         (a finalizer interrupted) ended without a write-back, never written later (False)."""
         written = (self.ended == 5).all()
         self.acc = None  # a host accessor left open by the call ends with it
+        if self.kept is not None:
+            self.kept[...] = -100  # the buffer's memory no more (rule S30)
         if self.timed is not None:  # the offsets measured: one or two (host time, offset) pairs
             offsets, key = self._clock_offsets()
             assert len(offsets[key]) in (1, 2) and all(len(pair) == 2 for pair in offsets[key])
@@ -790,6 +893,9 @@ class Round:
             q.submit(add(buf, 0)).wait()
             with sycl.host_accessor(buf, sycl.read_only) as acc:
                 assert np.asarray(acc)[0] >= 1
+            self.temporaries.clear()  # the call never took it: it ends here
+            q.wait()  # a temporary buffer's kernel ran, and it was written back, or it never ran
+            assert self.temporary.flags.writeable and set(self.temporary.tolist()) <= {0, 2}
             r = sycl.malloc_device(count=N, dtype=np.int32, q=q)
             q.memcpy(r, np.zeros(N, np.int32), 4 * N)
             q.parallel_for(N, "fault_add", r, np.int32(3))
@@ -820,9 +926,11 @@ class Round:
 
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
-                     "host_accessor del", "wait", "USM launch", "USM malloc", "USM free", "USM memcpy",
-                     "USM fill", "copy to the host", "copy from the host", "buffer with exit", "buffer del",
-                     "collection", "profiling query"]
+INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
+                     "host_accessor release, a view kept", "host_accessor del",
+                     "submit on a temporary buffer", "wait", "USM launch", "USM malloc", "USM free",
+                     "USM memcpy", "USM fill", "copy to the host", "copy from the host", "buffer with exit",
+                     "buffer del", "collection", "profiling query"]
 
 
 @pytest.mark.parametrize("call", INTERRUPTED_CALLS)

@@ -19,6 +19,7 @@ import pyopencl as cl
 import pytest
 
 import sycl_ocl as sycl
+from sycl_ocl.scheduler import Op
 
 sycl.register_kernel_source(
     """
@@ -185,3 +186,62 @@ def test_long_runs_keep_resources_flat(device: sycl.device) -> None:
     assert after["fds"] <= before["fds"] + 2, (before, after)
     assert after["threads"] <= before["threads"] + 2, (before, after)
     assert after["opencl_objects"] <= before["opencl_objects"] + 50, (before, after)
+
+
+def _failing_round(q: sycl.queue, buf: sycl.buffer, count: int) -> None:
+    """``count`` iterations of three failing commands: a launch refused at submit, one
+    refused at enqueue once the host task it waits for ends, a host task that writes the buffer
+    and raises; every error delivered."""
+    big = int(q.get_device().get_info(sycl.info.device.max_work_group_size)) * 2
+    refused = sycl.nd_range(sycl.range(big), sycl.range(big))  # a work-group above the device's
+
+    def too_large(h: sycl.handler, after: sycl.event | None = None) -> None:
+        if after is not None:
+            h.depends_on(after)
+        h.parallel_for(refused, "tst_add", sycl.accessor(buf, h), 1)
+
+    def raising(h: sycl.handler) -> None:
+        acc = sycl.accessor(buf, h)
+
+        def task() -> None:
+            np.asarray(acc)[0] += 1
+            raise ValueError("a host task that fails")
+
+        h.host_task(task)
+
+    for _ in range(count):
+        with pytest.raises(sycl.exception):
+            q.submit(too_large)
+        gate = q.submit(lambda h: h.host_task(lambda: None))
+        q.submit(lambda h, gate=gate: too_large(h, gate))
+        q.submit(raising)
+        q.wait_and_throw()
+
+
+def test_failures_keep_resources_flat(device: sycl.device) -> None:
+    """A long service with recurring errors (issue 33 item 11): 5,000 iterations (at scale 1)
+    of three failing commands each, after a warm-up round, keep no command record, no
+    PyOpenCL object and no memory; every error reaches the handler."""
+    delivered = [0]
+
+    def handler(errors: sycl.exception_list) -> None:
+        delivered[0] += len(errors)
+
+    q = sycl.queue(device, async_handler=handler)
+    count = int(5_000 * _scale())
+    data = np.zeros(int(device.get_info(sycl.info.device.max_work_group_size)) * 2, np.int32)
+    with sycl.buffer(data) as buf:
+        _failing_round(q, buf, 100)
+        before = {**_resources(), "commands": _commands()}
+        _failing_round(q, buf, count)
+        after = {**_resources(), "commands": _commands()}
+    assert delivered[0] == 2 * (100 + count)  # the refused enqueue's and the host task's
+    assert data[0] == 100 + count  # each host task's write stays (docs/scheduler.md rule S10)
+    assert after["commands"] <= before["commands"] + 10, (before, after)
+    assert after["opencl_objects"] <= before["opencl_objects"] + 10, (before, after)
+    assert after["rss_mb"] - before["rss_mb"] < 5, (before, after)
+
+
+def _commands() -> int:
+    """The scheduler's command records alive."""
+    return sum(isinstance(o, Op) for o in gc.get_objects())

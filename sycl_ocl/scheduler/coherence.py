@@ -108,6 +108,8 @@ def access(req: Requirement, kind: int, alloc: Allocation | None, op: Op, stager
     """
     memory, lo, hi, _, needs_old, view_lo, view_hi = req
     memory.layout = None  # its plans are replayed no more until it is known again (rule S17)
+    if memory.exposed:
+        memory.disown_host_copy()  # before anything moves from or into it (rule S30)
     if view_lo < view_hi:
         _frontier(memory, view_lo, view_hi, kind, op)
     if lo >= hi:

@@ -49,28 +49,29 @@ def open_lane(
 
 def submit(
     lane: Lane, action: DeviceAction | HostTask | NativeTask, requirements: Sequence[Requirement],
-    depends_on: Sequence[Command],
+    depends_on: Sequence[Command], owners: Any = None,
 ) -> Op:
     """Schedule one command group on ``lane``; returns its operation without blocking on
-    device work.
+    device work. ``owners``: what the op keeps alive until it completes (rule S29).
 
     A device action without requirements (a USM command, a kernel launched with USM pointers
     and scalars) is ordered by ``depends_on`` and the in-order queue alone: nothing is planned.
     """
     kind = type(action)
     if kind is HostTask or kind is NativeTask:
-        return _submit_host(lane, action, requirements, depends_on)  # type: ignore[arg-type]
-    with RUNTIME: op = _device_op(lane, action, requirements, depends_on)  # type: ignore[arg-type]  # noqa: E701
+        return _submit_host(lane, action, requirements, depends_on, owners)  # type: ignore[arg-type]
+    with RUNTIME: op = _device_op(lane, action, requirements, depends_on, owners)  # type: ignore[arg-type]  # noqa: E701
     return op
 
 
 def _device_op(
     lane: Lane, action: DeviceAction, requirements: Sequence[Requirement], depends_on: Sequence[Command],
+    owners: Any,
 ) -> Op:
     """``submit`` of a device action, under the lock. Refused at enqueue, or interrupted before
     it is enqueued or deferred, it undoes the planning and ends the op, so that nothing waits
     for it (rule S26)."""
-    op = _open(lane, depends_on, False)
+    op = _open(lane, depends_on, False, owners)
     saved = None
     try:
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
@@ -93,9 +94,11 @@ def _device_op(
     return op
 
 
-def _open(lane: Lane, depends_on: Sequence[Command], host: bool) -> Op:
-    """A new op of ``lane`` after ``depends_on`` and, on an in-order queue, the previous op."""
+def _open(lane: Lane, depends_on: Sequence[Command], host: bool, owners: Any) -> Op:
+    """A new op of ``lane`` after ``depends_on`` and, on an in-order queue, the previous op,
+    keeping ``owners`` until it completes (rule S29)."""
     op = new_op(lane, lane.ctx, host, lane.async_errors)
+    op.owners = owners
     for cmd in depends_on:
         add_edge(op, cmd, DEPENDS_ON)
     last = lane.last
@@ -134,20 +137,21 @@ def _plan_device(op: Op, lane: Lane, requirements: Sequence[Requirement]) -> tup
 
 def _submit_host(
     lane: Lane, action: HostTask | NativeTask, requirements: Sequence[Requirement],
-    depends_on: Sequence[Command],
+    depends_on: Sequence[Command], owners: Any,
 ) -> Op:
     """A host task on ``lane``: planned in full, run on a host thread (rules S11, S24)."""
-    with RUNTIME: op = _host_task(lane, action, requirements, depends_on)  # noqa: E701  # rule S26
+    with RUNTIME: op = _host_task(lane, action, requirements, depends_on, owners)  # noqa: E701  # rule S26
     return op
 
 
 def _host_task(
     lane: Lane, action: HostTask | NativeTask, requirements: Sequence[Requirement],
-    depends_on: Sequence[Command],
+    depends_on: Sequence[Command], owners: Any,
 ) -> Op:
     """``_submit_host`` under the lock; interrupted before the op starts, it undoes the
     planning and ends the op, so that nothing waits for it (rule S26)."""
-    op = _open(lane, depends_on, True)
+    # A host task's body may hold accessors, and so their buffers: what its end drops (rule S29).
+    op = _open(lane, depends_on, True, () if owners is None else owners)
     saved: Sequence[tuple[MemoryObject, Snapshot]] = ()
     try:
         if requirements:

@@ -68,12 +68,13 @@ def _plan(req: Requirement, name: str) -> Op:
         raise
 
 
-def release(memory: MemoryObject, op: Op) -> None:
-    """End the hold and issue what waited for it. Again on an ended hold, nothing changes.
-    Interrupted before the hold ended, it ends nothing (the caller keeps the hold, to release
-    later); after, the progress thread issues what waited (rule S26)."""
+def release(memory: MemoryObject, op: Op, exposed: bool = False) -> None:
+    """End the hold and issue what waited for it; ``exposed``: a writable view of the host copy
+    outlives the accessor, whose memory is then the buffer's no more (rule S30). Again on an
+    ended hold, nothing changes. Interrupted before the hold ended, it ends nothing (the caller
+    keeps the hold, to release later); after, the progress thread issues what waited (rule S26)."""
     try:
-        with RUNTIME: _end_hold(memory, op)  # noqa: E701  # one line, as in acquire
+        with RUNTIME: _end_hold(memory, op, exposed)  # noqa: E701  # one line, as in acquire
         if RUNTIME.held():
             RUNTIME.kick()  # a finalizer inside the scheduler: let the progress thread issue
         else:
@@ -83,10 +84,13 @@ def release(memory: MemoryObject, op: Op) -> None:
         raise
 
 
-def _end_hold(memory: MemoryObject, op: Op) -> None:
+def _end_hold(memory: MemoryObject, op: Op, exposed: bool = False) -> None:
     op.finish()
     memory.holds.discard(op)
     _owners.pop(op, None)
+    if exposed or memory.exposed:
+        memory.exposed = True
+        memory.disown_host_copy()
 
 
 def check_wait(waited: Sequence[Command], what: str) -> threading.Timer | None:

@@ -79,6 +79,7 @@ def _run(op: Op) -> None:
                 body()
             finally:
                 RUNNING.op = None
+                del body  # its accessors hold their buffers: they end with the op (rule S29)
     except BaseException as error:
         op.stamp(END)
         op.fail(_failure(error))

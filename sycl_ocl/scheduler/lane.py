@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import deque
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,7 @@ if TYPE_CHECKING:
     from .op import Op
 
 TRIM_EVERY = 8
+_ENDING_LOCK = threading.Lock()  # Lane.ending's: taken by any thread, never while calling out
 
 
 class Lane:
@@ -27,7 +29,7 @@ class Lane:
     commands ever submitted (docs/scheduler.md rule S15).
     """
 
-    __slots__ = ("__weakref__", "async_errors", "cl_queue", "context", "ctx", "in_order", "last",
+    __slots__ = ("__weakref__", "async_errors", "cl_queue", "context", "ctx", "ending", "in_order", "last",
                  "ops", "ordered", "profiling", "serial", "trim_at", "unflushed")
 
     def __init__(
@@ -44,6 +46,9 @@ class Lane:
         self.profiling = profiling
         self.last: Op | None = None
         self.ops: deque[Op] = deque()
+        # Set when each buffer that its commands' completion ended elsewhere is written back
+        # (``lifetime.destroy``; docs/scheduler.md rule S29).
+        self.ending: list[threading.Event] = []
         self.unflushed = False
         self.trim_at = TRIM_EVERY
         self.serial: Any = context.serial
@@ -100,6 +105,25 @@ class Lane:
             elif not op.poll():
                 op.wait()
         with RUNTIME: self._drop(ops)  # noqa: E701  # one line: see holds.acquire
+        self.wait_ending()
+
+    def wait_ending(self) -> None:
+        """Block until the buffers that the completion of this lane's ops ended are written
+        back (rule S29)."""
+        while pending := self.ending_left():
+            for flag in pending:
+                flag.wait()
+
+    def ending_begins(self) -> threading.Event:
+        """A flag for ``wait_all`` to wait for, to be set once a buffer that an op of this lane
+        ended is written back (on a thread of its own) or once an op's owners went (rule S29)."""
+        flag = threading.Event()
+        with _ENDING_LOCK: self.ending = [*(f for f in self.ending if not f.is_set()), flag]  # noqa: E701  # rule S26
+        return flag
+
+    def ending_left(self) -> list[threading.Event]:
+        """The flags of ``ending_begins`` not set yet."""
+        with _ENDING_LOCK: return [flag for flag in self.ending if not flag.is_set()]  # noqa: E701  # rule S26
 
     def _drop(self, ops: list[Op]) -> None:
         """Drop ``ops``, all complete, and the completed ops after them (under the lock)."""

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable
 from functools import partial
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,11 +32,14 @@ from . import holds
 from .coherence import access, restore
 from .hostops import prepare, transfer_op
 from .memory_object import Allocation, MemoryObject
-from .op import Op
+from .op import ENDING, Op
 from .progress import run_logged, spawn
 from .refusal import UNDO, snapshot, undo
 from .requirement import READ, Requirement
 from .runtime import RUNTIME
+
+if TYPE_CHECKING:
+    from .._async_errors import AsyncErrors
 
 # .running: a garbage collection runs on this thread; .queued: the finalizers' work it queued.
 _collection = threading.local()
@@ -83,7 +86,8 @@ def finalize(work: Callable[[], Any], what: str) -> None:
             queued = _collection.queued = []
         queued.append((work, what))  # lock-free: nothing waits inside a collection
         return
-    run_logged(work, what)
+    lane = getattr(ENDING, "lane", None)  # a command's completion ends it: errors go to its queue
+    run_logged(work, what, None if lane is None else lane.async_errors)
 
 
 def _finish() -> None:
@@ -252,9 +256,26 @@ def destroy(memory: MemoryObject) -> None:
 
 
 def _destroy_elsewhere(memory: MemoryObject) -> None:
-    """Run the destruction on a thread of its own."""
-    spawn(run_logged, (partial(_guarded_run, memory), "buffer destruction"), "sycl_ocl-destroy",
-          lambda error: log.error("sycl_ocl: no thread could destroy a buffer: %s", error))
+    """Run the destruction on a thread of its own; where a command's completion ended the
+    buffer (rule S29), its lane's ``wait_all`` waits for it."""
+    lane = getattr(ENDING, "lane", None)
+    flag, errors = (None, None) if lane is None else (lane.ending_begins(), lane.async_errors)
+    spawn(_run_flagged, (partial(_guarded_run, memory), flag, errors), "sycl_ocl-destroy",
+          partial(_not_run, flag))
+
+
+def _run_flagged(work: Callable[[], Any], flag: threading.Event | None, errors: AsyncErrors | None) -> None:
+    try:
+        run_logged(work, "buffer destruction", errors)
+    finally:
+        if flag is not None:
+            flag.set()
+
+
+def _not_run(flag: threading.Event | None, error: BaseException) -> None:
+    log.error("sycl_ocl: no thread could destroy a buffer: %s", error)
+    if flag is not None:
+        flag.set()
 
 
 def check_destruction(memory: MemoryObject) -> None:
@@ -351,6 +372,8 @@ def _plan_read_all(memory: MemoryObject, what: str) -> Op:
 def _write_back(memory: MemoryObject, target: Any) -> None:
     """Read the memory object's bytes back and copy them to ``target``."""
     _read_all(memory, "write-back")
+    if memory.exposed:  # its host commands had not ended when it was planned (rule S30)
+        with RUNTIME: memory.disown_host_copy()  # noqa: E701  # one line (rule S26)
     if not (isinstance(target, np.ndarray) and np.shares_memory(target, memory.host_copy())):
         _give_back(memory)  # the target may be the owned array
         _copy_out(memory, target)

@@ -99,9 +99,9 @@ class MemoryObject:
     """The coherence record of one buffer and all its sub-buffers and reinterpretations."""
 
     __slots__ = (
-        "__weakref__", "adopted", "allocs", "blocking", "bound_to", "counters", "dtype", "frontier",
-        "handles", "holds", "host", "layout", "layouts", "locked", "mutex", "size", "target", "use_host_ptr",
-        "user", "valid", "write_back", "written",
+        "__weakref__", "adopted", "allocs", "blocking", "bound_to", "counters", "dtype", "exposed",
+        "frontier", "handles", "holds", "host", "layout", "layouts", "locked", "mutex", "size", "target",
+        "use_host_ptr", "user", "valid", "write_back", "written",
     )
 
     def __init__(self, size: int, host: np.ndarray | None, user: Any, use_host_ptr: bool) -> None:
@@ -127,12 +127,31 @@ class MemoryObject:
         self.layout: Layout | None = None
         self.layouts: list[Layout] = []  # those seen, a few
         self.adopted: Allocation | None = None  # the cl_mem of an interop buffer (``adopt``)
+        # A released host accessor's writable view may outlive it: the host copy it points
+        # into is to be the buffer's no more (``disown_host_copy``, docs/scheduler.md rule S30).
+        self.exposed = False
 
     def host_copy(self) -> np.ndarray:
         """The host copy, made on first use."""
         if self.host is None:
             self.host = np.empty(self.size, dtype=np.uint8)
         return self.host
+
+    def disown_host_copy(self) -> None:
+        """Where a released host accessor's view may outlive it (``exposed``), give the memory
+        object a host copy of its own, so that the view's memory is the buffer's no more: a
+        write through it reaches neither a later command nor the write-back (rule S30). Done
+        once nothing else may be using the host copy: no host accessor open, no host command
+        on it running (a host task's view, a read back); until then ``exposed`` stays set and
+        later planning tries again. A host copy a device uses in place (``use_host_ptr``) is
+        the user's memory by request, and stays."""
+        if self.holds or self.host is None:
+            return
+        if not any(alloc.linked for alloc in self.allocs.values()):
+            if any(entry[0].host and not entry[0].poll() for entry in self.frontier):
+                return
+            self.host = self.host.copy()
+        self.exposed = False
 
     def allocation(self, context: ContextRecord) -> Allocation:
         """The allocation in ``context``, created on first use (none for zero bytes)."""

@@ -40,6 +40,9 @@ Move = tuple["MemoryObject", "Allocation", int, int, "Op | None"]
 # The host op the calling thread runs (``.op``; rule S24): it cannot wait for itself.
 RUNNING = threading.local()
 
+# .lane: the lane of the op whose completion ends buffers on this thread (``Op._end_owned``).
+ENDING = threading.local()
+
 # The deps and moves of an op that has none: one list shared by all such ops, never appended to
 # (``add_edge`` and ``add_move`` give an op a list of its own), so that an op that waits for
 # nothing and moves nothing keeps no lists alive (most of them, on the submit path).
@@ -54,7 +57,7 @@ class Op:
 
     __slots__ = (
         "__weakref__", "async_errors", "ctx", "deps", "event", "failed", "flag", "host", "keep", "lane",
-        "moves", "state", "times", "work",
+        "moves", "owners", "state", "times", "work",
     )
 
     lane: Lane | None
@@ -67,6 +70,10 @@ class Op:
     work: Any  # a device action, or a hostops.HostWork
     moves: list[Move]  # the transfers it does before its work
     keep: list[Any] | None
+    # What only this command keeps alive until it completes: buffers no one else holds (a
+    # temporary buffer, one local to the command-group function), ended once it completed
+    # (docs/scheduler.md rule S29).
+    owners: Any
     flag: threading.Event | None
     failed: bool
     times: list[int] | None  # ops on a profiling queue: monotonic_ns() (a device op: its submit only)
@@ -129,15 +136,39 @@ class Op:
         self.finish()
 
     def finish(self) -> None:
-        """Mark complete and drop the keep-alive references."""
-        self.state = DONE
+        """Mark complete and drop the keep-alive references; the buffers that only it kept
+        end before anything waiting for it wakes, and ``queue.wait()`` waits for them
+        (rule S29)."""
+        if self.owners is None:
+            self.state = DONE
+            self.work = None
+        else:
+            self._end_owned()
         self.keep = None
-        self.work = None
         self.moves = NONE
         if self.flag is not None:
             self.flag.set()
         if trace.RECORDER is not None:
             trace.RECORDER.finished(self)
+
+    def _end_owned(self) -> None:
+        """Complete, and drop what only this op kept: its owners and a host task's body (which
+        may hold a placeholder, and its buffer). A buffer that ends here and must wait or
+        write back elsewhere does so for this op's lane, whose ``wait_all`` waits for it: the
+        lane's flag is raised before the op is complete, and set once that is known (rule S29)."""
+        lane = self.lane
+        ending = None if lane is None else lane.ending_begins()
+        self.state = DONE  # first: a buffer's end waits for this op
+        owners, work = self.owners, self.work
+        self.owners = self.work = None
+        outer = getattr(ENDING, "lane", None)  # a buffer's end may finish ops of its own
+        ENDING.lane = lane
+        try:
+            del owners, work
+        finally:
+            ENDING.lane = outer
+            if ending is not None:
+                ending.set()
 
     def fail(self, error: BaseException, after: cl.Event | None = None) -> None:
         """Complete with an error, reported once to the queue's (or context's) handler
@@ -274,6 +305,7 @@ def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | 
     op.failed = False
     op.event = ev
     op.keep = keep
+    op.owners = None
     if ev is not None:
         op.state = ISSUED
         op.flag = None

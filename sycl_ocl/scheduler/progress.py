@@ -27,6 +27,7 @@ from .refusal import UNDO, undo
 from .runtime import RUNTIME
 
 if TYPE_CHECKING:
+    from .._async_errors import AsyncErrors
     from .lane import Lane
 
 BLOCKED: Any = object()
@@ -227,17 +228,22 @@ def _progress() -> None:
             log.exception("sycl_ocl: issuing deferred commands failed")
 
 
-def run_logged(work: Callable[[], Any], what: str) -> None:
-    """Run a finalizer's ``work``; it cannot raise, so a failure is logged (``what`` names it).
-    Interrupted (a KeyboardInterrupt, which Python drops in a finalizer), the work runs again
-    to its end: each step of it is done, or undone where interrupted (rule S26)."""
+def run_logged(work: Callable[[], Any], what: str, errors: AsyncErrors | None = None) -> None:
+    """Run a finalizer's ``work``; it cannot raise, so a failure is logged (``what`` names it),
+    or, with ``errors``, a ``sycl.exception`` is reported there as an asynchronous error (a
+    buffer that its command's completion ended: that queue's, rule S29). Interrupted (a
+    KeyboardInterrupt, which Python drops in a finalizer), the work runs again to its end: each
+    step of it is done, or undone where interrupted (rule S26)."""
     try:
         work()
     except KeyboardInterrupt:
         work()
         raise
     except Exception as error:  # a finalizer cannot raise: report it instead
-        log.error("sycl_ocl: %s failed: %s", what, error)
+        if errors is not None and isinstance(error, exception):
+            RUNTIME.report(errors, error)
+        else:
+            log.error("sycl_ocl: %s failed: %s", what, error)
 
 
 def _start(

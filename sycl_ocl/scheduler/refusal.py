@@ -17,10 +17,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .intervals import Piece, gaps, insert, overlapping, remove
+from .op import DONE, Op, new_op
 
 if TYPE_CHECKING:
     from .memory_object import MemoryObject, Snapshot
-    from .op import Move, Op
+    from .op import Move
 
 # Ops that may still be undone: what their planning changed (``plan``'s snapshots), until
 # they start (a host op) or are enqueued (a deferred device op).
@@ -29,6 +30,18 @@ UNDO: weakref.WeakKeyDictionary[Op, Sequence[tuple[MemoryObject, Snapshot]]] = w
 # else, per memory object, each copy's pieces before the op (it was undone).
 KEPT: weakref.WeakKeyDictionary[Op, dict[MemoryObject, dict[int, list[Piece]]] | None] = (
     weakref.WeakKeyDictionary())
+
+
+def _lost() -> Op:
+    """A complete command that failed keeping nothing, of no queue: what a ``KEPT`` entry's
+    pieces name in place of such a command."""
+    op = new_op(None, 0, True, None)
+    op.failed = True
+    op.finish()
+    return op
+
+
+LOST = _lost()
 
 
 def snapshot(memory: MemoryObject) -> Snapshot:
@@ -45,14 +58,43 @@ def undo(op: Op) -> None:
     if saved is None:
         return
     kept: dict[MemoryObject, dict[int, list[Piece]]] = {}
-    for memory, (before, _, _) in saved:
-        kept[memory] = before
+    for memory, (planned_on, _, _) in saved:
+        kept[memory] = before = _unrefused(memory, planned_on)
         for loc, pieces in list(memory.valid.items()):
             for lo, hi, producer in pieces:
                 if producer is op:
                     _put_back(memory, before, loc, lo, hi)
         memory.layout = None
     KEPT[op] = kept
+
+
+def _unrefused(memory: MemoryObject, before: dict[int, list[Piece]]) -> dict[int, list[Piece]]:
+    """``before`` (each copy's pieces when an op was planned), but where a piece names a
+    command undone since (a chain of refused commands, each planned on the previous one), what
+    that command's copy held before it: it never ran, so the bytes there are those, and a
+    piece naming a failed command is never read (rule S10). Each ``KEPT`` entry is resolved
+    so, so one step reaches the last command that ran. A piece of a command complete names
+    none where its bytes are to be read (it ran, or it failed keeping them), ``LOST`` where
+    they are not: the entry keeps no command alive, whose dependencies would keep the
+    commands before it (a loop of failures would keep every one of them; rule S15)."""
+    resolved: dict[int, list[Piece]] = {}
+    for loc, pieces in before.items():
+        out: list[Piece] = []
+        for lo, hi, producer in pieces:
+            if producer is None or (producer.state == DONE and not producer.failed):
+                out.append((lo, hi, None))
+            elif not producer.failed:
+                out.append((lo, hi, producer))
+            elif producer not in KEPT:  # failed while running: its bytes are never read
+                out.append((lo, hi, LOST if producer.state == DONE else producer))
+            else:
+                undone = KEPT[producer]
+                if undone is None:
+                    out.append((lo, hi, None if producer.state == DONE else producer))
+                else:
+                    out += overlapping(undone.get(memory, {}).get(loc, []), lo, hi)
+        resolved[loc] = out
+    return resolved
 
 
 def _put_back(memory: MemoryObject, before: dict[int, list[Piece]], loc: int, lo: int, hi: int) -> None:

@@ -210,13 +210,15 @@ class Runtime:
 def _poll_unfinished(runtime: Runtime) -> int:
     """How many commands are unfinished, after flushing every queue (some drivers, Oclgrind,
     run only flushed work) and waking the progress thread to issue the deferred ones."""
+    ending = 0
     with runtime:
         ops = []
         for lane in list(runtime.lanes):
             lane.flush()
             ops += lane.unfinished()
+            ending += len(lane.ending_left())  # buffers their commands ended, being written back (rule S29)
     runtime.kick()
-    return sum(not op.poll() for op in ops)
+    return sum(not op.poll() for op in ops) + ending
 
 
 RUNTIME = Runtime()

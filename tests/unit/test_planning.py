@@ -10,6 +10,7 @@ import sycl_ocl as sycl
 from sycl_ocl.scheduler.coherence import access, merge, plan
 from sycl_ocl.scheduler.memory_object import HOST, Allocation
 from sycl_ocl.scheduler.op import DONE, Op, add_edge, depend, new_op
+from sycl_ocl.scheduler.refusal import UNDO, undo
 from sycl_ocl.scheduler.requirement import FRONTIER_CAP, HOST_READ, READ, WRITE
 
 
@@ -212,6 +213,25 @@ def test_a_plan_is_undone_by_restoring_its_snapshots() -> None:
     for mem, snapshot in saved:
         mem.restore(snapshot)
     assert (memory.valid, memory.frontier, memory.written) == before
+
+
+def test_refused_commands_undone_in_a_row_give_back_what_ran_before_them() -> None:
+    """A ran; B and C, each planned on the last, are refused in turn and undone (rule S25):
+    C's snapshot names B, which never ran, so its undo puts back what B's copy held, A's
+    bytes, and a host read after them reads A's bytes back (issue 33 item 2)."""
+    memory = memory_object()
+    lane = FakeLane(1)
+    ran, first, second = device_op(lane), device_op(lane), device_op(lane)
+    plan(ran, [req(memory, 0, 64, writes=True)], FakeContext(1), False, [])  # type: ignore[arg-type]
+    for op in (first, second):
+        UNDO[op] = plan(op, [req(memory, 0, 64, writes=True)], FakeContext(1), False, [])  # type: ignore[arg-type]
+    for op in (first, second):
+        undo(op)
+        op.failed, op.state = True, DONE
+    assert memory.valid[1] == [(0, 64, ran)]
+    reader = host_op()
+    _plan_one(reader, req(memory, 0, 64), READ, None)
+    assert [(alloc.loc, lo, hi, producer) for _, alloc, lo, hi, producer in reader.moves] == [(1, 0, 64, ran)]
 
 
 def test_a_context_bound_memory_object_refuses_other_contexts() -> None:

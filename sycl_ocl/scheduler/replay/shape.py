@@ -177,7 +177,7 @@ class Shape:
             self.kernel, self.global_size, self.local_size, self.offset, memory, self.bindings)
 
 
-def launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command] = ()) -> Op:
+def launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command] = (), owners: Any = None) -> Op:
     """Schedule the kernel launch of ``group``, a command group of the shape's lane matched to
     ``shape`` (``matching``), with ``group._call`` its arguments (docs/scheduler.md rule S20).
 
@@ -185,17 +185,18 @@ def launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command] = ()
     requirements), nothing is to wait for, and the plans of the shape's last launch hold
     (``Shape.holds``), it is enqueued at once on the memory the shape bound and the plans are
     replayed: what ``submit`` would do, with nothing to decide. Otherwise ``submit`` plans it.
+    ``owners``: what the op keeps alive until it completes (rule S29).
     """
-    with RUNTIME: return _launch(shape, group, depends_on)  # noqa: E701  # rule S26
+    with RUNTIME: return _launch(shape, group, depends_on, owners)  # noqa: E701  # rule S26
 
 
-def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command]) -> Op:
+def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], owners: Any) -> Op:
     """``launch`` under the lock."""
     lane = shape.lane
     prepared = shape.prepared  # None until bound (Shape.bind)
     if (depends_on or prepared is None or trace.RECORDER is not None or len(group._accessors) != shape.joins
             or (lane.in_order and (last := lane.last) is not None and last.state == DEFERRED)):
-        return _in_full(shape, group, depends_on)
+        return _in_full(shape, group, depends_on, owners)
     # The plans of the shape's last launch, while each memory object is in the layout its plan
     # followed: the common case of Shape.holds, in place (the call would cost 1% of a launch).
     plans = shape.plans
@@ -206,9 +207,9 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command]) ->
                 break
     if plans is None:
         if not shape.holds():
-            return _in_full(shape, group, depends_on)
+            return _in_full(shape, group, depends_on, owners)
     elif RUNTIME.deferred and blocked(plans):
-        return _in_full(shape, group, depends_on)
+        return _in_full(shape, group, depends_on, owners)
     args = group._call
     kept = prepared.args_set
     for index in shape.scalars:  # a scalar not the very object kept: all are set anew
@@ -221,15 +222,16 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command]) ->
     except cl.Error as error:
         raise translate(error, "enqueueing a command") from error
     op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
+    op.owners = owners
     apply(shape.plans, op)  # type: ignore[arg-type]  # found above
     return op
 
 
-def _in_full(shape: Shape, group: CommandGroup, depends_on: Sequence[Command]) -> Op:
+def _in_full(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], owners: Any) -> Op:
     """``submit`` of the launch, planned in full; the shape binds its memory after the first."""
     prepared = shape.prepared
     args = group._call
-    op = submit(shape.lane, shape.action(args, True), group._requirements, depends_on)
+    op = submit(shape.lane, shape.action(args, True), group._requirements, depends_on, owners)
     if prepared is None:
         shape.bind(args)  # its memory is allocated now: the next launch takes it as it is
     return op

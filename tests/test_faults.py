@@ -926,7 +926,6 @@ class Round:
 
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
-INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
                      "host_accessor release, a view kept", "host_accessor del",
                      "submit on a temporary buffer", "wait", "USM launch", "USM malloc", "USM free",
                      "USM memcpy", "USM fill", "copy to the host", "copy from the host", "buffer with exit",

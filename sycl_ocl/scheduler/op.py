@@ -17,6 +17,7 @@ from .._native import cl, events
 from ..info.enums import event_command_status
 from . import trace
 from .command import cl_status
+from .latch import Latch
 from .pool import POOL
 from .runtime import RUNTIME
 
@@ -67,7 +68,7 @@ class Op:
     work: Any  # a device action, or a hostops.HostWork
     moves: list[Move]  # the transfers it does before its work
     keep: list[Any] | None
-    flag: threading.Event | None
+    flag: Latch | None
     failed: bool
     times: list[int] | None  # ops on a profiling queue: monotonic_ns() (a device op: its submit only)
 
@@ -230,7 +231,7 @@ class Op:
     def wait_started(self) -> None:
         """Block until a host op on a profiling queue started (or completed)."""
         times: list[int] = self.times  # type: ignore[assignment]
-        flag: threading.Event = self.flag  # type: ignore[assignment]  # every host op has one
+        flag: Latch = self.flag  # type: ignore[assignment]  # every host op has one
         RUNTIME.kick()  # a host wait wakes the progress thread (docs/scheduler.md rule S9)
         while not times[START] and not flag.wait(0.001):
             pass
@@ -287,7 +288,7 @@ def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | 
             lane.trim()  # type: ignore[union-attr]
         return op
     op.state = DEFERRED
-    op.flag = threading.Event() if host else None
+    op.flag = Latch() if host else None
     # The submit time, taken before the op waits for anything (§4.6.6.2, Table 37)
     op.times = [monotonic_ns(), 0, 0] if lane is not None and lane.profiling else None
     if trace.RECORDER is not None:

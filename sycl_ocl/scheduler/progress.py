@@ -21,6 +21,7 @@ from .._async_errors import log
 from .._exception import exception
 from .._native import cl, threads
 from .issue import issue
+from .latch import Latch
 from .op import DEFERRED, DONE, Op
 from .pool import POOL
 from .refusal import UNDO, undo
@@ -101,7 +102,7 @@ def _fired(key: int) -> None:
 def defer(op: Op) -> None:
     """Keep ``op`` in the DAG until its dependencies allow enqueueing it (under the lock)."""
     if op.flag is None:
-        op.flag = threading.Event()
+        op.flag = Latch()
     RUNTIME.deferred.append(op)
 
 

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._native import cl
+from .._process import STATE as PROCESS
+from .._process import forked_error
 from . import progress
 from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import plan, restore
@@ -57,6 +59,8 @@ def submit(
     A device action without requirements (a USM command, a kernel launched with USM pointers
     and scalars) is ordered by ``depends_on`` and the in-order queue alone: nothing is planned.
     """
+    if PROCESS.forked:
+        raise forked_error("submitting a command group")
     kind = type(action)
     if kind is HostTask or kind is NativeTask:
         return _submit_host(lane, action, requirements, depends_on)  # type: ignore[arg-type]

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .._async_errors import log
 from .._exception import errc, exception
+from .._process import STATE as PROCESS
+from .._process import forked_error
 from .coherence import access, restore
 from .command import Command
 from .hostops import prepare, start, transfer_op
@@ -37,6 +39,8 @@ def acquire(req: Requirement, name: str) -> Op:
     is one line (CPython reports the line of a ``with`` again before its exit, where an
     interrupt would skip the release) and the planning undoes itself (rule S26).
     """
+    if PROCESS.forked:
+        raise forked_error(f"constructing {name}")
     op = None
     try:
         with RUNTIME: op = _plan(req, name)  # noqa: E701  # one line: see above
@@ -71,7 +75,10 @@ def _plan(req: Requirement, name: str) -> Op:
 def release(memory: MemoryObject, op: Op) -> None:
     """End the hold and issue what waited for it. Again on an ended hold, nothing changes.
     Interrupted before the hold ended, it ends nothing (the caller keeps the hold, to release
-    later); after, the progress thread issues what waited (rule S26)."""
+    later); after, the progress thread issues what waited (rule S26). In a child made by
+    fork(), the hold is the parent's: nothing is done."""
+    if PROCESS.forked:
+        return
     try:
         with RUNTIME: _end_hold(memory, op)  # noqa: E701  # one line, as in acquire
         if RUNTIME.held():

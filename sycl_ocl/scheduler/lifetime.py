@@ -28,6 +28,8 @@ from .. import _async_errors
 from .._async_errors import log
 from .._exception import exception
 from .._native import cl, translate
+from .._process import STATE as PROCESS
+from .._process import forked_error
 from . import holds
 from .coherence import access, restore
 from .hostops import prepare, transfer_op
@@ -181,6 +183,8 @@ def add_handle(memory: MemoryObject) -> Any:
     track (an empty numpy array): it clears the weak references of the objects it collects
     before their finalizers run, which may keep them (a finalizer queues its work: rule S19),
     but never this one's, which dies only with the handle."""
+    if PROCESS.forked:
+        raise forked_error("making a buffer")
     with RUNTIME: memory.handles += 1  # noqa: E701  # one line (rule S26)
     token = np.empty(0, np.uint8)
     watch(token, partial(_end_orphan, memory))
@@ -193,7 +197,10 @@ def end_handle(memory: MemoryObject, token: Any, mark_ended: Callable[[], None])
     ``memory``. Interrupted (a KeyboardInterrupt) once the last handle ended, the destruction
     runs again to its end before the interrupt goes on, so that the statement that ended the
     buffer writes it back (rules S21, S26); interrupted before, the handle stays alive and its
-    next end ends it."""
+    next end ends it. In a child made by fork() nothing is done: the buffer, its commands and
+    its write-back are the parent's."""
+    if PROCESS.forked:
+        return
     last = False
     try:
         with RUNTIME: last = _end(memory, token, mark_ended)  # noqa: E701  # one line (rule S26)

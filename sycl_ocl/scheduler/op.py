@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._exception import errc, exception
 from .._native import cl, events
+from .._process import STATE as PROCESS
+from .._process import forked_error
 from ..info.enums import event_command_status
 from . import trace
 from .command import cl_status
@@ -161,6 +163,8 @@ class Op:
     def wait(self) -> None:
         if self.state == DONE:
             return
+        if PROCESS.forked:  # its threads are the parent's: it would never complete here
+            raise forked_error("waiting for a command")
         if self.event is None:
             if getattr(RUNNING, "op", None) is self:
                 raise exception(errc.invalid, "a host task waits for its own event: it would wait "

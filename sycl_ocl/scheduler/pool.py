@@ -59,6 +59,12 @@ class HostPool:
                 return
         self.wake()
 
+    def reinit(self) -> None:
+        """In a child made by fork(): no thread of the pool exists there (``runtime._forked``)."""
+        self._lock._at_fork_reinit()  # type: ignore[attr-defined]
+        self.work.clear()
+        self.threads = self.idle = self.blocked = 0
+
     def waiting(self, blocked: bool) -> None:
         """Note that the calling thread enters (True) or leaves (False) a blocking SYCL wait;
         on a pool thread, entering one may make room for another thread."""

@@ -11,6 +11,7 @@ work still in flight, then logs the asynchronous errors nobody received.
 from __future__ import annotations
 
 import atexit
+import os
 import queue
 import threading
 import time
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from .._async_errors import log
+from .._process import STATE as PROCESS
 from .command import NativeCommand
 from .context_record import ContextRecord
 from .pool import POOL
@@ -219,6 +221,18 @@ def _poll_unfinished(runtime: Runtime) -> int:
     return sum(not op.poll() for op in ops)
 
 
+def _forked() -> None:
+    """In a child made by fork() after OpenCL was opened (``_process``; docs/reliability.md,
+    "Processes"): the threads that held the locks are gone, so the locks are made anew (the
+    finalizers of inherited objects take them before they learn that they end nothing), and
+    the exit waits for none of the parent's work."""
+    if PROCESS.forked:
+        RUNTIME.lock._at_fork_reinit()  # type: ignore[attr-defined]  # what threading does for its own
+        POOL.reinit()
+        atexit.unregister(RUNTIME.shutdown)
+
+
 RUNTIME = Runtime()
 POOL.wake = RUNTIME.kick
 POOL.mark = RUNTIME.mark_thread
+os.register_at_fork(after_in_child=_forked)

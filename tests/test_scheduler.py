@@ -6,6 +6,7 @@ tasks waiting on a threading.Event), never sleeps."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -753,6 +754,40 @@ def test_work_in_flight_at_interpreter_exit_completes(device: sycl.device, tmp_p
     assert done.returncode == 0 and "terminate called" not in done.stderr, done.stderr
     assert "Exception ignored" not in done.stderr, done.stderr
     assert out.exists() and out.read_text() == "[7, 7, 7, 7]"
+
+
+def test_an_open_host_accessor_at_exit_lets_the_work_behind_it_run(device: sycl.device,
+                                                                   tmp_path: Path) -> None:
+    """docs/scheduler.md rule S14: a host accessor still open when the program ends is ended
+    first (C++ destroys it when the program ends), then the work behind it runs and is waited
+    for like any other. It stalled the exit 10 s, logged the work abandoned, then ran it."""
+    out, ended = tmp_path / "done.txt", tmp_path / "ended.txt"
+    platform_name = device.get_platform().get_info(sycl.info.platform.name)
+    done = run_child(f"""
+        import time
+        import numpy as np
+        import sycl_ocl as sycl
+
+        sycl.register_kernel_source("__kernel void ex_inc(__global int* a) {{ a[get_global_id(0)] += 1; }}")
+        dev = next(d for d in sycl.device.get_devices()
+                   if d.get_platform().get_info(sycl.info.platform.name) == {platform_name!r})
+        q = sycl.queue(dev)
+        buf = sycl.buffer(np.zeros(4, np.int32))
+        acc = sycl.host_accessor(buf)  # never released: open when the script ends
+
+        def report(h):
+            seen = sycl.accessor(buf, h, sycl.read_only)
+            h.host_task(lambda: open({str(out)!r}, "w").write(str(np.asarray(seen).tolist())))
+
+        q.submit(lambda h: h.parallel_for(4, "ex_inc", sycl.accessor(buf, h)))
+        q.submit(report)
+        open({str(ended)!r}, "w").write(repr(time.time()))
+    """, timeout=120)
+    exit_s = time.time() - float(ended.read_text())
+    assert done.returncode == 0, done.stderr
+    assert "abandoned" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert out.read_text() == "[1, 1, 1, 1]"
+    assert exit_s < 5, f"the exit took {exit_s:.1f} s"
 
 
 def test_a_host_task_that_never_ends_does_not_hang_the_exit() -> None:

@@ -26,8 +26,8 @@ from .requirement import HOST_READ, WRITE, Requirement
 from .runtime import RUNTIME
 from .trace import describe
 
-# The open holds: the thread that made each, and its accessor's name (rule S22).
-_owners: dict[Op, tuple[int, str]] = {}
+# The open holds: the thread that made each, its accessor's name (rule S22) and its memory.
+_owners: dict[Op, tuple[int, str, MemoryObject]] = {}
 WAIT_WARNING_S = 3.0  # a wait for another thread's host accessor warns after this long
 
 
@@ -61,7 +61,7 @@ def _plan(req: Requirement, name: str) -> Op:
         access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
         _refuse_self_wait(op.deps, f"constructing {name}", None)
         req.memory.holds.add(op)
-        _owners[op] = (threading.get_ident(), name)
+        _owners[op] = (threading.get_ident(), name, req.memory)
         UNDO[op] = saved  # undone if its read-back fails (rule S25)
         for stager in stagers:
             start(stager, saved)
@@ -96,6 +96,20 @@ def _end_hold(memory: MemoryObject, op: Op) -> None:
     _owners.pop(op, None)
 
 
+def end_all_at_exit() -> None:
+    """At interpreter exit, before it waits for the work in flight: end the host accessors
+    still open, as C++ destroys them when the program ends, so that the work behind them runs
+    instead of stalling the exit (docs/scheduler.md rule S14). No user thread can release one
+    any more: the exit has joined them."""
+    with RUNTIME:
+        held = [(memory, op) for op, (_, _, memory) in _owners.items()]
+    for memory, op in held:
+        release(memory, op)
+
+
+RUNTIME.exit_first.append(end_all_at_exit)
+
+
 def check_wait(waited: Sequence[Command], what: str) -> threading.Timer | None:
     """``errc.invalid`` where ``what`` (a wait of this thread) would wait for a command that
     waits, directly or through others, for a host accessor this thread holds open: the access
@@ -117,7 +131,7 @@ def check_wait(waited: Sequence[Command], what: str) -> threading.Timer | None:
 
 def _warn_if_held(waited: list[Command], what: str) -> None:
     with RUNTIME:
-        held = {op: f"{name} (held by thread {thread})" for op, (thread, name) in _owners.items()}
+        held = {op: f"{name} (held by thread {thread})" for op, (thread, name, _) in _owners.items()}
         found = _needing(waited, held)
     if found is not None:
         command, name = found
@@ -140,7 +154,7 @@ def _refuse_self_wait(waited: Iterable[Command], what: str, undo: Callable[[], N
     """``check_wait`` under the lock, but for the holds ``ended``; ``undo()`` first where it
     raises."""
     me = threading.get_ident()
-    mine = {op: name for op, (thread, name) in _owners.items() if thread == me and op not in ended}
+    mine = {op: name for op, (thread, name, _) in _owners.items() if thread == me and op not in ended}
     found = _needing(waited, mine) if mine else None
     if found is None:
         return

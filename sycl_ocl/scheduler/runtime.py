@@ -64,9 +64,9 @@ class Runtime:
     """
 
     __slots__ = (
-        "_records_lock", "_start_lock", "contexts", "deferred", "exiting", "finalizers", "hosts", "lanes",
-        "local", "lock", "native_commands", "orphans", "spawns", "thread", "undelivered", "wake",
-        "watched",
+        "_records_lock", "_start_lock", "contexts", "deferred", "exit_first", "exiting", "finalizers",
+        "hosts", "lanes", "local", "lock", "native_commands", "orphans", "spawns", "thread", "undelivered",
+        "wake", "watched",
     )
 
     def __init__(self) -> None:
@@ -89,6 +89,8 @@ class Runtime:
         self.native_commands: weakref.WeakValueDictionary[int, NativeCommand] = weakref.WeakValueDictionary()
         self.thread: threading.Thread | None = None
         self.exiting = False  # set by shutdown: Python 3.12 starts no thread from then on
+        # What shutdown runs before it waits for the work in flight (``holds.end_all_at_exit``).
+        self.exit_first: list[Callable[[], Any]] = []
         self._start_lock = threading.Lock()
         self._records_lock = threading.Lock()
 
@@ -181,7 +183,13 @@ class Runtime:
 
     def shutdown(self) -> None:
         """At interpreter exit: wait for the commands still in flight (as DPC++ does at
-        shutdown), then log the asynchronous errors never delivered (rule S14)."""
+        shutdown), then log the asynchronous errors never delivered (rule S14). Host accessors
+        still open are ended first: the work behind them runs, and is waited for."""
+        for end in self.exit_first:
+            try:
+                end()
+            except Exception:  # the interpreter is ending: say so, do not raise into its exit
+                log.exception("sycl_ocl: ending what was still open at interpreter exit failed")
         self._wait_for_lanes()
         for store in list(self.undelivered):
             store.log_undelivered()

@@ -164,7 +164,7 @@ def _host_task(
         lane.add(op)
         start(op, saved)
     except BaseException:
-        if not any(waiting[0] is op for waiting in RUNTIME.hosts):  # it did not start
+        if not any(waiting.op is op for waiting in RUNTIME.hosts):  # it did not start
             restore(saved)
             op.finish()
         raise

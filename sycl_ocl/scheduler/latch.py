@@ -12,21 +12,29 @@ waiters look at ``done`` that often.
 
 from __future__ import annotations
 
-from _thread import LockType, allocate_lock
+from _thread import allocate_lock
 from time import monotonic
+from typing import Protocol
 
 POLL_S = 0.05  # a waiter whose release an interrupted ``set`` skipped wakes this late at most
 
 
+class Waiter(Protocol):
+    """What waits on a latch: a lock a thread sleeps on, or a host op parked there
+    (``progress.Waiting``)."""
+
+    def release(self) -> None: ...
+
+
 class Latch:
     """Set once, waited for by any number of threads (the part of ``threading.Event`` that
-    ops use)."""
+    ops use); ``set`` also releases the host ops parked on it (``progress._dispatch``)."""
 
     __slots__ = ("done", "waiters")
 
     def __init__(self) -> None:
         self.done = False
-        self.waiters: list[LockType] = []
+        self.waiters: list[Waiter] = []
 
     def is_set(self) -> bool:
         return self.done

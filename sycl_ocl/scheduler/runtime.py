@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .lane import Lane
     from .op import Op
+    from .progress import Waiting
 
 # A thread to start: (target, args, name, what to do with the error when none can start).
 Spawn = tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException], Any]]
@@ -65,8 +66,8 @@ class Runtime:
 
     __slots__ = (
         "_records_lock", "_start_lock", "contexts", "deferred", "exit_first", "exiting", "finalizers",
-        "hosts", "lanes", "local", "lock", "native_commands", "orphans", "spawns", "thread", "undelivered",
-        "wake", "watched",
+        "foreign", "hosts", "lanes", "local", "lock", "native_commands", "orphans", "spawns", "thread",
+        "unblocked", "undelivered", "wake", "watched",
     )
 
     def __init__(self) -> None:
@@ -74,8 +75,11 @@ class Runtime:
         self.local = threading.local()  # .scheduler_thread: set on the scheduler's own threads
         self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
         self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
-        # Host ops waiting for their dependencies: (op, run, failed) (``progress.run_host``).
-        self.hosts: list[tuple[Op, Callable[[Op], Any], Callable[[Op, BaseException], Any]]] = []
+        # Host ops waiting for their dependencies (``progress.Waiting``): submitted since the
+        # dispatcher's last pass; parked on a latch that was set since; held back by a user event.
+        self.hosts: list[Waiting] = []
+        self.unblocked: deque[Waiting] = deque()
+        self.foreign: list[Waiting] = []
         self.watched: set[int] = set()  # OpenCL events with a completion callback
         # Wakes the progress thread. A SimpleQueue, not an Event: its put takes no Python lock,
         # so a finalizer may wake the thread even when it runs inside an Event's own lock.

@@ -611,15 +611,24 @@ def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
 INTERRUPT_LINES = int(os.environ.get("INTERRUPT_SWEEP_LINES", "400"))  # per call, at most
 
 
-def interrupted_at(line: int, call: Callable[[], object]) -> str:
-    """Run ``call`` with a KeyboardInterrupt raised at its ``line``-th line event in sycl_ocl
-    (finalizers and the collector's callback included); where it was raised ("": the call ran
-    fewer lines)."""
+def interrupted_at(line: int, call: Callable[[], object], event_kind: str = "line") -> str:
+    """Run ``call`` with a KeyboardInterrupt raised at its ``line``-th ``event_kind`` event
+    (finalizers and the collector's callback included): "line", at the start of a line of
+    sycl_ocl; "call", as any function the call runs begins, the standard library's included
+    (where CPython checks for a signal's interrupt: a function's first instruction). Returns
+    where it was raised ("": the call ran fewer)."""
     seen = [0]
     where = [""]
 
     def trace(frame: Any, event: str, arg: object) -> Any:
         code = frame.f_code
+        if event_kind == "call":
+            if event == "call" and code.co_filename != __file__:  # not the test's own lambda
+                seen[0] += 1
+                if seen[0] == line:
+                    where[0] = f"{code.co_filename.rpartition('/')[2]}:{frame.f_lineno} ({code.co_name})"
+                    raise KeyboardInterrupt
+            return None
         if "/sycl_ocl/" not in code.co_filename:
             return None
         if event == "line":
@@ -767,10 +776,12 @@ INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_acces
                      "USM fill", "buffer with exit", "buffer del", "collection", "profiling query"]
 
 
+@pytest.mark.parametrize("event_kind", ["line", "call"])
 @pytest.mark.parametrize("call", INTERRUPTED_CALLS)
-def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, call: str,
+def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, call: str, event_kind: str,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each line of ``call`` interrupted in turn: the runtime still works, nothing is lost."""
+    """Each line of ``call`` interrupted in turn (``event_kind`` "line"), or the start of each
+    function it runs ("call"): the runtime still works, nothing is lost."""
     if "Portable" not in device.get_platform().get_info(sycl.info.platform.name):
         pytest.skip("runs on PoCL (CI's device): hundreds of queues and buffers are too slow on Oclgrind")
     # An interrupt in a finalizer is dropped by Python, as it prints it: pytest's own hook would
@@ -784,7 +795,7 @@ def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, c
         for line in range(1, INTERRUPT_LINES + 1):
             r = Round(device)
             r.prepare(call)
-            where = interrupted_at(line, r.calls()[call])
+            where = interrupted_at(line, r.calls()[call], event_kind)
             unwritten += not r.check(call, where)
             if not where:
                 break  # the call ran fewer lines: each was interrupted once
@@ -793,8 +804,8 @@ def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, c
     finally:
         gc.enable()
     assert set(dropped) <= {KeyboardInterrupt}, f"finalizers raised {set(dropped)}"
-    assert line > 20, f"{call} ran {line - 1} lines of sycl_ocl only"  # the trace sees the call
-    print(f"{call}: interrupted at each of its {line - 1} lines"
+    assert line > 5, f"{call} ran {line - 1} {event_kind}s of sycl_ocl only"  # the trace sees the call
+    print(f"{call}: interrupted at each of its {line - 1} {event_kind}s"
           + (f", {unwritten} ended without a write-back" if unwritten else ""))
 
 

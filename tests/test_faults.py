@@ -948,5 +948,5 @@ def test_interrupts_interleaved_leave_the_runtime_working(device: sycl.device) -
         found = child_json(code)
         print(f"run {run}: {found}")
         assert set(found["raised"]) <= {"KeyboardInterrupt"}, found
-        assert found["after"] is not None, f"run {run}: a kernel and a host accessor never completed: {found}"
+        assert found["after"] is not None, f"run {run}: a kernel and a host accessor never ended: {found}"
         assert found["done"] + 1 <= found["after"] <= found["tried"] + 1, found

@@ -934,7 +934,8 @@ def works():
 checker = threading.Thread(target=works, daemon=True)
 checker.start()
 checker.join(10)
-print(json.dumps({{"calls": n, "raised": raised, "first": first, "after": after[0] if after else None, **kernels}}))
+print(json.dumps({{"calls": n, "raised": raised, "first": first,
+                  "after": after[0] if after else None, **kernels}}))
 """
 
 

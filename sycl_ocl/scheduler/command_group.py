@@ -25,7 +25,7 @@ from .op import DEFERRED, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
 from .refusal import UNDO, snapshot
 from .replay.plans import apply, depend_on, distinct, replayable
-from .runtime import RUNTIME
+from .runtime import RUNTIME, to_the_end
 from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
@@ -91,8 +91,7 @@ def _device_op(
         lane.add(op)
     except BaseException:
         if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
-            restore(saved or ())
-            op.finish()
+            to_the_end(_abandon, op, saved or ())
         raise
     return op
 
@@ -165,7 +164,13 @@ def _host_task(
         start(op, saved)
     except BaseException:
         if not any(waiting.op is op for waiting in RUNTIME.hosts):  # it did not start
-            restore(saved)
-            op.finish()
+            to_the_end(_abandon, op, saved)
         raise
     return op
+
+
+def _abandon(op: Op, saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:
+    """Undo the planning of ``op``, refused or interrupted before it was enqueued, deferred or
+    started, and end it: nothing may wait for it (rule S26). Safe to run again."""
+    restore(saved)
+    op.finish()

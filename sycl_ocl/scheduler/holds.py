@@ -18,12 +18,12 @@ from .._process import forked_error
 from .coherence import access, restore
 from .command import Command
 from .hostops import prepare, start, transfer_op
-from .memory_object import MemoryObject
+from .memory_object import MemoryObject, Snapshot
 from .op import DONE, Op
 from .progress import drain
 from .refusal import UNDO, snapshot, undo
 from .requirement import HOST_READ, WRITE, Requirement
-from .runtime import RUNTIME
+from .runtime import RUNTIME, to_the_end
 from .trace import describe
 
 # The open holds: the thread that made each, its accessor's name (rule S22) and its memory.
@@ -48,8 +48,7 @@ def acquire(req: Requirement, name: str) -> Op:
         return op  # in the try: interrupted here, the hold is released too
     except BaseException:
         if op is not None:  # interrupted before its read-back: the host copy is not current
-            with RUNTIME: undo(op)  # noqa: E701  # one line: see above
-            release(req.memory, op)
+            to_the_end(_give_up, req.memory, op)
         raise
 
 
@@ -67,9 +66,20 @@ def _plan(req: Requirement, name: str) -> Op:
             start(stager, saved)
         return op
     except BaseException:
-        restore(saved)
-        _end_hold(req.memory, op)
+        to_the_end(_unplan, req.memory, op, saved)
         raise
+
+
+def _unplan(memory: MemoryObject, op: Op, saved: list[tuple[MemoryObject, Snapshot]]) -> None:
+    restore(saved)
+    _end_hold(memory, op)
+
+
+def _give_up(memory: MemoryObject, op: Op) -> None:
+    """A hold whose read-back failed or was interrupted: undone and released (safe to run
+    again: an ended hold's release changes nothing)."""
+    with RUNTIME: undo(op)  # noqa: E701  # one line (rule S26)
+    release(memory, op)
 
 
 def release(memory: MemoryObject, op: Op) -> None:

@@ -233,6 +233,19 @@ def _poll_unfinished(runtime: Runtime) -> int:
     return sum(not op.poll() for op in ops)
 
 
+def to_the_end(work: Callable[..., Any], *args: Any) -> None:
+    """Run ``work(*args)`` to its end, again while a KeyboardInterrupt interrupts it: the undo
+    in a handler, where a second interrupt (a real signal's lands anywhere) would leave it half
+    done and a command waited for for good (rule S26). ``work`` must be safe to run again; the
+    handler raises the first interrupt afterwards."""
+    while True:
+        try:
+            work(*args)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
 def _forked() -> None:
     """In a child made by fork() after OpenCL was opened (``_process``; docs/reliability.md,
     "Processes"): the threads that held the locks are gone, so the locks are made anew (the

@@ -18,6 +18,7 @@ import pyopencl as cl
 from . import _device_filter
 from ._exception import errc, exception
 from ._native import translate
+from ._process import opened
 from .info import enums
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ _platforms: list[platform] | None = None
 def _enumerate() -> list[platform]:
     from ._platform import platform  # discovery makes the platforms that list devices through it
 
+    opened()  # from now on a child made by fork() refuses sycl_ocl
     try:
         natives = cl.get_platforms()
     except cl.Error as error:

@@ -22,6 +22,7 @@ from ._handles import NativeWrapper, cached_wrapper, remember
 from ._kernel_bundle.range_launch import enabled_by_default, range_launch
 from ._kernel_bundle.resolve import resolve_kernel
 from ._native import translate
+from ._process import check as check_process
 from ._range import nd_range
 from .graph import Recorded, command_graph, queue_state, record
 from .info._descriptor import check_namespace
@@ -111,6 +112,7 @@ class queue(NativeWrapper, PropertyHolder):
         # A running trace (sycl_ocl.tools, docs/tracing.md) profiles every queue made meanwhile.
         traced = recording() and dev.has(aspect.queue_profiling)
         flags: Any = cl.command_queue_properties.PROFILING_ENABLE if profiling or traced else 0
+        check_process("making a queue")
         try:
             native = cl.CommandQueue(ctx._native, dev._native, properties=flags)
         except cl.Error as error:

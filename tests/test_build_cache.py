@@ -395,3 +395,102 @@ def test_a_header_changed_during_the_build_is_not_stored(queue: sycl.queue, cach
     assert build_cache_stats()["disk_stores"] == before and not list(cache.glob("*.clbin"))
     load_or_make(ctx, devices, [unit], options, edit_then_build)
     assert build_cache_stats()["disk_stores"] == before + 1
+
+
+# --- paths and settings that must not stop a build (docs/reliability.md, "The build cache") ---
+
+
+def _bounded(fn: object, seconds: float = 60) -> list[object]:
+    """``fn()``'s result on a thread of its own; fails (instead of hanging) past ``seconds``."""
+    out: list[object] = []
+    worker = threading.Thread(target=lambda: out.append(fn()), daemon=True)  # type: ignore[operator]
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"still waiting after {seconds} s"
+    return out
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_an_entry_that_is_not_a_regular_file_is_rejected_unread(device: sycl.device, cache: Path,
+                                                                kind: str) -> None:
+    """A FIFO at an entry's path blocked the build for good (a read waits for a writer); a
+    folder there made the entry unreadable. Both are rejected with a warning and the program
+    built from source."""
+    fresh = sycl.register_kernel_source(f"__kernel void bc_{kind}(__global int *a) {{ a[0] = 66; }}")
+    entry = _entry(cache, device, fresh)
+    entry.unlink()
+    os.mkfifo(entry) if kind == "fifo" else entry.mkdir()
+    before = build_cache_stats()
+    with pytest.warns(RuntimeWarning, match="is unusable .*not a regular file"):
+        assert _bounded(lambda: _value(device, fresh)) == [66]
+    assert build_cache_stats()["disk_rejected"] == before["disk_rejected"] + 1
+    if kind == "fifo":  # deleted, and the rebuilt program stored in its place
+        assert entry.is_file() and build_cache_stats()["disk_stores"] == before["disk_stores"] + 1
+
+
+def test_a_fifo_among_the_entries_does_not_stop_the_trim(tmp_path: Path) -> None:
+    from sycl_ocl._kernel_bundle.cache import evict
+
+    os.mkfifo(tmp_path / "odd.clbin")
+    (tmp_path / "dir.clbin").mkdir()
+    (tmp_path / "real.clbin").write_bytes(b"x" * 100)
+    assert _bounded(lambda: evict(tmp_path, 0)) == [1]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.clbin", "odd.clbin"]
+
+
+def test_no_home_directory_turns_the_disk_cache_off(device: sycl.device,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """HOME unset and no passwd entry (injected: ``pwd.getpwuid`` finds none) made every build
+    raise from ``Path.home()``; now the build runs, the disk cache off, with a warning."""
+    import pwd
+
+    def no_entry(uid: int) -> pwd.struct_passwd:
+        raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+    for name in ("HOME", "XDG_CACHE_HOME", "SYCL_OCL_CACHE_DIR", "SYCL_OCL_DISABLE_CACHE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    fresh = sycl.register_kernel_source("__kernel void bc_homeless(__global int *a) { a[0] = 77; }")
+    before = build_cache_stats()
+    with pytest.warns(RuntimeWarning, match="no home directory .*SYCL_OCL_CACHE_DIR"):
+        assert _value(device, fresh) == 77
+    after = build_cache_stats()
+    assert after["disk_misses"] == before["disk_misses"] + 1 and after["disk_stores"] == before["disk_stores"]
+
+
+@pytest.mark.parametrize("setting", ["inf", "nan", "-1", "lots"])
+def test_a_cache_limit_that_is_no_size_warns_and_keeps_the_default(device: sycl.device, cache: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch,
+                                                                   setting: str) -> None:
+    """``SYCL_OCL_CACHE_MAX_MB=inf`` raised OverflowError at the first build."""
+    from sycl_ocl._kernel_bundle.cache import _DEFAULT_LIMIT_MB, _limit_bytes
+
+    monkeypatch.setenv("SYCL_OCL_CACHE_MAX_MB", setting)
+    fresh = sycl.register_kernel_source(
+        f"__kernel void bc_limit_{setting.strip('-')}(__global int *a) {{ a[0] = 88; }}")
+    with pytest.warns(RuntimeWarning, match=f"SYCL_OCL_CACHE_MAX_MB='{setting}' is not a size"):
+        assert _value(device, fresh) == 88
+    assert len(list(cache.glob("*.clbin"))) == 1  # stored, under the default limit
+    assert _limit_bytes() == _DEFAULT_LIMIT_MB * 2**20
+
+
+HOST_TASK_WITH_SETTING = """
+import json, threading, warnings
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    import sycl_ocl as sycl
+    from sycl_ocl.scheduler.pool import POOL
+ran = threading.Event()
+sycl.queue().submit(lambda h: h.host_task(ran.set))
+print(json.dumps({"ran": ran.wait(20), "size": POOL.size, "warnings": [str(w.message) for w in caught]}))
+"""
+
+
+@pytest.mark.parametrize("setting", ["0", "-1", "abc"])
+def test_a_host_thread_count_that_is_no_count_warns_and_keeps_the_default(setting: str) -> None:
+    """``SYCL_OCL_HOST_THREADS=0`` or ``-1`` left every host task waiting for good; ``abc``
+    raised a bare ValueError at import."""
+    found = child_json(HOST_TASK_WITH_SETTING, {"SYCL_OCL_HOST_THREADS": setting})
+    assert found["ran"] and found["size"] == 16
+    said = f"SYCL_OCL_HOST_THREADS='{setting}' is not a number of threads"
+    assert any(said in w for w in found["warnings"])

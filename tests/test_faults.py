@@ -754,15 +754,24 @@ def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
 INTERRUPT_LINES = int(os.environ.get("INTERRUPT_SWEEP_LINES", "400"))  # per call, at most
 
 
-def interrupted_at(line: int, call: Callable[[], object]) -> str:
-    """Run ``call`` with a KeyboardInterrupt raised at its ``line``-th line event in sycl_ocl
-    (finalizers and the collector's callback included); where it was raised ("": the call ran
-    fewer lines)."""
+def interrupted_at(line: int, call: Callable[[], object], event_kind: str = "line") -> str:
+    """Run ``call`` with a KeyboardInterrupt raised at its ``line``-th ``event_kind`` event
+    (finalizers and the collector's callback included): "line", at the start of a line of
+    sycl_ocl; "call", as any function the call runs begins, the standard library's included
+    (where CPython checks for a signal's interrupt: a function's first instruction). Returns
+    where it was raised ("": the call ran fewer)."""
     seen = [0]
     where = [""]
 
     def trace(frame: Any, event: str, arg: object) -> Any:
         code = frame.f_code
+        if event_kind == "call":
+            if event == "call" and code.co_filename != __file__:  # not the test's own lambda
+                seen[0] += 1
+                if seen[0] == line:
+                    where[0] = f"{code.co_filename.rpartition('/')[2]}:{frame.f_lineno} ({code.co_name})"
+                    raise KeyboardInterrupt
+            return None
         if "/sycl_ocl/" not in code.co_filename:
             return None
         if event == "line":
@@ -932,10 +941,12 @@ INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_acces
                      "buffer del", "collection", "profiling query"]
 
 
+@pytest.mark.parametrize("event_kind", ["line", "call"])
 @pytest.mark.parametrize("call", INTERRUPTED_CALLS)
-def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, call: str,
+def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, call: str, event_kind: str,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each line of ``call`` interrupted in turn: the runtime still works, nothing is lost."""
+    """Each line of ``call`` interrupted in turn (``event_kind`` "line"), or the start of each
+    function it runs ("call"): the runtime still works, nothing is lost."""
     if "Portable" not in device.get_platform().get_info(sycl.info.platform.name):
         pytest.skip("runs on PoCL (CI's device): hundreds of queues and buffers are too slow on Oclgrind")
     # An interrupt in a finalizer is dropped by Python, as it prints it: pytest's own hook would
@@ -949,7 +960,7 @@ def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, c
         for line in range(1, INTERRUPT_LINES + 1):
             r = Round(device)
             r.prepare(call)
-            where = interrupted_at(line, r.calls()[call])
+            where = interrupted_at(line, r.calls()[call], event_kind)
             unwritten += not r.check(call, where)
             if not where:
                 break  # the call ran fewer lines: each was interrupted once
@@ -958,8 +969,8 @@ def test_an_interrupt_anywhere_leaves_the_runtime_working(device: sycl.device, c
     finally:
         gc.enable()
     assert set(dropped) <= {KeyboardInterrupt}, f"finalizers raised {set(dropped)}"
-    assert line > 20, f"{call} ran {line - 1} lines of sycl_ocl only"  # the trace sees the call
-    print(f"{call}: interrupted at each of its {line - 1} lines"
+    assert line > 5, f"{call} ran {line - 1} {event_kind}s of sycl_ocl only"  # the trace sees the call
+    print(f"{call}: interrupted at each of its {line - 1} {event_kind}s"
           + (f", {unwritten} ended without a write-back" if unwritten else ""))
 
 
@@ -999,3 +1010,109 @@ def test_an_interrupt_on_the_collectors_callback_keeps_the_write_back(
         gc.enable()
     assert dropped == [KeyboardInterrupt]
     assert data.tolist() == [5] * N and data.flags.writeable
+
+
+# --- interrupts interleaved: a real signal every 2 ms ------------------------------------------
+# SIGALRM's handler raises KeyboardInterrupt every 2 ms while a loop submits kernels on two queues
+# of one device, host tasks with accessors and read host accessors, all on one buffer, and
+# waits for the queues; the program catches each interrupt and goes on. Afterwards a kernel and
+# a host accessor on the buffer must complete within 10 s. Before the latch (docs/scheduler.md
+# rule S26) they never did in 2 runs of 3. Each run is a child: a hang ends it, not the suite.
+
+INTERLEAVED_SECONDS = float(os.environ.get("INTERRUPT_INTERLEAVED_SECONDS", "2"))  # per run
+INTERLEAVED_RUNS = int(os.environ.get("INTERRUPT_INTERLEAVED_RUNS", "3"))
+
+INTERLEAVED = """
+import collections, faulthandler, json, signal, threading, time
+import numpy as np
+import sycl_ocl as sycl
+
+faulthandler.dump_traceback_later({seconds} + 40, exit=True)  # a loop stuck in C: ended, with stacks
+sycl.register_kernel_source("__kernel void il_inc(__global int* a) {{ a[get_global_id(0)] += 1; }}")
+dev = next(d for d in sycl.device.get_devices()
+           if d.get_platform().get_info(sycl.info.platform.name) == {platform!r})
+q1, q2 = sycl.queue(dev), sycl.queue(dev)
+buf = sycl.buffer(np.zeros(64, np.int32))
+kernels = {{"tried": 0, "done": 0}}
+
+
+def kernel(q):
+    kernels["tried"] += 1
+    q.submit(lambda h: h.parallel_for(64, "il_inc", sycl.accessor(buf, h)))
+    kernels["done"] += 1
+
+
+def host_task(q):
+    def cgf(h):
+        sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+        h.host_task(lambda: None)
+    q.submit(cgf)
+
+
+def read():
+    with sycl.host_accessor(buf, sycl.read_only) as acc:
+        int(np.asarray(acc)[0])
+
+
+armed = [False]
+
+
+def tick(*_):
+    if armed[0]:  # only inside a call: the loop's own lines stay the program's
+        raise KeyboardInterrupt
+
+
+def guarded(call):
+    armed[0] = True
+    try:
+        call()
+    finally:
+        armed[0] = False
+
+
+calls = [lambda: kernel(q1), lambda: host_task(q2), read, lambda: kernel(q2), lambda: host_task(q1),
+         q1.wait, q2.wait]
+for call in calls:
+    call()  # warm: the kernel built
+signal.signal(signal.SIGALRM, tick)
+signal.setitimer(signal.ITIMER_REAL, 0.002, 0.002)
+raised, first, n = collections.Counter(), {{}}, 0
+end = time.monotonic() + {seconds}
+while time.monotonic() < end:
+    for call in calls:
+        n += 1
+        try:
+            guarded(call)
+        except BaseException as error:
+            raised[type(error).__name__] += 1
+            first.setdefault(type(error).__name__, str(error)[:300])
+signal.setitimer(signal.ITIMER_REAL, 0, 0)
+after = []
+
+
+def works():
+    q1.submit(lambda h: h.parallel_for(64, "il_inc", sycl.accessor(buf, h))).wait()
+    with sycl.host_accessor(buf, sycl.read_only) as acc:
+        after.append(int(np.asarray(acc)[0]))
+
+
+checker = threading.Thread(target=works, daemon=True)
+checker.start()
+checker.join(10)
+print(json.dumps({{"calls": n, "raised": raised, "first": first,
+                  "after": after[0] if after else None, **kernels}}))
+"""
+
+
+def test_interrupts_interleaved_leave_the_runtime_working(device: sycl.device) -> None:
+    """Real interrupts landing anywhere in interleaved calls: none is lost or changed into
+    another error, and the runtime still runs a kernel and a host accessor on the buffer,
+    which holds each kernel that returned (and at most those tried)."""
+    platform = device.get_platform().get_info(sycl.info.platform.name)
+    code = INTERLEAVED.format(seconds=INTERLEAVED_SECONDS, platform=platform)
+    for run in range(INTERLEAVED_RUNS):
+        found = child_json(code)
+        print(f"run {run}: {found}")
+        assert set(found["raised"]) <= {"KeyboardInterrupt"}, found
+        assert found["after"] is not None, f"run {run}: a kernel and a host accessor never ended: {found}"
+        assert found["done"] + 1 <= found["after"] <= found["tried"] + 1, found

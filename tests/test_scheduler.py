@@ -6,7 +6,8 @@ tasks waiting on a threading.Event), never sleeps."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -755,6 +756,40 @@ def test_work_in_flight_at_interpreter_exit_completes(device: sycl.device, tmp_p
     assert out.exists() and out.read_text() == "[7, 7, 7, 7]"
 
 
+def test_an_open_host_accessor_at_exit_lets_the_work_behind_it_run(device: sycl.device,
+                                                                   tmp_path: Path) -> None:
+    """docs/scheduler.md rule S14: a host accessor still open when the program ends is ended
+    first (C++ destroys it when the program ends), then the work behind it runs and is waited
+    for like any other. It stalled the exit 10 s, logged the work abandoned, then ran it."""
+    out, ended = tmp_path / "done.txt", tmp_path / "ended.txt"
+    platform_name = device.get_platform().get_info(sycl.info.platform.name)
+    done = run_child(f"""
+        import time
+        import numpy as np
+        import sycl_ocl as sycl
+
+        sycl.register_kernel_source("__kernel void ex_inc(__global int* a) {{ a[get_global_id(0)] += 1; }}")
+        dev = next(d for d in sycl.device.get_devices()
+                   if d.get_platform().get_info(sycl.info.platform.name) == {platform_name!r})
+        q = sycl.queue(dev)
+        buf = sycl.buffer(np.zeros(4, np.int32))
+        acc = sycl.host_accessor(buf)  # never released: open when the script ends
+
+        def report(h):
+            seen = sycl.accessor(buf, h, sycl.read_only)
+            h.host_task(lambda: open({str(out)!r}, "w").write(str(np.asarray(seen).tolist())))
+
+        q.submit(lambda h: h.parallel_for(4, "ex_inc", sycl.accessor(buf, h)))
+        q.submit(report)
+        open({str(ended)!r}, "w").write(repr(time.time()))
+    """, timeout=120)
+    exit_s = time.time() - float(ended.read_text())
+    assert done.returncode == 0, done.stderr
+    assert "abandoned" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert out.read_text() == "[1, 1, 1, 1]"
+    assert exit_s < 5, f"the exit took {exit_s:.1f} s"
+
+
 def test_a_host_task_that_never_ends_does_not_hang_the_exit() -> None:
     """docs/scheduler.md rule S14: the exit gives up on work that completes nothing for 10 s, and
     says so; here a host task that never returns becomes ready only during the exit (Python 3.12
@@ -769,3 +804,39 @@ def test_a_host_task_that_never_ends_does_not_hang_the_exit() -> None:
     """, timeout=60)
     assert done.returncode == 0, done.stderr
     assert "were still waiting at interpreter exit" in done.stderr, done.stderr
+
+
+def _drain_seconds(q: sycl.queue, n: int) -> float:
+    """Seconds for ``n`` host tasks queued behind a gate, each after the one before (they
+    share a buffer), to drain once the gate opens; checks that each ran once, in order."""
+    buf = sycl.buffer(np.zeros(1, np.int32))
+    gate, order = threading.Event(), []
+
+    def task(i: int) -> Callable[[sycl.handler], None]:
+        def cgf(h: sycl.handler) -> None:
+            acc = sycl.accessor(buf, h, sycl.read_write, target=sycl.target.host_task)
+            h.host_task(lambda: (order.append(i), np.asarray(acc).__iadd__(1)))
+        return cgf
+
+    q.submit(lambda h: (sycl.accessor(buf, h, target=sycl.target.host_task),
+                        h.host_task(lambda: gate.wait(60))))
+    for i in range(n):
+        q.submit(task(i))
+    start = time.perf_counter()
+    gate.set()
+    q.wait()
+    seconds = time.perf_counter() - start
+    assert order == list(range(n))
+    with sycl.host_accessor(buf, sycl.read_only) as acc:
+        assert int(np.asarray(acc)[0]) == n
+    return seconds
+
+
+def test_a_backlog_of_host_tasks_drains_in_linear_time(queue: sycl.queue) -> None:
+    """The dispatcher looked at every waiting host task each time one completed: 10,000 took
+    12.7 s to drain, 2,000 0.4 s (docs/reliability.md, "Host threads"). Five times the tasks
+    must take about five times as long, not twenty-five."""
+    _drain_seconds(queue, 200)  # warm: the pool's threads, the code paths
+    small, large = _drain_seconds(queue, 2000), _drain_seconds(queue, 10000)
+    print(f"drained 2,000 host tasks in {small:.3f} s, 10,000 in {large:.3f} s")
+    assert large < 12 * small + 0.2 and large < 5, (small, large)

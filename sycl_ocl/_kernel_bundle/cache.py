@@ -21,6 +21,11 @@ the disk cache off. The first write of a process trims the directory to
 ``SYCL_OCL_CACHE_MAX_MB`` (default 1024), least recently used entries first (a reload
 refreshes an entry's time).
 
+The cache never stops a build (docs/reliability.md, "The build cache"): an entry's path that is
+not a regular file (a FIFO, a directory) is rejected without being opened for a blocking read,
+no home directory turns the disk cache off with a warning, and a limit that is no size warns
+and keeps the default.
+
 ``build_cache_stats()`` returns counters that make "a warm start compiles nothing" testable.
 """
 
@@ -29,7 +34,9 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
+import stat
 import struct
 import tempfile
 import threading
@@ -156,7 +163,14 @@ def cache_dir() -> Path | None:
     chosen = os.environ.get("SYCL_OCL_CACHE_DIR")
     if chosen:
         return Path(chosen)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # HOME unset and no passwd entry: no default place
+            _warn_once("home", "sycl_ocl: no home directory (HOME unset, no passwd entry), so the disk "
+                               "build cache is off; set SYCL_OCL_CACHE_DIR to keep builds across processes")
+            return None
     return Path(base) / "sycl_ocl"
 
 
@@ -246,11 +260,23 @@ def _load(
     """The program of the entry at ``path``, verified before the driver sees it; None (the
     entry deleted) if it cannot be used."""
     try:
-        with open(path, "rb") as entry:
-            data = entry.read()
-            identity = _identity_of(os.fstat(entry.fileno()))
+        # Non-blocking: opening a FIFO for a blocking read would wait for a writer for good.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
+    try:
+        info = os.fstat(fd)
+        identity = _identity_of(info)
+        if not stat.S_ISREG(info.st_mode):
+            disk_counters["rejected"] += 1
+            _discard(path, identity, "it is not a regular file")
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as entry:
+            data = entry.read()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     binaries = _decode(data, key_text)
     if binaries is None or len(binaries) != len(devices):
         disk_counters["rejected"] += 1
@@ -274,7 +300,14 @@ def _identity_of(info: os.stat_result) -> tuple[int, int, int]:
     return info.st_dev, info.st_ino, info.st_mtime_ns
 
 
-_warned: set[Path] = set()
+_warned: set[object] = set()
+
+
+def _warn_once(key: object, message: str) -> None:
+    """One ``RuntimeWarning`` per ``key`` and process."""
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(message, RuntimeWarning, stacklevel=4)
 
 
 def _discard(path: Path, identity: tuple[int, int, int], why: str) -> None:
@@ -285,13 +318,7 @@ def _discard(path: Path, identity: tuple[int, int, int], why: str) -> None:
             path.unlink()
     except OSError:
         pass  # gone already, or not ours to delete: the rebuilt program is not stored either
-    if path not in _warned:
-        _warned.add(path)
-        warnings.warn(
-            f"sycl_ocl: the build cache entry {path} is unusable ({why}); building from source",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+    _warn_once(path, f"sycl_ocl: the build cache entry {path} is unusable ({why}); building from source")
 
 
 def _encode(key_text: str, binaries: Sequence[bytes]) -> bytes:
@@ -356,10 +383,21 @@ _trimmed: set[Path] = set()
 
 
 def _limit_bytes() -> int:
-    try:
-        return int(float(os.environ.get("SYCL_OCL_CACHE_MAX_MB", _DEFAULT_LIMIT_MB)) * 2**20)
-    except ValueError:
+    """``SYCL_OCL_CACHE_MAX_MB`` in bytes; a setting that is no size (``abc``, ``inf``, ``nan``,
+    negative) warns and gives the default."""
+    setting = os.environ.get("SYCL_OCL_CACHE_MAX_MB", "")
+    if not setting:
         return _DEFAULT_LIMIT_MB * 2**20
+    try:
+        megabytes = float(setting)
+    except ValueError:
+        megabytes = math.nan
+    if not math.isfinite(megabytes) or megabytes < 0:
+        _warn_once(("limit", setting),
+                   f"sycl_ocl: SYCL_OCL_CACHE_MAX_MB={setting!r} is not a size in megabytes (a finite "
+                   f"number, 0 or more); the build cache keeps {_DEFAULT_LIMIT_MB} MB")
+        return _DEFAULT_LIMIT_MB * 2**20
+    return int(megabytes * 2**20)
 
 
 def _touch(path: Path) -> None:
@@ -375,10 +413,11 @@ def evict(directory: Path, limit: int) -> int:
     entries = []
     for entry in directory.glob("*.clbin"):
         try:
-            info = entry.stat()
+            info = entry.lstat()
         except OSError:
             continue
-        entries.append((info.st_mtime, info.st_size, entry))
+        if stat.S_ISREG(info.st_mode):  # else not ours to delete (a folder, a FIFO, a link)
+            entries.append((info.st_mtime, info.st_size, entry))
     total = sum(size for _, size, _ in entries)
     removed = 0
     for _, size, entry in sorted(entries, key=lambda e: e[0]):

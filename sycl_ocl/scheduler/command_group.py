@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._native import cl
+from .._process import STATE as PROCESS
+from .._process import forked_error
 from . import progress
 from .actions import DeviceAction, HostTask, NativeTask
 from .coherence import plan, restore
@@ -23,7 +25,7 @@ from .op import DEFERRED, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
 from .refusal import UNDO, snapshot
 from .replay.plans import apply, depend_on, distinct, replayable
-from .runtime import RUNTIME
+from .runtime import RUNTIME, to_the_end
 from .trace import DEPENDS_ON, IN_ORDER
 
 if TYPE_CHECKING:
@@ -57,6 +59,8 @@ def submit(
     A device action without requirements (a USM command, a kernel launched with USM pointers
     and scalars) is ordered by ``depends_on`` and the in-order queue alone: nothing is planned.
     """
+    if PROCESS.forked:
+        raise forked_error("submitting a command group")
     kind = type(action)
     if kind is HostTask or kind is NativeTask:
         return _submit_host(lane, action, requirements, depends_on, owners)  # type: ignore[arg-type]
@@ -88,8 +92,7 @@ def _device_op(
         lane.add(op)
     except BaseException:
         if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
-            restore(saved or ())
-            op.finish()
+            to_the_end(_abandon, op, saved or ())
         raise
     return op
 
@@ -164,8 +167,14 @@ def _host_task(
         lane.add(op)
         start(op, saved)
     except BaseException:
-        if not any(waiting[0] is op for waiting in RUNTIME.hosts):  # it did not start
-            restore(saved)
-            op.finish()
+        if not any(waiting.op is op for waiting in RUNTIME.hosts):  # it did not start
+            to_the_end(_abandon, op, saved)
         raise
     return op
+
+
+def _abandon(op: Op, saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:
+    """Undo the planning of ``op``, refused or interrupted before it was enqueued, deferred or
+    started, and end it: nothing may wait for it (rule S26). Safe to run again."""
+    restore(saved)
+    op.finish()

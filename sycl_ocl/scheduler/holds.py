@@ -13,19 +13,21 @@ from collections.abc import Callable, Iterable, Sequence
 
 from .._async_errors import log
 from .._exception import errc, exception
+from .._process import STATE as PROCESS
+from .._process import forked_error
 from .coherence import access, restore
 from .command import Command
 from .hostops import prepare, start, transfer_op
-from .memory_object import MemoryObject
+from .memory_object import MemoryObject, Snapshot
 from .op import DONE, Op
 from .progress import drain
 from .refusal import UNDO, snapshot, undo
 from .requirement import HOST_READ, WRITE, Requirement
-from .runtime import RUNTIME
+from .runtime import RUNTIME, to_the_end
 from .trace import describe
 
-# The open holds: the thread that made each, and its accessor's name (rule S22).
-_owners: dict[Op, tuple[int, str]] = {}
+# The open holds: the thread that made each, its accessor's name (rule S22) and its memory.
+_owners: dict[Op, tuple[int, str, MemoryObject]] = {}
 WAIT_WARNING_S = 3.0  # a wait for another thread's host accessor warns after this long
 
 
@@ -37,6 +39,8 @@ def acquire(req: Requirement, name: str) -> Op:
     is one line (CPython reports the line of a ``with`` again before its exit, where an
     interrupt would skip the release) and the planning undoes itself (rule S26).
     """
+    if PROCESS.forked:
+        raise forked_error(f"constructing {name}")
     op = None
     try:
         with RUNTIME: op = _plan(req, name)  # noqa: E701  # one line: see above
@@ -44,8 +48,7 @@ def acquire(req: Requirement, name: str) -> Op:
         return op  # in the try: interrupted here, the hold is released too
     except BaseException:
         if op is not None:  # interrupted before its read-back: the host copy is not current
-            with RUNTIME: undo(op)  # noqa: E701  # one line: see above
-            release(req.memory, op)
+            to_the_end(_give_up, req.memory, op)
         raise
 
 
@@ -57,22 +60,36 @@ def _plan(req: Requirement, name: str) -> Op:
         access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
         _refuse_self_wait(op.deps, f"constructing {name}", None)
         req.memory.holds.add(op)
-        _owners[op] = (threading.get_ident(), name)
+        _owners[op] = (threading.get_ident(), name, req.memory)
         UNDO[op] = saved  # undone if its read-back fails (rule S25)
         for stager in stagers:
             start(stager, saved)
         return op
     except BaseException:
-        restore(saved)
-        _end_hold(req.memory, op)
+        to_the_end(_unplan, req.memory, op, saved)
         raise
+
+
+def _unplan(memory: MemoryObject, op: Op, saved: list[tuple[MemoryObject, Snapshot]]) -> None:
+    restore(saved)
+    _end_hold(memory, op)
+
+
+def _give_up(memory: MemoryObject, op: Op) -> None:
+    """A hold whose read-back failed or was interrupted: undone and released (safe to run
+    again: an ended hold's release changes nothing)."""
+    with RUNTIME: undo(op)  # noqa: E701  # one line (rule S26)
+    release(memory, op)
 
 
 def release(memory: MemoryObject, op: Op, exposed: bool = False) -> None:
     """End the hold and issue what waited for it; ``exposed``: a writable view of the host copy
     outlives the accessor, whose memory is then the buffer's no more (rule S30). Again on an
     ended hold, nothing changes. Interrupted before the hold ended, it ends nothing (the caller
-    keeps the hold, to release later); after, the progress thread issues what waited (rule S26)."""
+    keeps the hold, to release later); after, the progress thread issues what waited (rule S26).
+    In a child made by fork(), the hold is the parent's: nothing is done."""
+    if PROCESS.forked:
+        return
     try:
         with RUNTIME: _end_hold(memory, op, exposed)  # noqa: E701  # one line, as in acquire
         if RUNTIME.held():
@@ -91,6 +108,20 @@ def _end_hold(memory: MemoryObject, op: Op, exposed: bool = False) -> None:
     if exposed or memory.exposed:
         memory.exposed = True
         memory.disown_host_copy()
+
+
+def end_all_at_exit() -> None:
+    """At interpreter exit, before it waits for the work in flight: end the host accessors
+    still open, as C++ destroys them when the program ends, so that the work behind them runs
+    instead of stalling the exit (docs/scheduler.md rule S14). No user thread can release one
+    any more: the exit has joined them."""
+    with RUNTIME:
+        held = [(memory, op) for op, (_, _, memory) in _owners.items()]
+    for memory, op in held:
+        release(memory, op)
+
+
+RUNTIME.exit_first.append(end_all_at_exit)
 
 
 def check_wait(waited: Sequence[Command], what: str) -> threading.Timer | None:
@@ -114,7 +145,7 @@ def check_wait(waited: Sequence[Command], what: str) -> threading.Timer | None:
 
 def _warn_if_held(waited: list[Command], what: str) -> None:
     with RUNTIME:
-        held = {op: f"{name} (held by thread {thread})" for op, (thread, name) in _owners.items()}
+        held = {op: f"{name} (held by thread {thread})" for op, (thread, name, _) in _owners.items()}
         found = _needing(waited, held)
     if found is not None:
         command, name = found
@@ -137,7 +168,7 @@ def _refuse_self_wait(waited: Iterable[Command], what: str, undo: Callable[[], N
     """``check_wait`` under the lock, but for the holds ``ended``; ``undo()`` first where it
     raises."""
     me = threading.get_ident()
-    mine = {op: name for op, (thread, name) in _owners.items() if thread == me and op not in ended}
+    mine = {op: name for op, (thread, name, _) in _owners.items() if thread == me and op not in ended}
     found = _needing(waited, mine) if mine else None
     if found is None:
         return

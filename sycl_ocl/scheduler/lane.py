@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._exception import errc, exception
 from .._native import cl
+from .latch import Latch
 from .op import CL_COMPLETE, CL_STATUS, DONE, RUNNING
 from .runtime import RUNTIME
 
@@ -48,7 +49,7 @@ class Lane:
         self.ops: deque[Op] = deque()
         # Set when each buffer that its commands' completion ended elsewhere is written back
         # (``lifetime.destroy``; docs/scheduler.md rule S29).
-        self.ending: list[threading.Event] = []
+        self.ending: list[Latch] = []
         self.unflushed = False
         self.trim_at = TRIM_EVERY
         self.serial: Any = context.serial
@@ -114,14 +115,14 @@ class Lane:
             for flag in pending:
                 flag.wait()
 
-    def ending_begins(self) -> threading.Event:
+    def ending_begins(self) -> Latch:
         """A flag for ``wait_all`` to wait for, to be set once a buffer that an op of this lane
         ended is written back (on a thread of its own) or once an op's owners went (rule S29)."""
-        flag = threading.Event()
+        flag = Latch()
         with _ENDING_LOCK: self.ending = [*(f for f in self.ending if not f.is_set()), flag]  # noqa: E701  # rule S26
         return flag
 
-    def ending_left(self) -> list[threading.Event]:
+    def ending_left(self) -> list[Latch]:
         """The flags of ``ending_begins`` not set yet."""
         with _ENDING_LOCK: return [flag for flag in self.ending if not flag.is_set()]  # noqa: E701  # rule S26
 

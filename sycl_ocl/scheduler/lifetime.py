@@ -28,9 +28,12 @@ from .. import _async_errors
 from .._async_errors import log
 from .._exception import exception
 from .._native import cl, translate
+from .._process import STATE as PROCESS
+from .._process import forked_error
 from . import holds
 from .coherence import access, restore
 from .hostops import prepare, transfer_op
+from .latch import Latch
 from .memory_object import Allocation, MemoryObject
 from .op import ENDING, Op
 from .progress import run_logged, spawn
@@ -185,6 +188,8 @@ def add_handle(memory: MemoryObject) -> Any:
     track (an empty numpy array): it clears the weak references of the objects it collects
     before their finalizers run, which may keep them (a finalizer queues its work: rule S19),
     but never this one's, which dies only with the handle."""
+    if PROCESS.forked:
+        raise forked_error("making a buffer")
     with RUNTIME: memory.handles += 1  # noqa: E701  # one line (rule S26)
     token = np.empty(0, np.uint8)
     watch(token, partial(_end_orphan, memory))
@@ -197,7 +202,10 @@ def end_handle(memory: MemoryObject, token: Any, mark_ended: Callable[[], None])
     ``memory``. Interrupted (a KeyboardInterrupt) once the last handle ended, the destruction
     runs again to its end before the interrupt goes on, so that the statement that ended the
     buffer writes it back (rules S21, S26); interrupted before, the handle stays alive and its
-    next end ends it."""
+    next end ends it. In a child made by fork() nothing is done: the buffer, its commands and
+    its write-back are the parent's."""
+    if PROCESS.forked:
+        return
     last = False
     try:
         with RUNTIME: last = _end(memory, token, mark_ended)  # noqa: E701  # one line (rule S26)
@@ -264,7 +272,7 @@ def _destroy_elsewhere(memory: MemoryObject) -> None:
           partial(_not_run, flag))
 
 
-def _run_flagged(work: Callable[[], Any], flag: threading.Event | None, errors: AsyncErrors | None) -> None:
+def _run_flagged(work: Callable[[], Any], flag: Latch | None, errors: AsyncErrors | None) -> None:
     try:
         run_logged(work, "buffer destruction", errors)
     finally:
@@ -272,7 +280,7 @@ def _run_flagged(work: Callable[[], Any], flag: threading.Event | None, errors: 
             flag.set()
 
 
-def _not_run(flag: threading.Event | None, error: BaseException) -> None:
+def _not_run(flag: Latch | None, error: BaseException) -> None:
     log.error("sycl_ocl: no thread could destroy a buffer: %s", error)
     if flag is not None:
         flag.set()

@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._exception import errc, exception
 from .._native import cl, events
+from .._process import STATE as PROCESS
+from .._process import forked_error
 from ..info.enums import event_command_status
 from . import trace
 from .command import cl_status
+from .latch import Latch
 from .pool import POOL
 from .runtime import RUNTIME
 
@@ -74,7 +77,7 @@ class Op:
     # temporary buffer, one local to the command-group function), ended once it completed
     # (docs/scheduler.md rule S29).
     owners: Any
-    flag: threading.Event | None
+    flag: Latch | None
     failed: bool
     times: list[int] | None  # ops on a profiling queue: monotonic_ns() (a device op: its submit only)
 
@@ -191,6 +194,8 @@ class Op:
     def wait(self) -> None:
         if self.state == DONE:
             return
+        if PROCESS.forked:  # its threads are the parent's: it would never complete here
+            raise forked_error("waiting for a command")
         if self.event is None:
             if getattr(RUNNING, "op", None) is self:
                 raise exception(errc.invalid, "a host task waits for its own event: it would wait "
@@ -261,7 +266,7 @@ class Op:
     def wait_started(self) -> None:
         """Block until a host op on a profiling queue started (or completed)."""
         times: list[int] = self.times  # type: ignore[assignment]
-        flag: threading.Event = self.flag  # type: ignore[assignment]  # every host op has one
+        flag: Latch = self.flag  # type: ignore[assignment]  # every host op has one
         RUNTIME.kick()  # a host wait wakes the progress thread (docs/scheduler.md rule S9)
         while not times[START] and not flag.wait(0.001):
             pass
@@ -319,7 +324,7 @@ def new_op(lane: Lane | None, ctx: int, host: bool, async_errors: AsyncErrors | 
             lane.trim()  # type: ignore[union-attr]
         return op
     op.state = DEFERRED
-    op.flag = threading.Event() if host else None
+    op.flag = Latch() if host else None
     # The submit time, taken before the op waits for anything (§4.6.6.2, Table 37)
     op.times = [monotonic_ns(), 0, 0] if lane is not None and lane.profiling else None
     if trace.RECORDER is not None:

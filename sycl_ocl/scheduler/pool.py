@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -40,26 +41,36 @@ class HostPool:
         self.threads = 0  # started and not ended
         self.idle = 0  # waiting for work
         self.blocked = 0  # in a SYCL wait (``waiting``)
-        self._cond = threading.Condition(threading.Lock())
+        # Taken through the lock's own (C) methods where a user's thread takes it: a
+        # Condition's ``__enter__`` is a Python frame, and a KeyboardInterrupt landing as it
+        # returns would leave the lock held (rule S26).
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._local = threading.local()  # .mine: set on the pool's threads
 
     def submit(self, item: Any, run: Callable[[Any], Any],
                failed: Callable[[Any, BaseException], Any]) -> None:
         """Queue ``run(item)`` (``failed(item, error)`` when no thread can ever run it); an
         idle thread takes it, else the progress thread starts one."""
-        with self._cond:
+        with self._lock:
             self.work.append((item, run, failed))
             if self.idle:
                 self._cond.notify()
                 return
         self.wake()
 
+    def reinit(self) -> None:
+        """In a child made by fork(): no thread of the pool exists there (``runtime._forked``)."""
+        self._lock._at_fork_reinit()  # type: ignore[attr-defined]
+        self.work.clear()
+        self.threads = self.idle = self.blocked = 0
+
     def waiting(self, blocked: bool) -> None:
         """Note that the calling thread enters (True) or leaves (False) a blocking SYCL wait;
         on a pool thread, entering one may make room for another thread."""
         if not getattr(self._local, "mine", False):
             return
-        with self._cond:
+        with self._lock:
             self.blocked += 1 if blocked else -1
         if blocked:
             self.wake()
@@ -109,4 +120,25 @@ class HostPool:
 
 
 
-POOL = HostPool(int(os.environ.get("SYCL_OCL_HOST_THREADS", "16")))
+DEFAULT_SIZE = 16
+
+
+def size_setting(setting: str | None) -> int:
+    """The pool's bound from ``SYCL_OCL_HOST_THREADS``: a whole number of 1 or more; anything
+    else (``0``, ``-1``, ``abc``) warns and gives the default, since a pool of no thread would
+    leave every host task waiting for good (docs/reliability.md, "Host threads")."""
+    if not setting:
+        return DEFAULT_SIZE
+    try:
+        size = int(setting)
+    except ValueError:
+        size = 0
+    if size >= 1:
+        return size
+    warnings.warn(f"sycl_ocl: SYCL_OCL_HOST_THREADS={setting!r} is not a number of threads (a whole "
+                  f"number, 1 or more); the host task pool keeps {DEFAULT_SIZE}",
+                  RuntimeWarning, stacklevel=2)
+    return DEFAULT_SIZE
+
+
+POOL = HostPool(size_setting(os.environ.get("SYCL_OCL_HOST_THREADS")))

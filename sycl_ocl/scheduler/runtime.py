@@ -11,6 +11,7 @@ work still in flight, then logs the asynchronous errors nobody received.
 from __future__ import annotations
 
 import atexit
+import os
 import queue
 import threading
 import time
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pyopencl as cl
 
 from .._async_errors import log
+from .._process import STATE as PROCESS
 from .command import NativeCommand
 from .context_record import ContextRecord
 from .pool import POOL
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .lane import Lane
     from .op import Op
+    from .progress import Waiting
 
 # A thread to start: (target, args, name, what to do with the error when none can start).
 Spawn = tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException], Any]]
@@ -62,9 +65,9 @@ class Runtime:
     """
 
     __slots__ = (
-        "_records_lock", "_start_lock", "contexts", "deferred", "exiting", "finalizers", "hosts", "lanes",
-        "local", "lock", "native_commands", "orphans", "spawns", "thread", "undelivered", "wake",
-        "watched",
+        "_records_lock", "_start_lock", "contexts", "deferred", "exit_first", "exiting", "finalizers",
+        "foreign", "hosts", "lanes", "local", "lock", "native_commands", "orphans", "spawns", "thread",
+        "unblocked", "undelivered", "wake", "watched",
     )
 
     def __init__(self) -> None:
@@ -72,8 +75,11 @@ class Runtime:
         self.local = threading.local()  # .scheduler_thread: set on the scheduler's own threads
         self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
         self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
-        # Host ops waiting for their dependencies: (op, run, failed) (``progress.run_host``).
-        self.hosts: list[tuple[Op, Callable[[Op], Any], Callable[[Op, BaseException], Any]]] = []
+        # Host ops waiting for their dependencies (``progress.Waiting``): submitted since the
+        # dispatcher's last pass; parked on a latch that was set since; held back by a user event.
+        self.hosts: list[Waiting] = []
+        self.unblocked: deque[Waiting] = deque()
+        self.foreign: list[Waiting] = []
         self.watched: set[int] = set()  # OpenCL events with a completion callback
         # Wakes the progress thread. A SimpleQueue, not an Event: its put takes no Python lock,
         # so a finalizer may wake the thread even when it runs inside an Event's own lock.
@@ -87,6 +93,8 @@ class Runtime:
         self.native_commands: weakref.WeakValueDictionary[int, NativeCommand] = weakref.WeakValueDictionary()
         self.thread: threading.Thread | None = None
         self.exiting = False  # set by shutdown: Python 3.12 starts no thread from then on
+        # What shutdown runs before it waits for the work in flight (``holds.end_all_at_exit``).
+        self.exit_first: list[Callable[[], Any]] = []
         self._start_lock = threading.Lock()
         self._records_lock = threading.Lock()
 
@@ -179,7 +187,13 @@ class Runtime:
 
     def shutdown(self) -> None:
         """At interpreter exit: wait for the commands still in flight (as DPC++ does at
-        shutdown), then log the asynchronous errors never delivered (rule S14)."""
+        shutdown), then log the asynchronous errors never delivered (rule S14). Host accessors
+        still open are ended first: the work behind them runs, and is waited for."""
+        for end in self.exit_first:
+            try:
+                end()
+            except Exception:  # the interpreter is ending: say so, do not raise into its exit
+                log.exception("sycl_ocl: ending what was still open at interpreter exit failed")
         self._wait_for_lanes()
         for store in list(self.undelivered):
             store.log_undelivered()
@@ -221,6 +235,31 @@ def _poll_unfinished(runtime: Runtime) -> int:
     return sum(not op.poll() for op in ops) + ending
 
 
+def to_the_end(work: Callable[..., Any], *args: Any) -> None:
+    """Run ``work(*args)`` to its end, again while a KeyboardInterrupt interrupts it: the undo
+    in a handler, where a second interrupt (a real signal's lands anywhere) would leave it half
+    done and a command waited for for good (rule S26). ``work`` must be safe to run again; the
+    handler raises the first interrupt afterwards."""
+    while True:
+        try:
+            work(*args)
+            return
+        except KeyboardInterrupt:
+            continue
+
+
+def _forked() -> None:
+    """In a child made by fork() after OpenCL was opened (``_process``; docs/reliability.md,
+    "Processes"): the threads that held the locks are gone, so the locks are made anew (the
+    finalizers of inherited objects take them before they learn that they end nothing), and
+    the exit waits for none of the parent's work."""
+    if PROCESS.forked:
+        RUNTIME.lock._at_fork_reinit()  # type: ignore[attr-defined]  # what threading does for its own
+        POOL.reinit()
+        atexit.unregister(RUNTIME.shutdown)
+
+
 RUNTIME = Runtime()
 POOL.wake = RUNTIME.kick
 POOL.mark = RUNTIME.mark_thread
+os.register_at_fork(after_in_child=_forked)

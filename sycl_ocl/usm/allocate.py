@@ -20,6 +20,7 @@ from .._context import context
 from .._device import device
 from .._exception import errc, exception
 from .._native import cl, compiler_warnings_off
+from .._process import check as check_process
 from .._queue import queue
 from ..property._base import property_list
 from . import allocation
@@ -78,6 +79,7 @@ def _request(what: str, size: Any, where: tuple[Any, ...], kw: dict[str, Any]) -
 
 
 def _allocate(req: _Request, alignment: int = 0) -> usm_ptr | None:
+    check_process(req.what)
     kind, ctx = req.kind, req.ctx
     if not isinstance(kind, alloc) or kind is alloc.unknown:
         raise exception(errc.invalid, f"{req.what}: give the kind as sycl.usm.alloc.host, device "

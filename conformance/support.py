@@ -122,6 +122,35 @@ class Gate:
         self._open.set()
 
 
+HOLD_S = 0.25  # a command wrongly free to run starts within this (a free pool thread takes it)
+
+
+class Hold:
+    """Gates for checks of ordering that fail every time the order is broken: each gate (a
+    host task) stays shut until ``broken`` is set or its ``stages`` of ``HOLD_S`` passed. What
+    must come after a gate sets ``broken`` when it happens (a dependent's body runs, a wait
+    returns) and records the gates' statuses then: a runtime that lets it happen early does so
+    while the gates are shut, so the record shows them incomplete; a working one waits only
+    for the bound."""
+
+    def __init__(self) -> None:
+        self.broken = threading.Event()
+
+    def gate(self, q: sycl.queue, stages: int = 1) -> sycl.event:
+        """A host task shut until ``broken`` is set or ``stages`` x ``HOLD_S`` passed."""
+        return q.submit(lambda h: h.host_task(lambda: self.broken.wait(stages * HOLD_S)))
+
+    def record(self, events: list[sycl.event], into: list[list[sycl.info.event_command_status]]) -> None:
+        """Record ``events``' statuses now, then let every gate open."""
+        into.append([status(e) for e in events])
+        self.broken.set()
+
+    def body(self, events: list[sycl.event],
+             into: list[list[sycl.info.event_command_status]]) -> Callable[[], None]:
+        """A host-task body that records ``events``' statuses when it runs."""
+        return lambda: self.record(events, into)
+
+
 def status(ev: sycl.event) -> sycl.info.event_command_status:
     """An event's command execution status."""
     return ev.get_info(sycl.info.event.command_execution_status)

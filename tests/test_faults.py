@@ -267,6 +267,10 @@ HANG_S = 60.0
 # A wait is made only for a command not yet complete: how many a run makes depends on timing,
 # so a case of this kind may find the run made fewer than its n (the check says so).
 TIMED_KINDS = {"wait"}
+# The kinds the runtime may recover from, reporting nothing: a failed read behind a queue is
+# retried on the transfer queue; a failed wait is not a failed command (the command's status,
+# else a second wait, says how it ended). A fault of any other kind is reported exactly once.
+RECOVERING_KINDS = {"read", "wait"}
 
 
 class Steps:
@@ -309,15 +313,17 @@ class Steps:
 
     def check(self, data: np.ndarray, case: str) -> None:
         """The fault fired (``nth`` 0: none was asked for; a timed kind: unless the run made
-        fewer calls of it); every element holds every step's weights, but for some parts of one
-        step at most, and only if the fault was reported; the fault was reported once at most
-        (none: the runtime recovered, as a read behind a queue retries on the transfer queue)."""
+        fewer calls of it) and was reported once (none: a recovering kind may recover); every
+        element holds every step's weights, but for some parts of one step at most, and only
+        if the fault was reported."""
         assert self.faults is not None
         fired = self.faults.fired
         made = self.faults.calls[self.kind]
         assert fired or not self.nth or (self.kind in TIMED_KINDS and made < self.nth), (
             f"{case}: the fault never fired ({made} calls of the kind made): the case tests nothing")
         assert len(self.errors) <= fired, f"{case}: errors {self.errors}"
+        assert self.errors or not fired or self.kind in RECOVERING_KINDS, (
+            f"{case}: the fault fired but was not reported (the runtime cannot recover from it)")
         full = np.zeros(data.shape, dtype=np.int64)
         allowed: list[set[int]] = [{0} for _ in range(data.size)]
         for parts, region in self.steps:

@@ -11,6 +11,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -80,13 +81,26 @@ def other_devices(dev: sycl.device) -> list[sycl.device]:
     return [d for d in dev.get_platform().get_devices() if d != dev]
 
 
+RESULTS = Path(__file__).resolve().parent / "results"
+FROM_CHECKOUT = (RESULTS.parent.parent / ".git").exists()
+_REPRODUCER = re.compile(r"conformance/results/([\w.-]+/[\w.-]+\.py)")
+
+
+def reproducers(reason: str, from_checkout: bool = FROM_CHECKOUT) -> str:
+    """``reason`` with each reproducer it names (``conformance/results/<driver>/<script>``) as a
+    path its reader can open: as written where the suite runs from a checkout (the committed
+    reports), else the script installed with the suite."""
+    return reason if from_checkout else _REPRODUCER.sub(lambda m: str(RESULTS / m.group(1)), reason)
+
+
 def known_defect(request: pytest.FixtureRequest, dev: sycl.device, pattern: str, reason: str) -> None:
     """Expect this test to fail on devices whose label matches ``pattern`` (a driver defect).
 
-    Strict: if the driver is fixed the test passes, which reports as a failure to update.
+    Strict: if the driver is fixed the test passes, which reports as a failure to update. The
+    reason names the defect's reproducer (``reproducers``).
     """
     if re.search(pattern, label(dev), re.IGNORECASE):
-        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+        request.applymarker(pytest.mark.xfail(reason=reproducers(reason), strict=True))
 
 
 class Gate:

@@ -6,6 +6,7 @@ What each example needs is listed in ``NEEDS``; an example run elsewhere says wh
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,14 @@ def test_example_runs_clean_under_oclgrind(path: Path) -> None:
     assert done.returncode == 0, f"{path.name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     problems = oclgrind_reports(done.stderr)
     assert not problems, f"{path.name} under Oclgrind:\n" + "\n".join(problems[:5])
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_use_only_the_public_api(path: Path) -> None:
+    """No example reaches into a private attribute (``ctx._native``): sycl.get_native is the
+    public way to the PyOpenCL objects (§4.5.1.2)."""
+    private = re.findall(r"\w+\._[a-z]\w*", path.read_text())
+    assert not private, f"{path.name} uses {private}"
 
 
 def test_the_oclgrind_markers_match_real_reports() -> None:

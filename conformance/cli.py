@@ -9,6 +9,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -35,10 +36,27 @@ def _prog() -> str:
     return name if name == "sycl-ocl-conformance" else "python -m conformance"
 
 
+def _epilog(prog: str) -> str:
+    """The categories, and how to rerun one failing scenario."""
+    names = sorted(p.stem.removeprefix("test_") for p in (HERE / "categories").glob("test_*.py"))
+    return (
+        textwrap.fill("categories: " + ", ".join(names), 88, subsequent_indent="  ")
+        + "\n\n"
+        "To rerun one failing scenario, give its category and the test named in the report's\n"
+        "'test' column (without the [parameters] of a parametrized test):\n"
+        f"  {prog} --device REGEX --category kernel_bundle --test test_KB_71_link_error\n"
+        "A failure caused by a known driver defect is an expected failure (xfailed) naming a\n"
+        f"reproducer, a raw PyOpenCL script shipped under {HERE / 'results'}."
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
+    prog = _prog()
     p = argparse.ArgumentParser(
-        prog=_prog(),
+        prog=prog,
         description="SYCL 2020 conformance of OpenCL drivers through sycl_ocl, category by category.",
+        epilog=_epilog(prog),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
         "--device",
@@ -53,6 +71,14 @@ def _parser() -> argparse.ArgumentParser:
         default=[],
         metavar="NAME",
         help="run only these categories (repeat, or separate with commas)",
+    )
+    p.add_argument(
+        "--test",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="run only the tests whose name contains NAME (repeat for several; with --category, "
+        "to rerun one failing scenario)",
     )
     p.add_argument(
         "--exclude-file",
@@ -138,7 +164,8 @@ def run_device(dev: dict[str, Any], names: list[str], args: argparse.Namespace) 
         progress.start(name)
         start = time.monotonic()
         rows = run_category(
-            name, args.categories_dir / f"test_{name}.py", dev["label"], dev["filter"], limits, progress.event
+            name, args.categories_dir / f"test_{name}.py", dev["label"], dev["filter"], limits,
+            progress.event, " or ".join(args.test),
         )
         rows += [
             Row(

@@ -56,16 +56,17 @@ class Child:
 
 
 def run_category(
-    name: str, path: Path, label: str, selector: str, limits: Limits, on_event: Callable[[Event], None]
+    name: str, path: Path, label: str, selector: str, limits: Limits, on_event: Callable[[Event], None],
+    only: str = "",
 ) -> list[Row]:
     """Run ``path`` (one category file) on the device ``label`` that the filter string ``selector``
-    selects; one row per test."""
+    selects; one row per test (``only``: a pytest ``-k`` expression, the tests it names)."""
     tests: dict[str, Event] = {}
     rows: dict[str, Row] = {}
     start = time.monotonic()
     while True:
         budget = limits.category_s - (time.monotonic() - start)
-        child = _run_child(path, label, selector, list(rows), budget, limits.scenario_s, on_event)
+        child = _run_child(path, label, selector, list(rows), budget, limits.scenario_s, on_event, only)
         if child.tests is not None and not tests:
             tests = {t["nodeid"]: t for t in child.tests}
         if child.device is not None and child.device != label:
@@ -136,7 +137,7 @@ def _category_row(category: str, status: str, message: str, child: Child) -> Row
     )
 
 
-def _command(path: Path, deselect: list[str]) -> list[str]:
+def _command(path: Path, deselect: list[str], only: str) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -156,6 +157,7 @@ def _command(path: Path, deselect: list[str]) -> list[str]:
         "addopts=",
         str(path),
         *(f"--deselect={n}" for n in deselect),
+        *(("-k", only) if only else ()),
     ]
 
 
@@ -167,6 +169,7 @@ def _run_child(
     budget: float,
     scenario_s: float,
     on_event: Callable[[Event], None],
+    only: str,
 ) -> Child:
     child = Child()
     with tempfile.TemporaryDirectory(prefix="sycl_ocl_conformance_") as tmp:
@@ -182,7 +185,7 @@ def _run_child(
         }
         with output.open("w") as sink:
             proc = subprocess.Popen(
-                _command(path, deselect),
+                _command(path, deselect, only),
                 stdout=sink,
                 stderr=subprocess.STDOUT,
                 env=env,

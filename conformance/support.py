@@ -11,6 +11,7 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -80,13 +81,26 @@ def other_devices(dev: sycl.device) -> list[sycl.device]:
     return [d for d in dev.get_platform().get_devices() if d != dev]
 
 
+RESULTS = Path(__file__).resolve().parent / "results"
+FROM_CHECKOUT = (RESULTS.parent.parent / ".git").exists()
+_REPRODUCER = re.compile(r"conformance/results/([\w.-]+/[\w.-]+\.py)")
+
+
+def reproducers(reason: str, from_checkout: bool = FROM_CHECKOUT) -> str:
+    """``reason`` with each reproducer it names (``conformance/results/<driver>/<script>``) as a
+    path its reader can open: as written where the suite runs from a checkout (the committed
+    reports), else the script installed with the suite."""
+    return reason if from_checkout else _REPRODUCER.sub(lambda m: str(RESULTS / m.group(1)), reason)
+
+
 def known_defect(request: pytest.FixtureRequest, dev: sycl.device, pattern: str, reason: str) -> None:
     """Expect this test to fail on devices whose label matches ``pattern`` (a driver defect).
 
-    Strict: if the driver is fixed the test passes, which reports as a failure to update.
+    Strict: if the driver is fixed the test passes, which reports as a failure to update. The
+    reason names the defect's reproducer (``reproducers``).
     """
     if re.search(pattern, label(dev), re.IGNORECASE):
-        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+        request.applymarker(pytest.mark.xfail(reason=reproducers(reason), strict=True))
 
 
 class Gate:
@@ -120,6 +134,35 @@ class Gate:
     def open(self) -> None:
         """Let the gated task finish."""
         self._open.set()
+
+
+HOLD_S = 0.25  # a command wrongly free to run starts within this (a free pool thread takes it)
+
+
+class Hold:
+    """Gates for checks of ordering that fail every time the order is broken: each gate (a
+    host task) stays shut until ``broken`` is set or its ``stages`` of ``HOLD_S`` passed. What
+    must come after a gate sets ``broken`` when it happens (a dependent's body runs, a wait
+    returns) and records the gates' statuses then: a runtime that lets it happen early does so
+    while the gates are shut, so the record shows them incomplete; a working one waits only
+    for the bound."""
+
+    def __init__(self) -> None:
+        self.broken = threading.Event()
+
+    def gate(self, q: sycl.queue, stages: int = 1) -> sycl.event:
+        """A host task shut until ``broken`` is set or ``stages`` x ``HOLD_S`` passed."""
+        return q.submit(lambda h: h.host_task(lambda: self.broken.wait(stages * HOLD_S)))
+
+    def record(self, events: list[sycl.event], into: list[list[sycl.info.event_command_status]]) -> None:
+        """Record ``events``' statuses now, then let every gate open."""
+        into.append([status(e) for e in events])
+        self.broken.set()
+
+    def body(self, events: list[sycl.event],
+             into: list[list[sycl.info.event_command_status]]) -> Callable[[], None]:
+        """A host-task body that records ``events``' statuses when it runs."""
+        return lambda: self.record(events, into)
 
 
 def status(ev: sycl.event) -> sycl.info.event_command_status:

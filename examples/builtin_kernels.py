@@ -2,7 +2,7 @@
 
 A bundle built from built-in kernel ids uses ``clCreateProgramWithBuiltInKernels``; the
 kernel is launched with ``set_args`` + ``parallel_for``. Prints what it ran and checks the
-result; exits 0 with a note when no device advertises ``pocl.add.i8``.
+result; exits 0 with a note when no device advertises ``pocl.add.i8`` or it cannot be built.
 
 PoCL 3.1 crashes when a built-in kernel is enqueued (PoCL 5.0 runs it), so the tests run
 this script in a child process.
@@ -30,10 +30,11 @@ def run_on(dev: sycl.device) -> bool:
     a = np.arange(n, dtype=np.int8)
     b = np.full(n, 3, dtype=np.int8)
     out = np.zeros(n, dtype=np.int8)
+    native_ctx = sycl.get_native(ctx)  # PyOpenCL buffers through interop (§4.5.1.2)
     flags = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
-    a_buf = cl.Buffer(ctx._native, flags, hostbuf=a)  # PyOpenCL buffers through interop
-    b_buf = cl.Buffer(ctx._native, flags, hostbuf=b)
-    out_buf = cl.Buffer(ctx._native, cl.mem_flags.WRITE_ONLY, out.nbytes)
+    a_buf = cl.Buffer(native_ctx, flags, hostbuf=a)
+    b_buf = cl.Buffer(native_ctx, flags, hostbuf=b)
+    out_buf = cl.Buffer(native_ctx, cl.mem_flags.WRITE_ONLY, out.nbytes)
 
     def cgf(h: sycl.handler) -> None:
         h.use_kernel_bundle(bundle)
@@ -42,7 +43,7 @@ def run_on(dev: sycl.device) -> bool:
 
     print(f"running {NAME} on {dev.get_info(sycl.info.device.name)} over {n} elements", flush=True)
     q.submit(cgf).wait()
-    cl.enqueue_copy(q._native, out, out_buf)
+    cl.enqueue_copy(sycl.get_native(q), out, out_buf)
     ok = bool(np.array_equal(out, a + b))
     print(f"{NAME}: out[:8] = {out[:8].tolist()} -> {'verified' if ok else 'WRONG'}", flush=True)
     return ok
@@ -62,9 +63,9 @@ def main() -> int:
         if error.code() is not sycl.errc.build:
             raise
         # Debian/Ubuntu PoCL packages lack the source PoCL builds its built-in kernels from.
-        print(f"{NAME} could not be built ({error.what().splitlines()[0]}); install "
+        print(f"{NAME} could not be built ({error.what().splitlines()[0]}); nothing to run. Install "
               "common_builtin_kernels.cl into PoCL's share directory (tools/install_opencl.sh does it)")
-        return 1
+        return 0
 
 
 if __name__ == "__main__":

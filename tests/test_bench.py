@@ -46,3 +46,31 @@ def test_the_profiling_loop_runs_on_pocl() -> None:
         pytest.skip("needs PoCL, the device the loop runs on here")
     done = _bench("--device", "Portable", "--seconds", "0", module="bench.profile_chain")
     assert done.returncode == 0 and done.stdout.startswith("1 chains,"), done.stdout + done.stderr
+
+
+def _index_rows() -> list[tuple[str, str]]:
+    """(file, commit column) of each row of bench/README.md's index of ``bench/results/``."""
+    text = (ROOT / "bench" / "README.md").read_text()
+    rows = []
+    for line in text.split("## The results (`bench/results/`)", 1)[1].splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[0].startswith("`") and cells[0].endswith(".json`"):
+            rows.append((cells[0].strip("`"), cells[2]))
+    return rows
+
+
+def test_the_results_index_names_the_commit_each_file_records() -> None:
+    """Every JSON file of ``bench/results/`` is indexed in bench/README.md, and the index's
+    commit is the one the file records (or, for a tree exported to another machine, says
+    which the file records, in brackets), "modified" where the checkout had local changes."""
+    rows = _index_rows()
+    on_disk = {p.name for p in (ROOT / "bench" / "results").glob("*.json")}
+    assert {name for name, _ in rows} == on_disk
+    wrong = []
+    for name, column in rows:
+        recorded = json.loads((ROOT / "bench" / "results" / name).read_text())["sycl_ocl"]
+        named = column.split("(`commit`: ", 1)[1] if "(`commit`: " in column else column
+        expected = recorded["commit"][:7] + (" (modified)" if recorded["modified"] else "")
+        if not named.startswith(expected) or (not recorded["modified"] and "(modified)" in named):
+            wrong.append(f"{name}: the index says {column!r}, the file records {expected!r}")
+    assert not wrong, "\n".join(wrong)

@@ -101,3 +101,20 @@ def test_launching_pocl_add_i8_in_a_child(bik_device: sycl.device) -> None:
                      f"see docs/devices/README.md. Child output: {done.stdout.strip()!r}")
     assert done.returncode == 0, f"{done.returncode}\n{done.stdout}\n{done.stderr}"
     assert "running pocl.add.i8" in done.stdout and "verified" in done.stdout
+
+
+def test_the_example_exits_0_with_its_note_where_the_kernel_cannot_be_built(bik_device: sycl.device) -> None:
+    """A device that cannot build pocl.add.i8 (its build fails: injected, as a PoCL package
+    without the built-in kernels' source fails it): the example says so and exits 0."""
+    script = ROOT / "examples" / "builtin_kernels.py"
+    done = run_child(f"""
+        import runpy
+        from sycl_ocl import _native
+        with _native.inject("build", 1) as faults:
+            try:
+                runpy.run_path({str(script)!r}, run_name="__main__")
+            finally:
+                print("fired:", faults.fired)
+    """)
+    assert done.returncode == 0, f"{done.returncode}\n{done.stdout}\n{done.stderr}"
+    assert "pocl.add.i8 could not be built" in done.stdout and "fired: True" in done.stdout

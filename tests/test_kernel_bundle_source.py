@@ -7,8 +7,11 @@ unit's ``-D`` options are honoured. Each parse is checked against the compiler's
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyopencl as cl
 import pytest
+from kernel_support import child_json
 
 import sycl_ocl as sycl
 from sycl_ocl._kernel_bundle._preprocess import definitions_from_options
@@ -115,3 +118,25 @@ def test_registration_uses_the_units_options() -> None:
     """
     ids = sycl.register_kernel_source(source, options=["-DKS_OPT_MORE"])
     assert [k.get_name() for k in ids] == ["ks_opt_base", "ks_opt_more"]
+
+
+def test_a_kernel_files_includes_are_found_only_through_its_options(tmp_path: Path) -> None:
+    """docs/kernels.md: the file's own folder is not searched for its ``#include "..."``
+    (errc.build naming the header); ``options=["-I<folder>"]`` finds it."""
+    (tmp_path / "two.h").write_text("#define TWO 2\n")
+    kernel = tmp_path / "twice.cl"
+    kernel.write_text('#include "two.h"\n__kernel void inc_twice(__global int* a) { a[0] *= TWO; }\n')
+    found = []
+    for options in ([], [f"-I{tmp_path}"]):
+        found.append(child_json(f"""
+            import json, sycl_ocl as sycl
+            from tests.conftest import preferred_device
+            dev = preferred_device()
+            ids = sycl.register_kernel_file({str(kernel)!r}, options={options!r})
+            try:
+                sycl.get_kernel_bundle(sycl.bundle_state.executable, sycl.context(dev), kernel_ids=ids)
+                print(json.dumps("built"))
+            except sycl.exception as e:
+                print(json.dumps([e.code().name, "two.h" in e.what()]))
+        """))
+    assert found == [["build", True], "built"]

@@ -55,7 +55,18 @@ def test_the_conformance_suite_is_in_the_wheel_and_the_tests_are_not(wheel: zipf
     assert "conformance/SCENARIOS.md" in names
     tops = {n.split("/")[0] for n in names}
     assert tops == {"sycl_ocl", "conformance", next(t for t in tops if t.endswith(".dist-info"))}
-    assert not [n for n in names if n.startswith("conformance/results/") or "__pycache__" in n]
+    # Of the results, the reproducers the reports name (docs/conformance.md), not the reports.
+    assert _files("conformance/results", "repro_*.py") <= names
+    assert not [n for n in names if (n.startswith("conformance/results/") and "/repro_" not in n)
+                or "__pycache__" in n]
+
+
+def test_every_reproducer_a_category_names_exists() -> None:
+    """Each ``conformance/results/...`` script a category's expected failure names is there
+    (so the wheel, which holds them all, holds it)."""
+    named = {m for p in (ROOT / "conformance" / "categories").glob("*.py")
+             for m in re.findall(r"conformance/results/[\w.-]+/[\w.-]+\.py", p.read_text())}
+    assert named and not [n for n in named if not (ROOT / n).is_file()]
 
 
 def test_metadata_license_extras_and_scripts(wheel: zipfile.ZipFile) -> None:

@@ -951,3 +951,32 @@ def test_free_racing_with_use_on_another_thread(device: sycl.device) -> None:
         thread.join()
     q.wait_and_throw()
     assert len(outcomes) == 20
+
+
+def test_a_pyopencl_array_on_usm_in_a_host_task_is_ordered_with_the_commands(device: sycl.device) -> None:
+    """docs/usm.md's pattern: a ``pyopencl.array`` over ``sycl.get_native(p)`` on the host
+    task's native queue runs after the fill it depends on and before the copy that depends
+    on the task; PyOpenCL's InconsistentOpenCLQueueWarning is the one the docs explain."""
+    import warnings
+
+    import pyopencl.array as cla
+
+    kind = any_kind(device)
+    q = sycl.queue(device)
+    p = ints(q, kind, 64)
+    filled = q.fill(p, np.int32(2), 64)
+    seen: list[type[Warning]] = []
+
+    def triple(ih: sycl.interop_handle) -> None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            a = cla.Array(ih.get_native_queue(), 64, np.int32, data=sycl.get_native(p))
+            a *= 3
+        seen.extend(w.category for w in caught)
+
+    tripled = q.submit(lambda h: (h.depends_on(filled), h.host_task(triple)))
+    out = np.zeros(64, np.int32)
+    q.memcpy(out, p, out.nbytes, depends_on=tripled).wait()
+    sycl.free(p, q)
+    assert out.tolist() == [6] * 64
+    assert set(seen) <= {cla.InconsistentOpenCLQueueWarning}

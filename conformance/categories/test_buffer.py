@@ -169,19 +169,28 @@ def test_BU_11_copies_keep_properties() -> None:
 
 @pytest.mark.parametrize("target", ["array", "weakref", "none"])
 def test_BU_13_use_mutex_and_final_data(target: str) -> None:
-    """Host writes under the mutex; set_final_data(dest) + set_write_back copy to dest at the end."""
+    """The runtime holds the mutex while it owns the host memory (the host may not write then)
+    and releases it at destruction, after set_final_data(dest) + set_write_back copied to dest.
+
+    The lock is observed: taken while the buffer lives, free after (docs/conformance.md).
+    """
     lock = threading.Lock()
     dest = np.zeros(4, np.int32)
     source = np.arange(4, dtype=np.int32)
     with sycl.buffer(source, prop_list=[sycl.property.buffer.use_mutex(lock)]) as buf:
+        assert not lock.acquire(blocking=False), "use_mutex: the runtime does not hold the lock"
         final = {"array": dest, "weakref": weakref.ref(dest), "none": None}[target]
         buf.set_final_data(final)
         buf.set_write_back(True)
         with sycl.host_accessor(buf, sycl.read_write) as acc:
             np.asarray(acc)[:] += 10
-    with lock:  # released at destruction: the data is synchronized
+        assert lock.locked()
+    assert lock.acquire(blocking=False), "use_mutex: the lock is still held after the buffer's end"
+    try:  # released at destruction: the data is synchronized
         expected = [10, 11, 12, 13] if target != "none" else [0, 0, 0, 0]
         assert list(dest) == expected
+    finally:
+        lock.release()
 
 
 def test_BU_14_reference_semantics() -> None:

@@ -7,7 +7,7 @@ import pyopencl as cl
 import pytest
 
 import sycl_ocl as sycl
-from conformance.support import Gate, raises, status
+from conformance.support import Gate, Hold, raises, status
 
 ADD, INDEX, OFFSET_ID, FILL = sycl.register_kernel_source(
     """
@@ -40,17 +40,26 @@ def test_HA_01_require_then_write(queue: sycl.queue) -> None:
 
 
 def test_HA_02_03_depends_on(queue: sycl.queue) -> None:
-    """depends_on one event and a list: the dependencies are complete when the dependent is."""
-    gate = Gate()
-    e1 = gate.submit(queue)
-    e2 = queue.submit(lambda h: h.host_task(lambda: None))
-    only_one = queue.submit(lambda h: h.depends_on(e1))
-    both = queue.submit(lambda h: h.depends_on([e1, e2]))
-    gate.open()
-    only_one.wait()
-    assert status(e1) is DONE
-    both.wait()
-    assert status(e1) is DONE and status(e2) is DONE
+    """depends_on one event and a list: a dependent runs only after its dependencies completed.
+
+    Each dependent's body records its dependencies' statuses; the gates stay shut until a
+    dependent ran or their bound passed (the second gate of a list one bound later, in either
+    place of the list), so a dependency ignored, or a list of which only the first or the last
+    is kept, shows an incomplete dependency every time (docs/conformance.md).
+    """
+    hold = Hold()
+    first, late, early = hold.gate(queue), hold.gate(queue, 2), hold.gate(queue)
+    seen: list[list[sycl.info.event_command_status]] = []
+
+    def dependent(deps: list[sycl.event]) -> sycl.event:
+        return queue.submit(lambda h: (h.depends_on(deps if len(deps) > 1 else deps[0]),
+                                       h.host_task(hold.body(deps, seen))))
+
+    dependents = [dependent([first]), dependent([early, late]), dependent([late, early])]
+    for ev in dependents:
+        ev.wait()
+    assert seen == [[DONE], [DONE, DONE], [DONE, DONE]], seen
+    assert all(status(e) is DONE for e in (first, late, early))
 
 
 @pytest.mark.parametrize("shape", [(8,), (4, 6), (2, 3, 4)])

@@ -69,12 +69,24 @@ def test_RED_01_known_identities() -> None:
     assert not sycl.has_known_identity(sycl.bit_or(), np.float32)
 
 
+# Per combiner, items and a start value that changes the result (checked below): a runtime
+# that drops the variable's value fails every case (docs/conformance.md).
+ONES = np.ones(X.size, np.int32)
+RED_02_CASES: dict[Any, tuple[np.ndarray, int]] = {
+    sycl.plus: (X, 1000), sycl.multiplies: (np.where(X < 0, -1, 1).astype(np.int32), 7),
+    sycl.minimum: (X, -1000), sycl.maximum: (X, 1000), sycl.bit_and: (X | 0x30, 0x10),
+    sycl.bit_or: (X & 0xF, 0x100), sycl.bit_xor: (np.arange(1, X.size + 1, dtype=np.int32), 0x100),
+    sycl.logical_and: (ONES, 0), sycl.logical_or: (0 * ONES, 5)}
+
+
 @pytest.mark.parametrize("op", COMBINERS, ids=lambda op: op.__name__)
 def test_RED_02_range_combines_the_variable(queue: sycl.queue, op: Any) -> None:
     """Over a range, each combiner's result is op(variable's value, reduction of the items)."""
-    x = X if op is not sycl.multiplies else np.where(X == 0, 1, np.sign(X)).astype(np.int32)
-    got = _reduce(queue, sycl.range(x.size), op(), 1, x=x)
-    assert got == op()(np.int32(1), np.int32(NUMPY[op](x)))
+    x, start = RED_02_CASES[op]
+    items = np.int32(NUMPY[op](x))
+    expected = op()(np.int32(start), items)
+    assert expected != items  # the start value shows: dropping it changes the result
+    assert _reduce(queue, sycl.range(x.size), op(), start, x=x) == expected
 
 
 def test_RED_03_initialize_to_identity(queue: sycl.queue) -> None:

@@ -290,6 +290,8 @@ def register_kernel_file(
     """Register the OpenCL C file at ``path`` (see :func:`register_kernel_source`, §4.11.1).
 
     ``options`` and ``device_has`` are those of ``register_kernel_source``; messages name the file.
+    The file's own folder is not searched for its ``#include "..."`` files (the compiler
+    reads the text, not the file): pass ``options=[f"-I{folder}"]``.
 
     Returns:
         The ids of the file's kernels, in source order.

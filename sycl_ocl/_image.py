@@ -181,13 +181,14 @@ class image_sampler:
 
 class Format(NamedTuple):
     """What the runtime knows of a format: the OpenCL format, the channels of a pixel, the
-    numpy type of one channel, and how a kernel reads it (``unorm``, ``snorm``, ``sint``,
-    ``uint`` or ``float``)."""
+    numpy type of one channel, how a kernel reads it (``unorm``, ``snorm``, ``sint``, ``uint``
+    or ``float``) and the channel order's name (``rgba``)."""
 
     cl_format: cl.ImageFormat
     channels: int
     dtype: np.dtype[Any]
     kind: str
+    order: str
 
     @property
     def pixel(self) -> int:
@@ -239,7 +240,7 @@ def resolve_format(fmt: Any) -> Format:
             f"{fmt!r} is no image format: give a sycl.image_format (e.g. r8g8b8a8_unorm) or a pair "
             "(sycl.image_channel_order.X, sycl.image_channel_type.Y)",
         ) from None
-    return Format(cl.ImageFormat(cl_order, cl_type), channels, np.dtype(dtype), kind)
+    return Format(cl.ImageFormat(cl_order, cl_type), channels, np.dtype(dtype), kind, order.value)
 
 
 def numpy_shape(rng: range, channels: int) -> tuple[int, ...]:

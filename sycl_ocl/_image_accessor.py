@@ -20,6 +20,7 @@ from ._accessor import _Access, _Window, host_accessor
 from ._exception import errc, exception
 from ._image import Format, _image, check_device, numpy_shape, sampled_image, unsampled_image
 from ._range import id
+from ._sampling import from_kernel, sample, to_kernel
 from .access import access_mode, as_mode, resolve_no_init, target
 from .property._base import make_property_list, property_list
 from .property.accessor import no_init
@@ -226,10 +227,7 @@ class _HostImage(_ImageAccess, host_accessor):
             raise exception(errc.invalid, f"pixel {coords} is outside the image of range {self._win.range}")
         return tuple(reversed(coord))
 
-    def read(self, coords: Any) -> np.ndarray:
-        """The pixel at ``coords`` (x first) as a kernel's ``read_image`` returns it: its
-        channels as float32 for unorm, snorm and float formats, else as stored (§4.7.6.15)."""
-        return to_kernel_value(self._live()[self._pixel(coords)], self._format.kind)
+
 
 
 class host_unsampled_image_accessor(_HostImage):
@@ -249,44 +247,34 @@ class host_unsampled_image_accessor(_HostImage):
                  prop_list: Any = None) -> None:
         self._hold_image(img, unsampled_image, mode, prop_list)
 
+    def read(self, coords: Any) -> np.ndarray:
+        """The pixel at integer ``coords`` (x first) as a kernel's ``read_image`` returns it
+        (§4.7.6.15): (r, g, b, a), float32 for unorm, snorm and float formats."""
+        return to_kernel(self._live()[self._pixel(coords)], self._format)
+
     def write(self, coords: Any, color: Any) -> None:
         """Write the pixel at ``coords`` (x first) as a kernel's ``write_image`` does:
         ``color``'s channels in the kernel's type (float for unorm, snorm and float formats)."""
         if not self._win.writes:
             raise exception(errc.accessor, f"{self!r} is read_only: it cannot be written")
-        self._live()[self._pixel(coords)] = from_kernel_value(np.asarray(color), self._format)
+        self._live()[self._pixel(coords)] = from_kernel(np.asarray(color), self._format)
 
 
 class host_sampled_image_accessor(_HostImage):
     """Host read access to a ``sampled_image`` (§4.7.6.15): ``numpy.asarray(acc)`` is its
     pixels' ``(height, width, channels)`` view, read-only."""
 
-    __slots__ = ()
+    __slots__ = ("_sampler",)
 
     def __init__(self, img: sampled_image, prop_list: Any = None) -> None:
         self._hold_image(img, sampled_image, access_mode.read, prop_list)
+        self._sampler = img._sampler
 
-
-_SCALE = {"unorm": {1: 255.0, 2: 65535.0}, "snorm": {1: 127.0, 2: 32767.0}}
-
-
-def to_kernel_value(pixel: np.ndarray, kind: str) -> np.ndarray:
-    """Stored channels as ``read_image`` returns them (OpenCL C §8.3): unorm and snorm
-    normalized to float, float as float32, integers as they are."""
-    if kind in _SCALE:
-        scaled = pixel.astype(np.float32) / np.float32(_SCALE[kind][pixel.dtype.itemsize])
-        return np.maximum(scaled, np.float32(-1.0)) if kind == "snorm" else scaled
-    return pixel.astype(np.float32) if kind == "float" else pixel.copy()
-
-
-def from_kernel_value(color: np.ndarray, fmt: Format) -> np.ndarray:
-    """A kernel's value as ``write_image`` stores it: unorm and snorm scaled and rounded to the
-    nearest, saturated (OpenCL C §8.3.1)."""
-    if fmt.kind in _SCALE:
-        info = np.iinfo(fmt.dtype)
-        scaled = np.rint(color.astype(np.float64) * _SCALE[fmt.kind][fmt.dtype.itemsize])
-        return np.clip(scaled, info.min, info.max).astype(fmt.dtype)
-    return color.astype(fmt.dtype)
+    def read(self, coords: Any) -> np.ndarray:
+        """The image read at ``coords`` (x first, float) through its sampler, as a kernel's
+        ``read_image`` returns it (§4.7.6.15): (r, g, b, a)."""
+        at = np.asarray(coords, np.float64).reshape(1, -1)
+        return sample(self._live(), self._format, self._sampler, at)[0]
 
 
 def join_whole(img: _image, h: handler) -> None:

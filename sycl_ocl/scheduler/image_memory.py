@@ -18,6 +18,10 @@ from .._native import cl
 from .context_record import ContextRecord
 from .memory_object import Allocation, MemoryObject
 
+# clEnqueueWriteImage / clEnqueueReadImage: PyOpenCL's enqueue_copy takes no 1-D image.
+_write_image = cl._cl._enqueue_write_image
+_read_image = cl._cl._enqueue_read_image
+
 # A pixel box of a transfer: (origin, region) in pixels, OpenCL order (x first), and the byte
 # span it fills in the packed host copy.
 Box = tuple[tuple[int, ...], tuple[int, ...], int, int]
@@ -50,8 +54,7 @@ class ImageAllocation(Allocation):
                wait_for: list[cl.Event] | None, blocking: bool = False) -> cl.Event:
         """Enqueue the writes of packed host bytes ``[lo, hi)`` into the image (one per box)."""
         events = [
-            cl.enqueue_copy(queue, self.buf, host[a:b], origin=origin, region=region,  # type: ignore[call-overload]
-                            is_blocking=blocking, wait_for=wait_for)
+            _write_image(queue, self.buf, origin, region, host[a:b], wait_for=wait_for, is_blocking=blocking)
             for origin, region, a, b in boxes(lo, hi, self.extent, self.pixel)
         ]
         if len(events) == 1:
@@ -61,8 +64,7 @@ class ImageAllocation(Allocation):
     def download(self, queue: cl.CommandQueue, host: np.ndarray, lo: int, hi: int) -> None:
         """Blocking reads of the image's pixels of packed bytes ``[lo, hi)`` into ``host``."""
         for origin, region, a, b in boxes(lo, hi, self.extent, self.pixel):
-            cl.enqueue_copy(queue, host[a:b], self.buf, origin=origin, region=region,  # type: ignore[call-overload]
-                            is_blocking=True)
+            _read_image(queue, self.buf, origin, region, host[a:b], is_blocking=True)
 
 
 class ImageMemory(MemoryObject):
@@ -80,7 +82,7 @@ class ImageMemory(MemoryObject):
         self.pixel = pixel
 
     def create(self, native: cl.Context, linked: bool) -> Any:
-        return cl.Image(native, cl.mem_flags.READ_WRITE, self.cl_format, shape=self.extent)
+        return cl.create_image(native, cl.mem_flags.READ_WRITE, self.cl_format, shape=self.extent)
 
     def wrap(self, buf: Any, context: ContextRecord, linked: bool) -> Allocation:
         return ImageAllocation(buf, context, self)

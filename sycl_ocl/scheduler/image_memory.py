@@ -30,10 +30,11 @@ Box = tuple[tuple[int, ...], tuple[int, ...], int, int]
 class ImageAllocation(Allocation):
     """An image's ``cl_mem`` image in one context; transfers go by pixel boxes."""
 
-    __slots__ = ("extent", "pixel")
+    __slots__ = ("extent", "image", "pixel")
 
-    def __init__(self, image: Any, context: ContextRecord, memory: ImageMemory) -> None:
-        self.buf = image
+    def __init__(self, image: cl.Image, context: ContextRecord, memory: ImageMemory) -> None:
+        self.image = image
+        self.buf = image  # type: ignore[assignment]  # what kernels and native access get, as a buffer's
         self.size = memory.size  # the packed bytes, whatever the driver's row pitch
         self.context = context
         self.linked = False
@@ -54,7 +55,8 @@ class ImageAllocation(Allocation):
                wait_for: list[cl.Event] | None, blocking: bool = False) -> cl.Event:
         """Enqueue the writes of packed host bytes ``[lo, hi)`` into the image (one per box)."""
         events = [
-            _write_image(queue, self.buf, origin, region, host[a:b], wait_for=wait_for, is_blocking=blocking)
+            _write_image(queue, self.image, origin, region, host[a:b], wait_for=wait_for,
+                         is_blocking=blocking)
             for origin, region, a, b in boxes(lo, hi, self.extent, self.pixel)
         ]
         if len(events) == 1:
@@ -64,7 +66,7 @@ class ImageAllocation(Allocation):
     def download(self, queue: cl.CommandQueue, host: np.ndarray, lo: int, hi: int) -> None:
         """Blocking reads of the image's pixels of packed bytes ``[lo, hi)`` into ``host``."""
         for origin, region, a, b in boxes(lo, hi, self.extent, self.pixel):
-            _read_image(queue, self.buf, origin, region, host[a:b], is_blocking=True)
+            _read_image(queue, self.image, origin, region, host[a:b], is_blocking=True)
 
 
 class ImageMemory(MemoryObject):

@@ -570,7 +570,7 @@ class sampled_image(_image):
         self._init(host, fmt, rng, pitch, prop_list)
 
     def get_sampler(self) -> image_sampler:
-        """The sampler it is read with."""
+        """The sampler it is read with (a sycl_ocl extension)."""
         return self._sampler
 
 

@@ -72,7 +72,7 @@ class _ImageAccess(_Access):
         return view
 
     def byte_size(self) -> int:
-        """The bytes of the pixels reached."""
+        """The bytes of the pixels reached (a sycl_ocl extension)."""
         return self._win.req.hi
 
     def __repr__(self) -> str:
@@ -253,8 +253,9 @@ class host_unsampled_image_accessor(_HostImage):
         return to_kernel(self._live()[self._pixel(coords)], self._format)
 
     def write(self, coords: Any, color: Any) -> None:
-        """Write the pixel at ``coords`` (x first) as a kernel's ``write_image`` does:
-        ``color``'s channels in the kernel's type (float for unorm, snorm and float formats)."""
+        """Write the pixel at ``coords`` (x first) as a kernel's ``write_image`` does
+        (§4.7.6.15): ``color``'s (r, g, b, a) in the kernel's type (float for unorm, snorm and
+        float formats)."""
         if not self._win.writes:
             raise exception(errc.accessor, f"{self!r} is read_only: it cannot be written")
         self._live()[self._pixel(coords)] = from_kernel(np.asarray(color), self._format)

@@ -35,6 +35,10 @@ sycl.register_kernel_source(
     """
     __kernel void fault_inc(__global int* a) { a[get_global_id(0)] += 1; }
     __kernel void fault_add(__global int* a, int w) { a[get_global_id(0)] += w; }
+    __kernel void fault_image_add(read_only image1d_t src, write_only image1d_t dst, int w) {
+        int x = get_global_id(0);
+        write_imagei(dst, x, read_imagei(src, x) + (int4)(w));
+    }
     """
 )
 N = 64
@@ -522,10 +526,36 @@ def program_bundles(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return np.zeros(0, dtype=np.int32)
 
 
+def program_images(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """An image (its transfers by pixel boxes) between kernels of two contexts and host
+    accessors; its end writes it back."""
+    q1, q2 = s.queue(sycl.context(devs[0]), devs[0]), s.queue(sycl.context(devs[-1]), devs[-1])
+    data = np.zeros(N, dtype=np.int32)
+    fmt, rng = sycl.image_format.r32g32b32a32_sint, sycl.range(N // 4)
+
+    def image_add(q: sycl.queue, w: int) -> Callable[[], object]:
+        return lambda: q.submit(lambda h: h.parallel_for(
+            N // 4, "fault_image_add", sycl.unsampled_image_accessor(img, h, sycl.read_only),
+            sycl.unsampled_image_accessor(img, h, sycl.write_only), np.int32(w)))
+
+    def hold(w: int) -> None:
+        with sycl.host_unsampled_image_accessor(img) as acc:
+            host_add(acc, w)
+
+    with s.faulty(), sycl.unsampled_image(data, fmt, rng) as img:
+        s.step(1, image_add(q1, 1))
+        s.step(2, lambda: hold(2))
+        s.step(4, image_add(q1, 4))
+        s.step(8, image_add(q2, 8))
+        s.step(0, lambda: sycl.host_unsampled_image_accessor(img, sycl.read_only))
+        s.step(16, image_add(q1, 16))
+    return data
+
+
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
 PROGRAMS: list[Program] = [program_buffers, program_sub_buffers, program_host_tasks, program_interop,
                            program_usm, program_graph, program_two_contexts, program_make_buffer,
-                           program_bundles]
+                           program_bundles, program_images]
 
 
 def still_works(devs: list[sycl.device]) -> None:

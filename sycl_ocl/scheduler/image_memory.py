@@ -18,10 +18,6 @@ from .._native import cl
 from .context_record import ContextRecord
 from .memory_object import Allocation, MemoryObject
 
-# clEnqueueWriteImage / clEnqueueReadImage: PyOpenCL's enqueue_copy takes no 1-D image.
-_write_image = cl._cl._enqueue_write_image
-_read_image = cl._cl._enqueue_read_image
-
 # A pixel box of a transfer: (origin, region) in pixels, OpenCL order (x first), and the byte
 # span it fills in the packed host copy.
 Box = tuple[tuple[int, ...], tuple[int, ...], int, int]
@@ -55,8 +51,9 @@ class ImageAllocation(Allocation):
                wait_for: list[cl.Event] | None, blocking: bool = False) -> cl.Event:
         """Enqueue the writes of packed host bytes ``[lo, hi)`` into the image (one per box)."""
         events = [
-            _write_image(queue, self.image, origin, region, host[a:b], wait_for=wait_for,
-                         is_blocking=blocking)
+            # clEnqueueWriteImage (PyOpenCL's enqueue_copy takes no 1-D image)
+            cl._enqueue_write_image(queue, self.image, origin, region, host[a:b],
+                                    wait_for=wait_for, is_blocking=blocking)
             for origin, region, a, b in boxes(lo, hi, self.extent, self.pixel)
         ]
         if len(events) == 1:
@@ -66,7 +63,8 @@ class ImageAllocation(Allocation):
     def download(self, queue: cl.CommandQueue, host: np.ndarray, lo: int, hi: int) -> None:
         """Blocking reads of the image's pixels of packed bytes ``[lo, hi)`` into ``host``."""
         for origin, region, a, b in boxes(lo, hi, self.extent, self.pixel):
-            _read_image(queue, self.image, origin, region, host[a:b], is_blocking=True)
+            cl._enqueue_read_image(queue, self.image, origin, region, host[a:b],
+                                   is_blocking=True)
 
 
 class ImageMemory(MemoryObject):
@@ -92,7 +90,8 @@ class ImageMemory(MemoryObject):
 
 def boxes(lo: int, hi: int, extent: tuple[int, ...], pixel: int) -> list[Box]:
     """The pixel boxes of packed bytes ``[lo, hi)`` (whole pixels) of an image of ``extent``:
-    a partial row, whole rows of a slice, whole slices, each contiguous in the host copy."""
+    a partial row, whole rows, whole slices, whole rows, a partial row (as far as the span
+    reaches), each contiguous in the host copy."""
     width = extent[0]
     height = extent[1] if len(extent) > 1 else 1
     plane = width * height

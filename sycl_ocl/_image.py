@@ -311,7 +311,10 @@ class _image(PropertyHolder):
 
     def _init_host(self, host: Any, shape: tuple[int, ...], pitch: Any) -> None:
         data = writeable_alias(host)
-        array = data if isinstance(data, np.ndarray) else np.asarray(memoryview(data))
+        try:
+            array = data if isinstance(data, np.ndarray) else np.asarray(memoryview(data))
+        except TypeError:
+            raise exception(errc.invalid, f"an image's host data is a numpy array, got {host!r}") from None
         if array.dtype != self._format.dtype and pitch is None:
             raise exception(
                 errc.invalid,
@@ -517,8 +520,15 @@ class unsampled_image(_image):
             raise exception(errc.invalid, "unsampled_image(fmt, range) or unsampled_image(host, fmt, range)")
         if _is_format(args[0]):
             host, fmt, rest = None, args[0], args[1:]
+        elif len(args) > 1 and _is_format(args[1]):
+            host, fmt, rest = args[0], args[1], args[2:]
         else:
-            host, fmt, rest = args[0], (args[1] if len(args) > 1 else None), args[2:]
+            raise exception(
+                errc.invalid,
+                f"unsampled_image(fmt, range) or unsampled_image(host, fmt, range): no image format in "
+                f"{args[:2]!r}; give a sycl.image_format (e.g. r8g8b8a8_unorm) or a pair "
+                "(sycl.image_channel_order.X, sycl.image_channel_type.Y)",
+            )
         if not rest or len(rest) > 3:
             raise exception(errc.invalid, "unsampled_image takes a range after the format")
         pitch, prop_list = _split(rest[1:], prop_list if len(rest) < 3 else _only(prop_list, rest[2]))

@@ -986,7 +986,7 @@ CASES: list[Case] = [
     Case("image-accessor-of-buffer", "image accessors §4.7.6.13", "an image accessor of a buffer",
          lambda e: e.submit(lambda h: sycl.unsampled_image_accessor(e.fresh(), h, sycl.read_only)),
          E.invalid, "unsampled_image"),
-    Case("image-accessor-for-pointer", "image accessors §4.7.6.13", "an image accessor for a __global pointer",
+    Case("image-accessor-for-pointer", "image accessors §4.7.6.13", "an image accessor for a pointer",
          lambda e: e.submit(lambda h: h.parallel_for(
              4, "misuse_scale", sycl.unsampled_image_accessor(_image(), h, sycl.read_only), 2.0)),
          E.kernel_argument, "image2d_t"),
@@ -996,7 +996,7 @@ CASES: list[Case] = [
              sycl.sampled_image(np.zeros((2, 2, 4), np.uint8), RGBA8, sycl.image_sampler(), sycl.range(2, 2)),
              h), 2.0)),
          E.kernel_argument, "sampler_t"),
-    Case("image-host-accessor-outside", "image accessors §4.7.6.15", "a host accessor's read outside the image",
+    Case("image-host-accessor-outside", "image accessors §4.7.6.15", "a host read outside the image",
          lambda e: sycl.host_unsampled_image_accessor(_image()).read((5, 0)), E.invalid, "outside"),
 ]
 

@@ -39,6 +39,7 @@ __kernel void blur_binomial(read_only image2d_t src, write_only image2d_t dst) {
 
 RGBA8 = sycl.image_format.r8g8b8a8_unorm
 FLOAT4 = sycl.image_format.r32g32b32a32_sfloat
+NO_INIT = [sycl.property.no_init()]  # the kernels write every pixel: the old ones need not be uploaded
 LINEAR = sycl.image_sampler(sycl.addressing_mode.clamp_to_edge, sycl.coordinate_normalization_mode.normalized,
                             sycl.filtering_mode.linear)
 
@@ -60,11 +61,11 @@ def filter_image(q: sycl.queue, picture: np.ndarray) -> np.ndarray:
             sycl.unsampled_image(result, RGBA8, sycl.range(width, height)) as dst:
         q.submit(lambda h: h.parallel_for(
             sycl.range(height, width), "downscale", sycl.sampled_image_accessor(src, h),
-            sycl.unsampled_image_accessor(half, h, sycl.write_only)))
+            sycl.unsampled_image_accessor(half, h, sycl.write_only, NO_INIT)))
         q.submit(lambda h: h.parallel_for(
             sycl.range(height, width), "blur_binomial",
             sycl.unsampled_image_accessor(half, h, sycl.read_only),
-            sycl.unsampled_image_accessor(dst, h, sycl.write_only)))
+            sycl.unsampled_image_accessor(dst, h, sycl.write_only, NO_INIT)))
     return result  # written back when dst's with block ended
 
 

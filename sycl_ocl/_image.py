@@ -321,12 +321,15 @@ class _image(PropertyHolder):
                 f"the host data holds {array.dtype}; an image of {self._format.cl_format!r} holds "
                 f"{self._format.dtype} ({self._format.channels} per pixel)",
             )
-        writable = bool(array.flags.writeable) and not isinstance(self, sampled_image)
+        writable, sampled = bool(array.flags.writeable), isinstance(self, sampled_image)
         view = _pixels(array, shape, pitch, self._format)
         self._pitch = _pitch_of(view)
-        if view.flags.c_contiguous and writable:
-            self._root = self._new_root(view.reshape(-1).view(np.uint8), view)
-            own(self._root, array)
+        if view.flags.c_contiguous and (writable or sampled):
+            # The user's memory is the host copy; a sampled image's is only read (its accessors
+            # read), so it needs no copy even read-only, and is never written back.
+            self._root = self._new_root(view.reshape(-1).view(np.uint8), None if sampled else view)
+            if writable:
+                own(self._root, array)
         else:
             if self._props.has_property(image_props.use_host_ptr):
                 raise exception(
@@ -335,7 +338,7 @@ class _image(PropertyHolder):
                     "which the image then uses as it is; drop the property or pass such an array",
                 )
             private = np.array(view, order="C").reshape(-1).view(np.uint8)  # a copy: never the user's
-            self._root = self._new_root(private, view if writable else None)
+            self._root = self._new_root(private, view if writable and not sampled else None)
 
     def _new_root(self, host: np.ndarray | None, user: Any) -> ImageMemory:
         fmt = self._format

@@ -279,9 +279,10 @@ class host_sampled_image_accessor(_HostImage):
 
 
 def join_whole(img: _image, h: handler) -> None:
-    """Make ``img`` current, read-write, for ``h``'s command group (``get_native`` of an image
-    not used yet: its pixels in the queue's context)."""
-    win = _window(img, access_mode.read_write, property_list())
+    """Make ``img`` current for ``h``'s command group (``get_native`` of an image not used yet:
+    its pixels in the queue's context), read-write, a sampled image read-only."""
+    mode = access_mode.read if isinstance(img, sampled_image) else access_mode.read_write
+    win = _window(img, mode, property_list())
     acc = object.__new__(unsampled_image_accessor)
     acc._win, acc._kind = win, _DEVICE
     h._register(acc)  # type: ignore[arg-type]

@@ -193,6 +193,20 @@ def test_a_read_only_host_array_is_never_written(queue: sycl.queue) -> None:
     assert not data.any()
 
 
+def test_a_sampled_image_reads_the_users_array_in_place(queue: sycl.queue) -> None:
+    data = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
+    img = sycl.sampled_image(data, RGBA8, sycl.image_sampler(), sycl.range(3, 2))
+    with sycl.host_sampled_image_accessor(img) as acc:
+        assert np.shares_memory(np.asarray(acc), data) and not np.asarray(acc).flags.writeable
+    assert not data.flags.writeable  # owned while the image lives
+    del img
+    assert data.flags.writeable
+    frozen = data.copy()
+    frozen.flags.writeable = False  # read-only host data is taken too: a sampled image only reads it
+    with sycl.sampled_image(frozen, RGBA8, sycl.image_sampler(), sycl.range(3, 2)) as img:
+        assert img.transfer_counters().h2d_bytes == 0
+
+
 def test_a_host_accessor_writes_what_the_next_kernel_reads(queue: sycl.queue) -> None:
     w, h = 3, 2
     src = sycl.unsampled_image(RGBA8, sycl.range(w, h))

@@ -14,7 +14,6 @@ import enum
 import threading
 import weakref
 from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -22,17 +21,16 @@ import pyopencl as cl
 
 from ._aspect import aspect
 from ._exception import errc, exception
+from ._memory_handle import MemoryHandle
 from ._range import as_range, range
+from .access import access_mode
 from .property import image as image_props
-from .property._base import PropertyHolder, is_property_list_like, make_property_list, property_list
+from .property._base import is_property_list_like, make_property_list, property_list
 from .scheduler import (
     ImageMemory,
     TransferCounters,
     add_handle,
     adopt,
-    check_destruction,
-    end_handle,
-    finalize,
     native_buffers,
     own,
     set_final_data,
@@ -43,6 +41,7 @@ from .scheduler import (
 if TYPE_CHECKING:
     from ._context import context
     from ._device import device
+    from ._handler import handler
 
 
 class image_channel_order(enum.Enum):
@@ -274,12 +273,11 @@ def check_device(dev: device, native_ctx: cl.Context, fmt: Format, dims: int) ->
         )
 
 
-class _image(PropertyHolder):
+class _image(MemoryHandle):
     """What both image classes are (§4.7.3): a memory object of pixels, its range, format and
     pitch, and the destruction rules of buffers (§4.7.2.3)."""
 
-    __slots__ = (
-        "__weakref__", "_alive", "_format", "_pitch", "_props", "_range", "_root", "_token", "_windows")
+    __slots__ = ("__weakref__", "_format", "_pitch", "_props", "_range")
 
     _owner = "unsampled_image"
 
@@ -354,29 +352,8 @@ class _image(PropertyHolder):
 
     # --- destruction (§4.7.3, as §4.7.2.3) ---------------------------------------------------
 
-    def _release(self, finalizing: bool = False) -> None:
-        if not getattr(self, "_alive", False):
-            return
-        if not finalizing and self._root.handles == 1:
-            check_destruction(self._root)  # errc.invalid before anything changes (rule S22)
-        end_handle(self._root, self._token, self._mark_ended)
-
-    def _mark_ended(self) -> None:
-        self._alive, self._windows = False, {}
-
     def __enter__(self) -> Any:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._release()
-
-    def __del__(self) -> None:
-        if getattr(self, "_alive", False):
-            finalize(partial(self._release, True), "image destruction")
-
-    def _check_alive(self) -> None:
-        if not self._alive:
-            raise exception(errc.invalid, "the image was destroyed (its with block ended); make a new one")
 
     # --- members (§4.7.3.2, §4.7.3.3) ------------------------------------------------------
 
@@ -537,6 +514,14 @@ class unsampled_image(_image):
         pitch, prop_list = _split(rest[1:], prop_list if len(rest) < 3 else _only(prop_list, rest[2]))
         self._init(host, fmt, rest[0], pitch, prop_list)
 
+    def get_access(self, h: handler, mode: Any, prop_list: Any = None) -> Any:
+        """``unsampled_image_accessor(self, h, mode, prop_list)`` (§4.7.3.2)."""
+        return _image_accessor.unsampled_image_accessor(self, h, mode, prop_list)
+
+    def get_host_access(self, mode: Any = access_mode.read_write, prop_list: Any = None) -> Any:
+        """``host_unsampled_image_accessor(self, mode, prop_list)`` (§4.7.3.2)."""
+        return _image_accessor.host_unsampled_image_accessor(self, mode, prop_list)
+
     def set_final_data(self, final_data: Any = None) -> None:
         """Where the pixels go at destruction: a writable array of the image's numpy shape, a
         ``weakref.ref`` to one, or ``None`` for nowhere (§4.7.3.2)."""
@@ -582,6 +567,14 @@ class sampled_image(_image):
         pitch, prop_list = _split((pitch,), prop_list)
         self._init(host, fmt, rng, pitch, prop_list)
 
+    def get_access(self, h: handler, prop_list: Any = None) -> Any:
+        """``sampled_image_accessor(self, h, prop_list)`` (§4.7.3.3)."""
+        return _image_accessor.sampled_image_accessor(self, h, prop_list)
+
+    def get_host_access(self, prop_list: Any = None) -> Any:
+        """``host_sampled_image_accessor(self, prop_list)`` (§4.7.3.3)."""
+        return _image_accessor.host_sampled_image_accessor(self, prop_list)
+
     def get_sampler(self) -> image_sampler:
         """The sampler it is read with (a sycl_ocl extension)."""
         return self._sampler
@@ -624,3 +617,8 @@ def make_image(native: cl.Image, ctx: context) -> unsampled_image:
     img = unsampled_image(found[0], range(*sizes))
     adopt(img._root, native, ctx._native, ctx)  # type: ignore[arg-type]  # an image's cl_mem
     return img
+
+
+# An image makes accessors of itself (§4.7.3.2), and _image_accessor.py imports this module:
+# bound once here, after the image classes exist (as _buffer.py binds _accessor).
+from . import _image_accessor  # noqa: E402

@@ -207,6 +207,34 @@ def test_a_sampled_image_reads_the_users_array_in_place(queue: sycl.queue) -> No
         assert img.transfer_counters().h2d_bytes == 0
 
 
+def test_the_image_properties_use_the_host_array_and_hold_the_mutex(queue: sycl.queue) -> None:
+    import threading
+
+    data = np.zeros((2, 3, 4), np.uint8)
+    lock = threading.Lock()
+    props = [sycl.property.image.use_host_ptr(), sycl.property.image.use_mutex(lock)]
+    with sycl.unsampled_image(data, RGBA8, sycl.range(3, 2), prop_list=props) as img:
+        assert img.has_property(sycl.property.image.use_host_ptr) and lock.locked()
+        _run(queue, "ti_coords", sycl.range(3, 2), (img, sycl.write_only))
+        with img.get_host_access(sycl.read_only) as acc:
+            assert np.shares_memory(np.asarray(acc), data) and np.asarray(acc)[1, 2].tolist() == [2, 1, 3, 7]
+    assert not lock.locked() and data[1, 2].tolist() == [2, 1, 3, 7]
+    with pytest.raises(sycl.exception):  # a buffer's property is not an image's
+        sycl.unsampled_image(data, RGBA8, sycl.range(3, 2), prop_list=[sycl.property.buffer.use_host_ptr()])
+
+
+def test_get_access_makes_the_image_accessors(queue: sycl.queue) -> None:
+    data = np.zeros((2, 2, 4), np.uint8)
+    with sycl.unsampled_image(data, RGBA8, sycl.range(2, 2)) as img:
+        queue.submit(lambda h: h.parallel_for(sycl.range(2, 2), "ti_coords",
+                                              img.get_access(h, sycl.write_only)))
+    assert data[1, 1].tolist() == [1, 1, 2, 7]
+    with sycl.sampled_image(data, RGBA8, sycl.image_sampler(), sycl.range(2, 2)) as simg, \
+            simg.get_host_access() as acc:
+        assert isinstance(acc, sycl.host_sampled_image_accessor)
+        assert acc.read((1.5, 0.5)).tolist() == [1, 0, 1, 7]
+
+
 def test_a_host_accessor_writes_what_the_next_kernel_reads(queue: sycl.queue) -> None:
     w, h = 3, 2
     src = sycl.unsampled_image(RGBA8, sycl.range(w, h))

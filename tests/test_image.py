@@ -406,6 +406,31 @@ def test_an_image_moves_between_contexts_through_the_host(pair: list[sycl.device
     assert img.transfer_counters().staged_bytes > 0
 
 
+@pytest.mark.skipif(not PAIRS, reason="needs a platform with two devices (PoCL runs two)")
+@pytest.mark.parametrize("pair", PAIRS, ids=[_label(p[0]) for p in PAIRS])
+def test_two_devices_of_one_context_share_an_image(pair: list[sycl.device]) -> None:
+    ctx = sycl.context(pair)
+    queues = [sycl.queue(ctx, dev) for dev in pair]
+    data = np.zeros((2, 5, 4), np.uint8)
+    scratch = sycl.unsampled_image(RGBA8, sycl.range(5, 2))
+    img = sycl.unsampled_image(data, RGBA8, sycl.range(5, 2))
+    for q in (*queues, *queues):
+        _run(q, "ti_inc2", sycl.range(5, 2), (img, sycl.read_only), (scratch, sycl.write_only))
+        _run(q, "ti_inc2", sycl.range(5, 2), (scratch, sycl.read_only), (img, sycl.write_only))
+    counters = img.transfer_counters()
+    del img  # the last handle: the pixels are written back before the next statement
+    assert (data == 8).all()
+    assert counters.staged_bytes == 0  # one context: nothing goes through the host on the way
+
+
+def test_get_native_of_an_unused_sampled_image_holds_its_pixels() -> None:
+    data = np.arange(3 * 4, dtype=np.float32).reshape(1, 3, 4)
+    with sycl.sampled_image(data, FLOAT4, sycl.image_sampler(), sycl.range(3)) as img:
+        native = sycl.get_native(img)
+        assert isinstance(native, cl.Image) and native.type == cl.mem_object_type.IMAGE1D
+        assert data.flags.writeable is False  # in use: the image reads it in place
+
+
 def test_a_command_graph_replays_image_kernels(queue: sycl.queue) -> None:
     w, h = 5, 2
     data = np.zeros((h, w, 4), np.uint8)

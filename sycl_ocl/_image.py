@@ -248,7 +248,7 @@ def numpy_shape(rng: range, channels: int) -> tuple[int, ...]:
 
 
 _IMAGE_TYPES = {1: cl.mem_object_type.IMAGE1D, 2: cl.mem_object_type.IMAGE2D, 3: cl.mem_object_type.IMAGE3D}
-_supported: dict[tuple[int, int], frozenset[tuple[int, int]]] = {}
+_supported: dict[tuple[int, int, int], frozenset[tuple[int, int]]] = {}
 
 
 def check_device(dev: device, native_ctx: cl.Context, fmt: Format, dims: int) -> None:
@@ -260,7 +260,7 @@ def check_device(dev: device, native_ctx: cl.Context, fmt: Format, dims: int) ->
             f"{dev!r} has no image support (aspect.image); choose a device with it, e.g. "
             "sycl.aspect_selector(sycl.aspect.image), or use buffers",
         )
-    key = (native_ctx.int_ptr, dims)
+    key = (native_ctx.int_ptr, dev._native.int_ptr, dims)
     known = _supported.get(key)
     if known is None:
         formats = cl.get_supported_image_formats(native_ctx, cl.mem_flags.READ_WRITE, _IMAGE_TYPES[dims])

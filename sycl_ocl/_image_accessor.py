@@ -79,6 +79,22 @@ class _ImageAccess(_Access):
         return f"<sycl.{type(self).__name__} {self._win.mode.name} {self._win.range}>"
 
 
+class _DeviceImage(_ImageAccess):
+    """What the device image accessors share: a kernel argument, not a host view."""
+
+    __slots__ = ("_kind",)
+
+    _kind: tuple[target, bool]  # as ``accessor._kind``: the handler's checks read it
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        raise exception(
+            errc.accessor,
+            f"{self!r} is a device accessor, a kernel argument: on the host use "
+            "sycl.host_unsampled_image_accessor(img) (or host_sampled_image_accessor), and in a host "
+            "task with an interop_handle ih.get_native_mem(acc), the pyopencl.Image",
+        )
+
+
 def _device_accessor(acc: _ImageAccess, img: Any, cls: type[_image], h: handler, mode: Any,
                      prop_list: Any) -> None:
     """Make ``acc`` a device accessor of ``img`` (an instance of ``cls``) joined to ``h``."""
@@ -93,7 +109,7 @@ def _device_accessor(acc: _ImageAccess, img: Any, cls: type[_image], h: handler,
     h._register(acc)  # type: ignore[arg-type]  # joins like a buffer accessor: its _win and _kind
 
 
-class unsampled_image_accessor(_ImageAccess):
+class unsampled_image_accessor(_DeviceImage):
     """A kernel's access to an ``unsampled_image`` (§4.7.6.13): a ``read_only`` or
     ``write_only`` ``image{1,2,3}d_t`` parameter, read with ``read_image{f,i,ui}`` and written
     with ``write_image{f,i,ui}`` at integer coordinates.
@@ -112,7 +128,7 @@ class unsampled_image_accessor(_ImageAccess):
             support or without the image's format.
     """
 
-    __slots__ = ("_kind",)
+    __slots__ = ()
 
     def __init__(self, img: unsampled_image, h: handler, mode: Any, prop_list: Any = None) -> None:
         if as_mode(mode) not in (access_mode.read, access_mode.write):
@@ -125,7 +141,7 @@ class unsampled_image_accessor(_ImageAccess):
         _device_accessor(self, img, unsampled_image, h, mode, prop_list)
 
 
-class sampled_image_accessor(_ImageAccess):
+class sampled_image_accessor(_DeviceImage):
     """A kernel's read of a ``sampled_image`` through its sampler (§4.7.6.14): a ``read_only
     image{1,2,3}d_t`` parameter followed by a ``sampler_t`` parameter, which the runtime passes
     (the image's ``image_sampler``): ``read_imagef(img, smp, coord)``.
@@ -135,7 +151,7 @@ class sampled_image_accessor(_ImageAccess):
             ``errc.feature_not_supported`` on a device without image support or the format.
     """
 
-    __slots__ = ("_kind", "_sampler")
+    __slots__ = ("_sampler",)
 
     def __init__(self, img: sampled_image, h: handler, prop_list: Any = None) -> None:
         self._kind = _DEVICE

@@ -507,6 +507,18 @@ def test_misuse_raises_the_spec_errc(queue: sycl.queue) -> None:
         sycl.unsampled_image_accessor(img, h, sycl.write_only)))) is sycl.errc.kernel_argument
 
 
+def test_a_device_image_accessor_is_no_host_view(queue: sycl.queue) -> None:
+    img = sycl.unsampled_image(RGBA8, sycl.range(2, 2))
+    seen: list[sycl.errc] = []
+
+    def cgf(h: sycl.handler) -> None:
+        acc = sycl.unsampled_image_accessor(img, h, sycl.read_only)
+        seen.append(_code(lambda: np.asarray(acc)))
+
+    queue.submit(cgf)
+    assert seen == [sycl.errc.accessor]
+
+
 def test_a_format_the_device_lacks_is_refused_as_unsupported(queue: sycl.queue) -> None:
     native = sycl.get_native(queue.get_context())
     listed = cl.get_supported_image_formats(native, cl.mem_flags.READ_WRITE, cl.mem_object_type.IMAGE2D)

@@ -305,7 +305,9 @@ class _image(MemoryHandle):
         """The row and slice pitch of the packed pixels (none in 1-D)."""
         sizes = self._range.to_tuple()
         row = sizes[0] * self._format.pixel
-        return (row, row * sizes[1])[: self._range.dimensions - 1]
+        if len(sizes) == 1:
+            return ()
+        return (row,) if len(sizes) == 2 else (row, row * sizes[1])
 
     def _init_host(self, host: Any, shape: tuple[int, ...], pitch: Any) -> None:
         data = writeable_alias(host)

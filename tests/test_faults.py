@@ -694,6 +694,7 @@ class Round:
         q.submit(add(self.doomed[0], 5))
         self.acc: sycl.host_accessor | None = None
         self.timed: sycl.event | None = None  # a host task of a profiling queue ("profiling query")
+        self.image = sycl.unsampled_image(sycl.image_format.r32g32b32a32_sint, sycl.range(N // 4))
 
     def host_task(self, h: sycl.handler) -> None:
         sycl.accessor(self.buf, h, sycl.read_write, target=sycl.target.host_task)
@@ -713,6 +714,7 @@ class Round:
             "host_accessor": lambda: sycl.host_accessor(buf),
             "host_accessor release": lambda: self.acc.release(),  # type: ignore[union-attr]
             "host_accessor del": lambda: setattr(self, "acc", None),
+            "image host accessor": lambda: sycl.host_unsampled_image_accessor(self.image),
             "wait": q.wait,
             "USM launch": lambda: q.parallel_for(N, "fault_add", p, np.int32(2)),
             "USM malloc": lambda: sycl.malloc_device(count=N, dtype=np.int32, q=q),
@@ -763,6 +765,11 @@ class Round:
             q.submit(add(buf, 0)).wait()
             with sycl.host_accessor(buf, sycl.read_only) as acc:
                 assert np.asarray(acc)[0] >= 1
+            q.submit(lambda h: h.parallel_for(
+                N // 4, "fault_image_add", sycl.unsampled_image_accessor(self.image, h, sycl.read_only),
+                sycl.unsampled_image_accessor(self.image, h, sycl.write_only), np.int32(1))).wait()
+            with sycl.host_unsampled_image_accessor(self.image, sycl.read_only) as pixels:
+                assert np.asarray(pixels).shape == (N // 4, 4)
             r = sycl.malloc_device(count=N, dtype=np.int32, q=q)
             q.memcpy(r, np.zeros(N, np.int32), 4 * N)
             q.parallel_for(N, "fault_add", r, np.int32(3))
@@ -793,8 +800,8 @@ class Round:
 
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
-                     "host_accessor del", "wait", "USM launch", "USM malloc", "USM free", "USM memcpy",
-                     "USM fill", "buffer with exit", "buffer del", "collection", "profiling query"]
+                     "host_accessor del", "image host accessor", "wait", "USM launch", "USM malloc", "USM free",
+                     "USM memcpy", "USM fill", "buffer with exit", "buffer del", "collection", "profiling query"]
 
 
 @pytest.mark.parametrize("call", INTERRUPTED_CALLS)

@@ -133,6 +133,16 @@ def test_an_image_without_host_data_is_read_by_a_host_accessor(queue: sycl.queue
         np.testing.assert_array_equal(acc.read((4, 2)), [4, 2, 6, 7])
 
 
+@pytest.mark.parametrize("sizes", [(8,), (8, 3), (8, 3, 2)], ids=["1d", "2d", "3d"])
+def test_an_image_without_host_data_has_the_packed_pitch(sizes: tuple[int, ...]) -> None:
+    img = sycl.unsampled_image(RGBA8, sycl.range(*sizes))
+    assert img.byte_size() == int(np.prod(sizes)) * 4 and img.size() == int(np.prod(sizes))
+    if len(sizes) == 1:
+        assert _code(img.get_pitch) is sycl.errc.invalid  # a 1-D image has no pitch
+    else:
+        assert img.get_pitch() == sycl.range(*[32 * int(np.prod(sizes[1:d])) for d in range(1, len(sizes))])
+
+
 def test_host_data_with_an_explicit_pitch_is_read_and_written_back_row_by_row(queue: sycl.queue) -> None:
     w, h, pitch = 5, 3, 5 * 4 + 12
     raw = np.full(pitch * h, 200, np.uint8)

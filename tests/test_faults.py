@@ -800,8 +800,9 @@ class Round:
 
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
-                     "host_accessor del", "image host accessor", "wait", "USM launch", "USM malloc", "USM free",
-                     "USM memcpy", "USM fill", "buffer with exit", "buffer del", "collection", "profiling query"]
+                     "host_accessor del", "image host accessor", "wait", "USM launch", "USM malloc",
+                     "USM free", "USM memcpy", "USM fill", "buffer with exit", "buffer del", "collection",
+                     "profiling query"]
 
 
 @pytest.mark.parametrize("call", INTERRUPTED_CALLS)

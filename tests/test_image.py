@@ -457,6 +457,28 @@ def test_a_command_graph_replays_image_kernels(queue: sycl.queue) -> None:
     assert (data == 6).all()
 
 
+def test_a_command_graph_replays_a_sampled_read(queue: sycl.queue) -> None:
+    pixels = np.random.default_rng(5).random((3, 4, 4), dtype=np.float32)
+    at = np.array([[0.5, 0.5], [1.0, 0.5], [3.75, 2.25]], np.float32)
+    out = np.zeros((3, 4), np.float32)
+    sampler = sycl.image_sampler(sycl.addressing_mode.clamp_to_edge,
+                                 sycl.coordinate_normalization_mode.unnormalized, sycl.filtering_mode.linear)
+    with sycl.sampled_image(pixels, FLOAT4, sampler, sycl.range(4, 3)) as img, \
+            sycl.buffer(at.reshape(-1)) as coords, sycl.buffer(out) as result:
+        g = exp.command_graph(queue)
+        g.begin_recording(queue)
+        queue.submit(lambda h: h.parallel_for(
+            3, "ti_sample2", sycl.sampled_image_accessor(img, h), sycl.accessor(coords, h, sycl.read_only),
+            sycl.accessor(result, h, sycl.write_only)))
+        g.end_recording()
+        exe = g.finalize()
+        queue.ext_oneapi_graph(exe)
+        queue.ext_oneapi_graph(exe)
+        with sycl.host_sampled_image_accessor(img) as acc:
+            want = np.stack([acc.read(c) for c in at])
+    np.testing.assert_allclose(out, want, atol=5e-3)
+
+
 # --- interop ----------------------------------------------------------------------------------------
 
 

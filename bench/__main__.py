@@ -29,13 +29,13 @@ import pyopencl as cl
 
 import sycl_ocl as sycl
 
-from . import apps, awkward, bundle, kernels, multi_device, reduction, roundtrip, startup, submit, triad, usm
+from . import apps, awkward, bundle, image, kernels, multi_device, reduction, roundtrip, startup, submit, triad, usm
 from .harness import KERNELS, Env, choose_device, label, report, run
 
 # The running order: the cheap launch-bound ones first, the slow child-process ones last.
 REGISTRY = [*submit.BENCHMARKS, *kernels.BENCHMARKS, *roundtrip.BENCHMARKS, *triad.BENCHMARKS,
-            *reduction.BENCHMARKS, *awkward.BENCHMARKS, *usm.BENCHMARKS, *multi_device.BENCHMARKS,
-            *apps.BENCHMARKS, *startup.BENCHMARKS, *bundle.BENCHMARKS]
+            *reduction.BENCHMARKS, *awkward.BENCHMARKS, *image.BENCHMARKS, *usm.BENCHMARKS,
+            *multi_device.BENCHMARKS, *apps.BENCHMARKS, *startup.BENCHMARKS, *bundle.BENCHMARKS]
 
 ROOT = Path(__file__).resolve().parent.parent
 

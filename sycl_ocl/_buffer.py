@@ -11,25 +11,22 @@ from __future__ import annotations
 import sys
 import weakref
 from collections.abc import Iterable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyopencl as cl
 
 from ._exception import errc, exception
+from ._memory_handle import MemoryHandle
 from ._range import as_id, as_range, check_inside, contiguous, linear, range
 from .access import access_mode, as_mode
 from .property import buffer as buffer_props
-from .property._base import PropertyHolder, make_property_list, property_list, trailing_property_list
+from .property._base import make_property_list, property_list, trailing_property_list
 from .scheduler import (
     MemoryObject,
     TransferCounters,
     add_handle,
     adopt,
-    check_destruction,
-    end_handle,
-    finalize,
     native_buffers,
     own,
     set_final_data,
@@ -43,7 +40,7 @@ if TYPE_CHECKING:
     from ._handler import handler
 
 
-class buffer(PropertyHolder):
+class buffer(MemoryHandle):
     """A memory object shared by the host and the devices (§4.7.2).
 
     The forms of the constructor:
@@ -77,10 +74,7 @@ class buffer(PropertyHolder):
         tmp = sycl.buffer(sycl.range(64, 64), numpy.int32)   # device data, no host memory
     """
 
-    __slots__ = (
-        "__weakref__", "_alive", "_base", "_dtype", "_nbytes", "_props", "_range", "_root", "_shape", "_sub",
-        "_token", "_windows",
-    )
+    __slots__ = ("__weakref__", "_base", "_dtype", "_nbytes", "_props", "_range", "_shape", "_sub")
 
     def __init__(
         self,
@@ -200,32 +194,8 @@ class buffer(PropertyHolder):
 
     # --- destruction (§4.7.2.3) ---------------------------------------------------------
 
-    def _release(self, finalizing: bool = False) -> None:
-        if not getattr(self, "_alive", False):
-            return
-        if not finalizing and self._root.handles == 1:
-            # errc.invalid before anything changes: the buffer stays alive (rule S22).
-            check_destruction(self._root)
-        end_handle(self._root, self._token, self._mark_ended)
-
-    def _mark_ended(self) -> None:
-        """Under the lock, with the count of handles (``end_handle``, docs/scheduler.md rule
-        S26). No accessor of a destroyed buffer: the next one checks and raises."""
-        self._alive, self._windows = False, {}
-
     def __enter__(self) -> buffer:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._release()
-
-    def __del__(self) -> None:
-        if getattr(self, "_alive", False):
-            finalize(partial(self._release, True), "buffer destruction")
-
-    def _check_alive(self) -> None:
-        if not self._alive:
-            raise exception(errc.invalid, "the buffer was destroyed (its with block ended); make a new one")
 
     # --- members (§4.7.2.1) -------------------------------------------------------------
 

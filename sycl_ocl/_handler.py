@@ -15,6 +15,7 @@ from ._accessor import accessor, host_task_body, local_accessor
 from ._buffer import buffer, held_only_by
 from ._event import event, event_list, event_of
 from ._exception import errc, exception
+from ._image_accessor import IMAGE_ACCESSORS, check_image_arguments, with_samplers
 from ._interop_handle import interop_handle
 from ._kernel_bundle.bundle import kernel_bundle
 from ._kernel_bundle.range_launch import enabled_by_default, range_launch
@@ -327,9 +328,11 @@ class handler:
                 "arguments were given both with set_arg(s) and to the launch; use one way",
             )
         grouped = local_size is not None  # over an nd_range
+        args = with_samplers(args, self._context._native)  # a sampled image's sampler_t follows it
         memory, bindings, svm_args = kernel_args(args, self._context._handle, grouped, self._accessors)
         resolved = resolve_kernel(
             kernel, self._context, self._device, settings.bundle, settings.spec_constants)
+        check_image_arguments(resolved, args)
         resolved._check_launch(args, local_size, self._device)
         if local_size is None:  # over a range: in work-groups of our choice, where the kernel allows
             launched, global_size, local_size = range_launch(
@@ -654,7 +657,7 @@ def kernel_args(
     svm_args = 0
     for index, arg in enumerate(args):
         kind = type(arg)
-        if kind is accessor:
+        if kind is accessor or kind in IMAGE_ACCESSORS:
             if accessors is None or arg not in accessors:
                 raise _not_mine(arg)
             value: Any = arg._win.req

@@ -16,6 +16,7 @@ import pyopencl as cl
 from ._accessor import accessor
 from ._backend import backend
 from ._exception import errc, exception
+from ._image_accessor import IMAGE_ACCESSORS
 from .scheduler import NativeScope
 
 
@@ -78,9 +79,10 @@ class interop_handle:
         require_opencl(backend)
         return self._scope.lane.context.native
 
-    def get_native_mem(self, acc: accessor, backend: backend = backend.opencl) -> list[cl.Buffer]:
+    def get_native_mem(self, acc: Any, backend: backend = backend.opencl) -> Any:
         """The memory of the accessor's buffer in the queue's context, holding its current
-        contents (§4.10.2).
+        contents (§4.10.2); for an image accessor, the ``pyopencl.Image`` (one ``cl_mem``, as
+        SYCL 2020's OpenCL backend gives for images).
 
         As in SYCL 2020, this is the memory of the accessor's buffer: the whole buffer's
         ``pyopencl.Buffer`` (a ranged accessor's offset is the caller's to apply:
@@ -93,13 +95,15 @@ class interop_handle:
                 command group; ``errc.backend_mismatch`` for a backend other than OpenCL.
         """
         require_opencl(backend)
-        if not isinstance(acc, accessor) or not any(acc is mine for mine in self._accessors):
+        image = isinstance(acc, IMAGE_ACCESSORS)
+        if not (image or isinstance(acc, accessor)) or not any(acc is mine for mine in self._accessors):
             raise exception(
                 errc.invalid,
                 f"get_native_mem takes a sycl.accessor of this host task's command group, got "
                 f"{acc!r}; make the accessor with the command group's handler (or require it)",
             )
-        return self._scope.memory(acc._win.req)
+        memory = self._scope.memory(acc._win.req)
+        return memory[0] if image else memory
 
     def __repr__(self) -> str:
         return f"<sycl.interop_handle of {self._scope.lane.cl_queue!r}>"

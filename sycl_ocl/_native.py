@@ -237,9 +237,11 @@ def backend_info(native: Any, info_enum: Any, name: object, what: str) -> Any:
 
 # Each kind of call, the attributes of ``cl`` that make it, and the status its fault returns.
 FAULT_KINDS: dict[str, tuple[tuple[str, ...], int]] = {
-    "allocation": (("Buffer", "SVMAllocation"), pyopencl.status_code.MEM_OBJECT_ALLOCATION_FAILURE),
-    "write": (("enqueue_copy",), pyopencl.status_code.OUT_OF_RESOURCES),
-    "read": (("enqueue_copy",), pyopencl.status_code.OUT_OF_RESOURCES),
+    "allocation": (("Buffer", "SVMAllocation", "create_image"),
+                   pyopencl.status_code.MEM_OBJECT_ALLOCATION_FAILURE),
+    # An image's transfers (``scheduler.image_memory``) call clEnqueue{Write,Read}Image directly.
+    "write": (("enqueue_copy", "_enqueue_write_image"), pyopencl.status_code.OUT_OF_RESOURCES),
+    "read": (("enqueue_copy", "_enqueue_read_image"), pyopencl.status_code.OUT_OF_RESOURCES),
     "copy": (("enqueue_copy", "enqueue_fill_buffer", "enqueue_svm_memfill"),
              pyopencl.status_code.OUT_OF_RESOURCES),
     "kernel": (("enqueue_nd_range_kernel",), pyopencl.status_code.OUT_OF_RESOURCES),

@@ -17,10 +17,13 @@ from ._context import AsyncHandler, _wrap_device, context
 from ._device import device
 from ._event import event, event_of
 from ._exception import errc, exception
+from ._image import _image
+from ._image_accessor import join_whole
 from ._interop_handle import require_opencl
 from ._platform import platform
 from ._queue import queue
 from .property import buffer as buffer_props
+from .property import image as image_props
 from .scheduler import RUNTIME
 
 
@@ -33,6 +36,8 @@ def get_native(obj: Any, backend: backend = backend.opencl) -> Any:
     require_opencl(backend)
     if isinstance(obj, buffer):
         return _buffer_memory(obj)
+    if isinstance(obj, _image):
+        return _image_memory(obj)
     native = getattr(obj, "_get_native", None)
     if native is not None:
         return native()
@@ -56,6 +61,18 @@ def _buffer_memory(buf: buffer) -> list[cl.Buffer]:
                else context._default_for(device().get_platform()))
         queue(ctx, ctx.get_devices()[0]).submit(lambda h: h.require(accessor(buf, h))).wait()
     return buf._get_native()
+
+
+def _image_memory(img: _image) -> cl.Image:
+    """The ``pyopencl.Image`` of an image (one ``cl_mem``, as SYCL 2020's OpenCL backend gives):
+    the last context's it was made in. An image not used yet is first made current, as a buffer
+    is (``_buffer_memory``)."""
+    if not img._get_native():
+        bound = image_props.context_bound
+        ctx = (img.get_property(bound).get_context() if img.has_property(bound)
+               else context._default_for(device().get_platform()))
+        queue(ctx, ctx.get_devices()[0]).submit(lambda h: join_whole(img, h)).wait()
+    return img._get_native()[-1]
 
 
 def _expect(native: Any, cls: type, what: str) -> None:

@@ -41,6 +41,7 @@ NEEDS = {
     "tests/test_mpi.py runs two under mpiexec (a device each: PoCL's two, a node's GPUs)",
     "dot_product.py": "any OpenCL device; the USM form where the device has USM device allocations",
     "conjugate_gradient.py": "a device with fp64; the USM solve where the device has USM device allocations",
+    "image_filter.py": "a device with images (aspect.image; aspect_selector picks it)",
 }
 
 

@@ -35,6 +35,10 @@ sycl.register_kernel_source(
     """
     __kernel void fault_inc(__global int* a) { a[get_global_id(0)] += 1; }
     __kernel void fault_add(__global int* a, int w) { a[get_global_id(0)] += w; }
+    __kernel void fault_image_add(read_only image1d_t src, write_only image1d_t dst, int w) {
+        int x = get_global_id(0);
+        write_imagei(dst, x, read_imagei(src, x) + (int4)(w));
+    }
     """
 )
 N = 64
@@ -678,11 +682,37 @@ def program_temporary_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return data
 
 
+def program_images(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """An image (its transfers by pixel boxes) between kernels of two contexts and host
+    accessors; its end writes it back."""
+    q1, q2 = s.queue(sycl.context(devs[0]), devs[0]), s.queue(sycl.context(devs[-1]), devs[-1])
+    data = np.zeros(N, dtype=np.int32)
+    fmt, rng = sycl.image_format.r32g32b32a32_sint, sycl.range(N // 4)
+
+    def image_add(q: sycl.queue, w: int) -> Callable[[], object]:
+        return lambda: q.submit(lambda h: h.parallel_for(
+            N // 4, "fault_image_add", sycl.unsampled_image_accessor(img, h, sycl.read_only),
+            sycl.unsampled_image_accessor(img, h, sycl.write_only), np.int32(w)))
+
+    def hold(w: int) -> None:
+        with sycl.host_unsampled_image_accessor(img) as acc:
+            host_add(acc, w)
+
+    with s.faulty(), sycl.unsampled_image(data, fmt, rng) as img:
+        s.step(1, image_add(q1, 1))
+        s.step(2, lambda: hold(2))
+        s.step(4, image_add(q1, 4))
+        s.step(8, image_add(q2, 8))
+        s.step(0, lambda: sycl.host_unsampled_image_accessor(img, sycl.read_only))
+        s.step(16, image_add(q1, 16))
+    return data
+
+
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
 PROGRAMS: list[Program] = [program_buffers, program_copies, program_sub_buffers, program_host_tasks,
                            program_interop, program_usm, program_awkward, program_graph,
                            program_two_contexts, program_make_buffer, program_bundles,
-                           program_refused_chain, program_temporary_buffers]
+                           program_refused_chain, program_temporary_buffers, program_images]
 
 
 def still_works(devs: list[sycl.device]) -> None:
@@ -847,6 +877,7 @@ class Round:
         self.timed: sycl.event | None = None  # a host task of a profiling queue ("profiling query")
         self.temporary = np.zeros(N, dtype=np.int32)  # under a buffer held only by its accessor
         self.temporaries = [sycl.buffer(self.temporary)]  # made before the call: its submit drops it
+        self.image = sycl.unsampled_image(sycl.image_format.r32g32b32a32_sint, sycl.range(N // 4))
 
     def host_task(self, h: sycl.handler) -> None:
         sycl.accessor(self.buf, h, sycl.read_write, target=sycl.target.host_task)
@@ -873,6 +904,7 @@ class Round:
             "host_accessor release, a view kept": lambda: self.acc.release(),  # type: ignore[union-attr]
             "submit on a temporary buffer": lambda: q.submit(self.on_temporary),
             "host_accessor del": lambda: setattr(self, "acc", None),
+            "image host accessor": lambda: sycl.host_unsampled_image_accessor(self.image),
             "wait": q.wait,
             "USM launch": lambda: q.parallel_for(N, "fault_add", p, np.int32(2)),
             "USM malloc": lambda: sycl.malloc_device(count=N, dtype=np.int32, q=q),
@@ -932,6 +964,11 @@ class Round:
             self.temporaries.clear()  # the call never took it: it ends here
             q.wait()  # a temporary buffer's kernel ran, and it was written back, or it never ran
             assert self.temporary.flags.writeable and set(self.temporary.tolist()) <= {0, 2}
+            q.submit(lambda h: h.parallel_for(
+                N // 4, "fault_image_add", sycl.unsampled_image_accessor(self.image, h, sycl.read_only),
+                sycl.unsampled_image_accessor(self.image, h, sycl.write_only), np.int32(1))).wait()
+            with sycl.host_unsampled_image_accessor(self.image, sycl.read_only) as pixels:
+                assert np.asarray(pixels).shape == (N // 4, 4)
             r = sycl.malloc_device(count=N, dtype=np.int32, q=q)
             q.memcpy(r, np.zeros(N, np.int32), 4 * N)
             q.parallel_for(N, "fault_add", r, np.int32(3))
@@ -963,9 +1000,10 @@ class Round:
 
 INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_accessor", "host_accessor release",
                      "host_accessor release, a view kept", "host_accessor del",
-                     "submit on a temporary buffer", "wait", "USM launch", "USM malloc", "USM free",
-                     "USM memcpy", "USM fill", "copy to the host", "copy from the host", "buffer with exit",
-                     "buffer del", "collection", "profiling query"]
+                     "submit on a temporary buffer", "image host accessor", "wait", "USM launch",
+                     "USM malloc", "USM free", "USM memcpy", "USM fill", "copy to the host",
+                     "copy from the host", "buffer with exit", "buffer del", "collection",
+                     "profiling query"]
 
 
 @pytest.mark.parametrize("event_kind", ["line", "call"])

@@ -960,7 +960,52 @@ CASES: list[Case] = [
          lambda e: sycl.property.buffer.use_mutex(42), E.invalid, "lock"),
     Case("exception-no-context", "exception §4.13.2", "get_context of an exception without one",
          lambda e: sycl.exception(E.runtime, "x").get_context(), E.invalid, "has_context"),
+    # --- images (§4.7.3, §4.7.6.13-15) ----------------------------------------------------------
+    Case("image-host-dtype", "images §4.7.3", "host data of another type than the format's channels",
+         lambda e: sycl.unsampled_image(np.zeros((2, 2, 4), np.float32), RGBA8, sycl.range(2, 2)),
+         E.invalid, "uint8"),
+    Case("image-host-too-small", "images §4.7.3", "host data of fewer pixels than the range",
+         lambda e: sycl.unsampled_image(np.zeros((1, 2, 4), np.uint8), RGBA8, sycl.range(2, 2)),
+         E.invalid, "does not hold"),
+    Case("image-no-pixels", "images §4.7.3", "a range of no pixels",
+         lambda e: sycl.unsampled_image(RGBA8, sycl.range(0, 2)), E.invalid, "no pixels"),
+    Case("image-unknown-format", "images §4.7.3", "a format that is no image_format",
+         lambda e: sycl.unsampled_image("rgba8", sycl.range(2, 2)), E.invalid, "image_format"),
+    Case("image-pitch-too-small", "images §4.7.3", "a pitch smaller than a row of pixels",
+         lambda e: sycl.unsampled_image(np.zeros(64, np.uint8), RGBA8, sycl.range(4, 4), sycl.range(8)),
+         E.invalid, "smaller"),
+    Case("image-use-host-ptr-copied", "images §4.7.3.4", "use_host_ptr over host data the image must copy",
+         lambda e: sycl.unsampled_image(np.zeros((2, 4, 4), np.uint8)[:, :2], RGBA8, sycl.range(2, 2),
+                                        prop_list=[sycl.property.image.use_host_ptr()]),
+         E.invalid, "use_host_ptr"),
+    Case("image-sampler-repeat-unnormalized", "samplers §4.7.8", "repeat with unnormalized coordinates",
+         lambda e: sycl.image_sampler(sycl.addressing_mode.repeat), E.invalid, "normalized"),
+    Case("image-accessor-read-write", "image accessors §4.7.6.13", "an unsampled_image_accessor read_write",
+         lambda e: e.submit(lambda h: sycl.unsampled_image_accessor(_image(), h, sycl.read_write)),
+         E.invalid, "write_only"),
+    Case("image-accessor-of-buffer", "image accessors §4.7.6.13", "an image accessor of a buffer",
+         lambda e: e.submit(lambda h: sycl.unsampled_image_accessor(e.fresh(), h, sycl.read_only)),
+         E.invalid, "unsampled_image"),
+    Case("image-accessor-for-pointer", "image accessors §4.7.6.13", "an image accessor for a pointer",
+         lambda e: e.submit(lambda h: h.parallel_for(
+             4, "misuse_scale", sycl.unsampled_image_accessor(_image(), h, sycl.read_only), 2.0)),
+         E.kernel_argument, "image2d_t"),
+    Case("image-sampled-without-sampler-parameter", "image accessors §4.7.6.14",
+         "a sampled_image_accessor for a kernel without its sampler_t parameter",
+         lambda e: e.submit(lambda h: h.parallel_for(4, "misuse_scale", sycl.sampled_image_accessor(
+             sycl.sampled_image(np.zeros((2, 2, 4), np.uint8), RGBA8, sycl.image_sampler(), sycl.range(2, 2)),
+             h), 2.0)),
+         E.kernel_argument, "sampler_t"),
+    Case("image-host-accessor-outside", "image accessors §4.7.6.15", "a host read outside the image",
+         lambda e: sycl.host_unsampled_image_accessor(_image()).read((5, 0)), E.invalid, "outside"),
 ]
+
+
+RGBA8 = sycl.image_format.r8g8b8a8_uint
+
+
+def _image() -> sycl.unsampled_image:
+    return sycl.unsampled_image(np.zeros((2, 2, 4), np.uint8), RGBA8, sycl.range(2, 2))
 
 
 @pytest.fixture(scope="module", params=DEVICES, ids=[_label(d) for d in DEVICES])

@@ -6,11 +6,11 @@ state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wr
 ``op`` (an operation of the DAG), ``lane`` (a queue's OpenCL queue), ``memory_object``
 (a buffer's coherence record), ``context_record``, ``intervals``, ``coherence`` (planning),
 ``issue`` (enqueueing), ``progress`` (deferred ops), ``hostops`` (host tasks, read-backs),
-``holds`` (host accessors), ``lifetime`` (buffer destruction), ``handles`` (what a buffer's
-handles change), ``command_group`` (the entry point: ``open_lane``, ``submit``), ``replay``
-(the fast paths: the plan cache, shapes and their ``launch``, the direct USM launch, prepared
-kernels; one contract, docs/scheduler.md "Fast paths"), ``trace`` (the recorder behind
-``sycl_ocl.tools``).
+``holds`` (host accessors), ``image_memory`` (an image's memory object), ``lifetime`` (buffer
+destruction), ``handles`` (what a buffer's handles change), ``command_group`` (the entry point:
+``open_lane``, ``submit``), ``replay`` (the fast paths: the plan cache, shapes and their
+``launch``, the direct USM launch, prepared kernels; one contract, docs/scheduler.md "Fast
+paths"), ``trace`` (the recorder behind ``sycl_ocl.tools``).
 
 This module is the scheduler's front door: the layers above import what they use from here,
 never from a submodule (a contract of ``lint-imports``, docs/scheduler.md "Layers").
@@ -33,6 +33,7 @@ from .handles import adopt, native_buffers, set_final_data, set_write_back
 from .holds import acquire as acquire_hold
 from .holds import check_wait
 from .holds import release as release_hold
+from .image_memory import ImageMemory
 from .lane import Lane
 from .lifetime import (
     add_handle,
@@ -75,6 +76,7 @@ __all__ = [
     "GraphReplay",
     "HostCopy",
     "HostTask",
+    "ImageMemory",
     "KernelLaunch",
     "Lane",
     "LaneRecord",

@@ -286,5 +286,4 @@ def read_back(memory: MemoryObject, alloc: Any, lo: int, hi: int, staging: bool 
 
 
 def _copy_back(alloc: Any, host: Any, lo: int, hi: int, queue: cl.CommandQueue) -> None:
-    src, offset = alloc.holder(lo, hi)
-    cl.enqueue_copy(queue, host[lo:hi], src, src_offset=offset, is_blocking=True)
+    alloc.download(queue, host, lo, hi)

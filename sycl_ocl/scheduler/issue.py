@@ -44,10 +44,7 @@ def enqueue_moves(
         ranges = current(move, HOST, False) if producer is not None and producer.failed else ((start, end),)
         for lo, hi in ranges:
             # Keep the NannyEvent until the op is known complete (its destructor would block).
-            dst, offset = alloc.holder(lo, hi)
-            copied = cl.enqueue_copy(
-                lane.cl_queue, dst, memory.host_copy()[lo:hi], dst_offset=offset,
-                is_blocking=False, wait_for=wait_for)
+            copied = alloc.upload(lane.cl_queue, memory.host_copy(), lo, hi, wait_for)
             keep.append(copied)
             wait_for = lane.after(copied)
             counters = memory.counters

@@ -396,7 +396,7 @@ def _give_back_to_native(memory: MemoryObject, native: Allocation) -> None:
         return
     _read_all(memory, "write-back into the interop cl_mem")
     try:
-        cl.enqueue_copy(native.context.transfer_queue(), native.buf, memory.host_copy(), is_blocking=True)
+        native.upload(native.context.transfer_queue(), memory.host_copy(), 0, memory.size, None, True)
     except cl.Error as error:
         raise translate(error, "writing an interop buffer's data back into its cl_mem",
                         native.context.user_context()) from error

@@ -94,6 +94,19 @@ class Allocation:
         assert self.buf is not None  # a move has bytes, so the allocation exists
         return self.buf, lo
 
+    def upload(self, queue: cl.CommandQueue, host: np.ndarray, lo: int, hi: int,
+               wait_for: list[cl.Event] | None, blocking: bool = False) -> cl.Event:
+        """Enqueue the copy of host bytes ``[lo, hi)`` (of the flat host copy ``host``) into this
+        allocation after ``wait_for``; its event."""
+        dst, offset = self.holder(lo, hi)
+        return cl.enqueue_copy(queue, dst, host[lo:hi], dst_offset=offset, is_blocking=blocking,
+                               wait_for=wait_for)
+
+    def download(self, queue: cl.CommandQueue, host: np.ndarray, lo: int, hi: int) -> None:
+        """Blocking copy of bytes ``[lo, hi)`` of this allocation into the flat host copy ``host``."""
+        src, offset = self.holder(lo, hi)
+        cl.enqueue_copy(queue, host[lo:hi], src, src_offset=offset, is_blocking=True)
+
 
 class MemoryObject:
     """The coherence record of one buffer and all its sub-buffers and reinterpretations."""
@@ -159,23 +172,29 @@ class MemoryObject:
         if found is not None:
             return found
         linked = self.use_host_ptr and context.host_unified and self.host is not None and self.size > 0
-        buf = None
         try:
-            if linked:
-                flags = cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR
-                buf = cl.Buffer(context.native, flags, hostbuf=self.host)
-            elif self.size:
-                buf = cl.Buffer(context.native, cl.mem_flags.READ_WRITE, self.size)
+            buf = self.create(context.native, linked)
         except cl.Error as error:
             raise translate(error, f"allocating {self.size} bytes", context.user_context()) from error
-        found = self.allocs[context.handle] = Allocation(buf, context, linked)
+        found = self.allocs[context.handle] = self.wrap(buf, context, linked)
         return found
+
+    def create(self, native: cl.Context, linked: bool) -> Any:
+        """A new ``cl_mem`` for this memory object in ``native`` (none for zero bytes); ``linked``:
+        over the host copy (``CL_MEM_USE_HOST_PTR``). An image's memory object makes an image."""
+        if linked:
+            return cl.Buffer(native, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR, hostbuf=self.host)
+        return cl.Buffer(native, cl.mem_flags.READ_WRITE, self.size) if self.size else None
+
+    def wrap(self, buf: Any, context: ContextRecord, linked: bool) -> Allocation:
+        """``buf`` as this memory object's allocation in ``context``."""
+        return Allocation(buf, context, linked)
 
     def adopt(self, buf: cl.Buffer, context: ContextRecord) -> None:
         """Take ``buf`` of ``context`` as the allocation holding the current contents (interop: a
         new memory object, not used yet, so no allocation is replaced)."""
         assert context.handle not in self.allocs
-        self.adopted = self.allocs[context.handle] = Allocation(buf, context, False)
+        self.adopted = self.allocs[context.handle] = self.wrap(buf, context, False)
         self.valid[context.handle] = [(0, self.size, None)]
         self.layout = None
         self.blocking = True  # its destruction gives the data back into ``buf`` (rule S23)

@@ -29,7 +29,20 @@ import pyopencl as cl
 
 import sycl_ocl as sycl
 
-from . import apps, awkward, bundle, image, kernels, multi_device, reduction, roundtrip, startup, submit, triad, usm
+from . import (
+    apps,
+    awkward,
+    bundle,
+    image,
+    kernels,
+    multi_device,
+    reduction,
+    roundtrip,
+    startup,
+    submit,
+    triad,
+    usm,
+)
 from .harness import KERNELS, Env, choose_device, label, report, run
 
 # The running order: the cheap launch-bound ones first, the slow child-process ones last.

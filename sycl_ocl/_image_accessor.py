@@ -106,7 +106,7 @@ def _device_accessor(acc: _ImageAccess, img: Any, cls: type[_image], h: handler,
     props = make_property_list(prop_list, "accessor")
     check_device(h._device, h._context._native, img._format, img._range.dimensions)
     acc._win = _window(img, as_mode(mode), props)
-    h._register(acc)  # type: ignore[arg-type]  # joins like a buffer accessor: its _win and _kind
+    h._register(acc, None)  # type: ignore[arg-type]  # joins like a buffer accessor: its _win and _kind
 
 
 class unsampled_image_accessor(_DeviceImage):
@@ -301,4 +301,4 @@ def join_whole(img: _image, h: handler) -> None:
     win = _window(img, mode, property_list())
     acc = object.__new__(unsampled_image_accessor)
     acc._win, acc._kind = win, _DEVICE
-    h._register(acc)  # type: ignore[arg-type]
+    h._register(acc, None)  # type: ignore[arg-type]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
-from ._accessor import _Access, _Window, host_accessor
+from ._accessor import _Access, _own_base, _references, _Window, host_accessor
 from ._exception import errc, exception
 from ._image import Format, _image, check_device, numpy_shape, sampled_image, unsampled_image
 from ._range import id
@@ -225,13 +225,15 @@ class _HostImage(_ImageAccess, host_accessor):
         name = type(self).__name__
         if not isinstance(img, cls):
             raise exception(errc.invalid, f"{name} is made over a sycl.{cls.__name__}, got {img!r}")
-        self._hold = None
+        self._hold = self._array = None
+        self._refs = 0  # interrupted before its view was counted: any view counts as kept
         self._format = img._format
         self._win = win = _window(img, as_mode(mode), make_property_list(prop_list, "host_accessor"))
         self._buf = img  # type: ignore[assignment]  # shares ownership of the image, as a host_accessor does of its buffer
         self._hold = hold = acquire_hold(win.req, repr(self))
         watch(self, partial(release_hold, win.req.memory, hold))  # rule S26
-        self._array = self._view()
+        self._array = _own_base(self._view())
+        self._refs = _references(self)  # a view kept past the release: rule S30
 
     def _pixel(self, coords: Any) -> tuple[int, ...]:
         """The numpy index of the pixel at ``coords`` (width first, as in a kernel)."""

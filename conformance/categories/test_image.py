@@ -253,8 +253,10 @@ def test_IM_06_sampling(queue: sycl.queue, mode: tuple, request: pytest.FixtureR
     sizes = (7, 5)
     pixels = np.random.default_rng(3).random((5, 7, 4), dtype=np.float32)
     rng = np.random.default_rng(1)
-    low, high = (0, 1) if addressing is sycl.addressing_mode.none else (-2, 3)  # none: undefined outside
-    at = np.stack([rng.integers(low * s * 2, high * s * 2, 64) / 2 + 0.25 for s in sizes], -1)
+    none = addressing is sycl.addressing_mode.none
+    low, high = (0, 1) if none else (-2, 3)  # none: undefined outside (OpenCL C §8.2)
+    edge = int(none and filtering is sycl.filtering_mode.linear)  # and for a linear read's 2x2 pixels there
+    at = np.stack([rng.integers(low * s * 2 + edge, high * s * 2 - edge, 64) / 2 + 0.25 for s in sizes], -1)
     if coordinate is sycl.coordinate_normalization_mode.normalized:
         at = at / np.array(sizes)
     out = np.zeros((len(at), 4), np.float32)

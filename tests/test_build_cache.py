@@ -260,7 +260,15 @@ def _flip(path: Path, offset: int) -> None:
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("SYCL_OCL_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("SYCL_OCL_DISABLE_CACHE", raising=False)
+    _forget_warnings(monkeypatch)
     return tmp_path
+
+
+def _forget_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bad setting warns once a process: each test (each device's) expects its own warning."""
+    from sycl_ocl._kernel_bundle import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "_warned", set())
 
 
 def _damaged_runs(dev: sycl.device, ids: list[sycl.kernel_id], expected: int) -> None:
@@ -450,6 +458,7 @@ def test_no_home_directory_turns_the_disk_cache_off(device: sycl.device,
     for name in ("HOME", "XDG_CACHE_HOME", "SYCL_OCL_CACHE_DIR", "SYCL_OCL_DISABLE_CACHE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(pwd, "getpwuid", no_entry)
+    _forget_warnings(monkeypatch)
     fresh = sycl.register_kernel_source("__kernel void bc_homeless(__global int *a) { a[0] = 77; }")
     before = build_cache_stats()
     with pytest.warns(RuntimeWarning, match="no home directory .*SYCL_OCL_CACHE_DIR"):

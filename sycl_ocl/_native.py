@@ -262,6 +262,7 @@ class Faults:
         self.kind, self.nth, self.code = kind, nth, code
         self.calls: Counter[str] = Counter()
         self.fired = False
+        self.failed = ""  # the routine of the call that failed (a thread's start: its name)
         self._lock = threading.Lock()
 
     def hit(self, kind: str, routine: str) -> None:
@@ -272,6 +273,7 @@ class Faults:
             self.fired = self.fired or fire
         if not fire:
             return
+        self.failed = routine
         if kind == "thread":
             raise RuntimeError("can't start new thread (injected)")
         message = f"{routine} failed: {status_name(self.code)[3:]} (injected)"
@@ -347,7 +349,7 @@ def inject(kind: str = "", nth: int = 0, code: int | None = None) -> Iterator[Fa
     real_start, real_wait = threads.start, events.wait
 
     def start(thread: threading.Thread) -> None:
-        faults.hit("thread", "Thread.start")
+        faults.hit("thread", f"Thread.start {thread.name}")
         real_start(thread)
 
     def wait(ev: cl.Event) -> None:

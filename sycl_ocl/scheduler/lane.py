@@ -14,6 +14,8 @@ from .op import CL_COMPLETE, CL_STATUS, DONE, RUNNING
 from .runtime import RUNTIME
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .._async_errors import AsyncErrors
     from .context_record import ContextRecord
     from .op import Op
@@ -30,8 +32,8 @@ class Lane:
     commands ever submitted (docs/scheduler.md rule S15).
     """
 
-    __slots__ = ("__weakref__", "async_errors", "cl_queue", "context", "ctx", "ending", "in_order", "last",
-                 "ops", "ordered", "profiling", "serial", "trim_at", "unflushed")
+    __slots__ = ("__weakref__", "async_errors", "cl_queue", "context", "ctx", "deferred", "ending",
+                 "in_order", "last", "ops", "ordered", "profiling", "serial", "trim_at", "unflushed")
 
     def __init__(
         self, cl_queue: cl.CommandQueue, context: ContextRecord, async_errors: AsyncErrors,
@@ -50,6 +52,8 @@ class Lane:
         # Set when each buffer that its commands' completion ended elsewhere is written back
         # (``lifetime.destroy``; docs/scheduler.md rule S29).
         self.ending: list[Latch] = []
+        # Those buffers' ends that got no thread of their own: ``wait_ending`` runs them.
+        self.deferred: deque[tuple[Callable[[], Any], Latch]] = deque()
         self.unflushed = False
         self.trim_at = TRIM_EVERY
         self.serial: Any = context.serial
@@ -110,10 +114,30 @@ class Lane:
 
     def wait_ending(self) -> None:
         """Block until the buffers that the completion of this lane's ops ended are written
-        back (rule S29)."""
+        back (rule S29); those that got no thread of their own end here (``defer``)."""
         while pending := self.ending_left():
+            self.run_deferred()
             for flag in pending:
                 flag.wait()
+
+    def defer(self, work: Callable[[], Any]) -> None:
+        """Have ``wait_ending`` (``queue.wait()``, the exit's wait) run ``work``, a buffer's end
+        that no thread could be started for, on the waiting thread, where it may block; its
+        flag is raised before the caller sets the flag of the failed start (rule S29)."""
+        flag = self.ending_begins()
+        with _ENDING_LOCK: self.deferred.append((work, flag))  # noqa: E701  # rule S26
+
+    def run_deferred(self) -> None:
+        """Run the work of ``defer``, each once, on the calling thread."""
+        while True:
+            with _ENDING_LOCK: item = self.deferred.popleft() if self.deferred else None  # noqa: E701  # rule S26
+            if item is None:
+                return
+            work, flag = item
+            try:
+                work()
+            finally:
+                flag.set()
 
     def ending_begins(self) -> Latch:
         """A flag for ``wait_all`` to wait for, to be set once a buffer that an op of this lane

@@ -43,6 +43,7 @@ from .runtime import RUNTIME
 
 if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
+    from .lane import Lane
 
 # .running: a garbage collection runs on this thread; .queued: the finalizers' work it queued.
 _collection = threading.local()
@@ -268,8 +269,8 @@ def _destroy_elsewhere(memory: MemoryObject) -> None:
     buffer (rule S29), its lane's ``wait_all`` waits for it."""
     lane = getattr(ENDING, "lane", None)
     flag, errors = (None, None) if lane is None else (lane.ending_begins(), lane.async_errors)
-    spawn(_run_flagged, (partial(_guarded_run, memory), flag, errors), "sycl_ocl-destroy",
-          partial(_not_run, flag))
+    work = partial(_guarded_run, memory)
+    spawn(_run_flagged, (work, flag, errors), "sycl_ocl-destroy", partial(_not_run, work, lane, flag))
 
 
 def _run_flagged(work: Callable[[], Any], flag: Latch | None, errors: AsyncErrors | None) -> None:
@@ -280,10 +281,16 @@ def _run_flagged(work: Callable[[], Any], flag: Latch | None, errors: AsyncError
             flag.set()
 
 
-def _not_run(flag: Latch | None, error: BaseException) -> None:
-    log.error("sycl_ocl: no thread could destroy a buffer: %s", error)
+def _not_run(work: Callable[[], Any], lane: Lane | None, flag: Latch | None, error: BaseException) -> None:
+    """No thread could be started for ``work``: a command's completion ended the buffer, so
+    the ``queue.wait()`` of its queue (or the exit's wait) runs it, losing nothing (rule S29);
+    otherwise it is logged."""
+    if lane is None:
+        log.error("sycl_ocl: no thread could destroy a buffer: %s", error)
+        return
+    lane.defer(partial(run_logged, work, "buffer destruction", lane.async_errors))
     if flag is not None:
-        flag.set()
+        flag.set()  # after ``defer`` raised its own: ``wait_ending`` always finds one of them
 
 
 def check_destruction(memory: MemoryObject) -> None:

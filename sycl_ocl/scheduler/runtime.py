@@ -207,6 +207,9 @@ class Runtime:
         left, since = -1, time.monotonic()
         try:
             while now := _poll_unfinished(self):
+                with self: lanes = list(self.lanes)  # noqa: E701  # one line (rule S26)
+                for lane in lanes:  # buffers' ends that got no thread run here (rule S29)
+                    lane.run_deferred()
                 if left < 0 or now < left:
                     left, since = now, time.monotonic()
                 elif time.monotonic() - since > EXIT_PATIENCE_S:

@@ -231,6 +231,38 @@ def test_a_temporary_buffer_whose_end_gets_no_thread_is_written_back_by_queue_wa
     assert (a == 3).all() and a.flags.writeable and not errors
 
 
+def test_a_temporary_buffer_whose_end_gets_no_thread_is_written_back_at_exit_without_its_queue() -> None:
+    """As above, but the queue is dropped (and collected) without a wait: the exit's wait ends
+    the buffer, writing it back and giving its array back (rules S14, S29)."""
+    result = child_json("""
+        import atexit, gc, json, time
+        import numpy as np
+        import sycl_ocl as sycl
+        from sycl_ocl import _native
+        from tests.conftest import preferred_device
+
+        a = np.zeros(8, dtype=np.int32)
+        # Registered first: it runs after the runtime's exit (its wait for the work in flight).
+        atexit.register(lambda: print(json.dumps([a.tolist(), a.flags.writeable, failed])))
+        q = sycl.queue(preferred_device())
+        q.submit(lambda h: h.host_task(lambda: None)).wait()
+
+        def local(h):
+            acc = sycl.accessor(sycl.buffer(a), h, sycl.read_write, target=sycl.target.host_task)
+            h.host_task(lambda: np.add(np.asarray(acc), 3, out=np.asarray(acc)))
+
+        with _native.inject("thread", 1) as faults:
+            q.submit(local)
+            deadline = time.monotonic() + 30
+            while not faults.failed and time.monotonic() < deadline:
+                time.sleep(0.01)
+        failed = faults.failed
+        del q
+        gc.collect()
+    """)
+    assert result == [[3] * 8, True, "Thread.start sycl_ocl-destroy"]
+
+
 # --- the host thread pool (rule S24) ---------------------------------------------------------
 
 

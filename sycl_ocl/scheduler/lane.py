@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 TRIM_EVERY = 8
 _ENDING_LOCK = threading.Lock()  # Lane.ending's: taken by any thread, never while calling out
+# The lanes with ``deferred`` work, kept until it ran: a queue dropped meanwhile loses none of it
+# (the exit's wait runs it).
+_DEFERRING: set[Lane] = set()
 
 
 class Lane:
@@ -125,12 +128,12 @@ class Lane:
         that no thread could be started for, on the waiting thread, where it may block; its
         flag is raised before the caller sets the flag of the failed start (rule S29)."""
         flag = self.ending_begins()
-        with _ENDING_LOCK: self.deferred.append((work, flag))  # noqa: E701  # rule S26
+        with _ENDING_LOCK: self.deferred.append((work, flag)); _DEFERRING.add(self)  # noqa: E701, E702  # rule S26
 
     def run_deferred(self) -> None:
         """Run the work of ``defer``, each once, on the calling thread."""
         while True:
-            with _ENDING_LOCK: item = self.deferred.popleft() if self.deferred else None  # noqa: E701  # rule S26
+            with _ENDING_LOCK: item = self._take()  # noqa: E701  # rule S26
             if item is None:
                 return
             work, flag = item
@@ -145,6 +148,13 @@ class Lane:
         flag = Latch()
         with _ENDING_LOCK: self.ending = [*(f for f in self.ending if not f.is_set()), flag]  # noqa: E701  # rule S26
         return flag
+
+    def _take(self) -> tuple[Callable[[], Any], Latch] | None:
+        """The next work of ``defer``, if any (under ``_ENDING_LOCK``)."""
+        if self.deferred:
+            return self.deferred.popleft()
+        _DEFERRING.discard(self)
+        return None
 
     def ending_left(self) -> list[Latch]:
         """The flags of ``ending_begins`` not set yet."""

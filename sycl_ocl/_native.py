@@ -262,18 +262,19 @@ class Faults:
         self.kind, self.nth, self.code = kind, nth, code
         self.calls: Counter[str] = Counter()
         self.fired = False
-        self.failed = ""  # the routine of the call that failed (a thread's start: its name)
+        self.failed = ""  # the routine of the call that failed
+        self.subject: object = None  # what it failed on: the thread started, the program built
         self._lock = threading.Lock()
 
-    def hit(self, kind: str, routine: str) -> None:
-        """Count a call of ``kind``; raise its fault if it is the chosen one."""
+    def hit(self, kind: str, routine: str, subject: object = None) -> None:
+        """Count a call of ``kind`` (on ``subject``); raise its fault if it is the chosen one."""
         with self._lock:
             self.calls[kind] += 1
             fire = kind == self.kind and self.calls[kind] == self.nth
             self.fired = self.fired or fire
         if not fire:
             return
-        self.failed = routine
+        self.failed, self.subject = routine, subject
         if kind == "thread":
             raise RuntimeError("can't start new thread (injected)")
         message = f"{routine} failed: {status_name(self.code)[3:]} (injected)"
@@ -312,11 +313,11 @@ def _wrapped(name: str, kinds: tuple[str, ...], faults: Faults) -> Any:
     if name == "Program":
         class Program(real):  # type: ignore[misc, valid-type]
             def build(self, *args: Any, **kwargs: Any) -> Any:
-                faults.hit("build", "clBuildProgram")
+                faults.hit("build", "clBuildProgram", self)
                 return real.build(self, *args, **kwargs)
 
             def compile(self, *args: Any, **kwargs: Any) -> Any:
-                faults.hit("build", "clCompileProgram")
+                faults.hit("build", "clCompileProgram", self)
                 return real.compile(self, *args, **kwargs)
         return Program
     if isinstance(real, type):
@@ -349,7 +350,7 @@ def inject(kind: str = "", nth: int = 0, code: int | None = None) -> Iterator[Fa
     real_start, real_wait = threads.start, events.wait
 
     def start(thread: threading.Thread) -> None:
-        faults.hit("thread", f"Thread.start {thread.name}")
+        faults.hit("thread", "Thread.start", thread)
         real_start(thread)
 
     def wait(ev: cl.Event) -> None:

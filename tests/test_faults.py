@@ -228,8 +228,8 @@ def test_a_temporary_buffer_whose_end_gets_no_thread_is_written_back_by_queue_wa
         q.submit(local)
         within(30, q.wait)
     q.wait_and_throw()
-    assert isinstance(faults.subject, threading.Thread) and faults.subject.name == "sycl_ocl-destroy"
     assert (a == 3).all() and a.flags.writeable and not errors
+    assert isinstance(faults.subject, threading.Thread) and faults.subject.name == "sycl_ocl-destroy"
 
 
 def test_a_temporary_buffer_whose_end_gets_no_thread_is_written_back_at_exit_without_its_queue() -> None:

@@ -21,7 +21,7 @@ from .coherence import plan, restore
 from .hostops import start
 from .issue import issue
 from .lane import Lane
-from .op import DEFERRED, Op, add_edge, depend, new_op
+from .op import DEFERRED, DONE, Op, add_edge, depend, new_op
 from .progress import BLOCKED, defer, wait_list
 from .refusal import UNDO, snapshot
 from .replay.plans import apply, depend_on, distinct, replayable
@@ -74,7 +74,8 @@ def _device_op(
 ) -> Op:
     """``submit`` of a device action, under the lock. Refused at enqueue, or interrupted before
     it is enqueued or deferred, it undoes the planning and ends the op, so that nothing waits
-    for it (rule S26)."""
+    for it; interrupted after, the op joins its lane, so that ``queue.wait()`` waits for it
+    and the buffers it owns end when it completes (rules S26, S29)."""
     op = _open(lane, depends_on, False, owners)
     saved = None
     try:
@@ -93,6 +94,8 @@ def _device_op(
     except BaseException:
         if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
             to_the_end(_abandon, op, saved or ())
+        elif op.state != DONE:  # enqueued or waiting: the lane's wait, and its owners' end, wait for it
+            to_the_end(lane.add, op)
         raise
     return op
 

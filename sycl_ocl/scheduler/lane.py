@@ -62,9 +62,11 @@ class Lane:
         self.serial: Any = context.serial
 
     def add(self, op: Op) -> None:
-        """Record a newly submitted op (under the scheduler lock)."""
+        """Record a newly submitted op (under the scheduler lock); safe to run again, for an
+        interrupted submit's handler (rule S26)."""
         ops = self.ops
-        ops.append(op)
+        if not ops or ops[-1] is not op:  # ``trim`` keeps the last op
+            ops.append(op)
         self.last = op
         if len(ops) >= self.trim_at:
             self.trim()

@@ -79,6 +79,20 @@ def _version(package: str) -> str | None:
         return None
 
 
+def _tree() -> dict[str, Any]:
+    """The tree measured: a copy exported without ``.git`` names its commit in SYCL_OCL_COMMIT,
+    since git would report whatever checkout lies above it (bench/README.md)."""
+    exported = os.environ.get("SYCL_OCL_COMMIT")
+    if exported:
+        return {"commit": exported, "modified": False, "from": "SYCL_OCL_COMMIT",
+                "imported_from": str(Path(sycl.__file__).parent)}
+    return {
+        "commit": _git("rev-parse", "HEAD"),
+        "modified": bool(_git("status", "--porcelain", "--untracked-files=no")),
+        "imported_from": str(Path(sycl.__file__).parent),
+    }
+
+
 def _identity(dev: sycl.device, args: argparse.Namespace) -> dict[str, Any]:
     native: cl.Device = dev._native
     return {
@@ -94,11 +108,7 @@ def _identity(dev: sycl.device, args: argparse.Namespace) -> dict[str, Any]:
             "cpus": os.cpu_count(), "numpy": np.__version__, "pyopencl": cl.VERSION_TEXT,
             "dpctl": _version("dpctl"),
         },
-        "sycl_ocl": {
-            "commit": _git("rev-parse", "HEAD"),
-            "modified": bool(_git("status", "--porcelain", "--untracked-files=no")),
-            "imported_from": str(Path(sycl.__file__).parent),
-        },
+        "sycl_ocl": _tree(),
         "settings": {"quick": args.quick, "rounds": args.rounds, "only": args.only,
                      "POCL_DEVICES": os.environ.get("POCL_DEVICES")},
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),

@@ -214,12 +214,40 @@ def _sycl_jacobi(side: int) -> Callable[[Env], Callable[[], float]]:
     return factory
 
 
+def _graph_jacobi(side: int) -> Callable[[Env], Callable[[], float]]:
+    """The same iterations recorded once as a command graph (two iterations, the slabs
+    swapped in the second) and replayed: the design whose cost per launch is raw's
+    (docs/graphs.md)."""
+    def factory(env: Env) -> Callable[[], float]:
+        _fp64(env)
+        rows, cols, iterations = _grid(env, side)
+        q, start = env.queue(), _start(rows, cols)
+        slabs = [_Slab(start), _Slab(start)]
+        graph = sycl.ext.oneapi.experimental.command_graph(q)
+        graph.begin_recording(q)
+        for src, dst in (slabs, slabs[::-1]):
+            for part, first in dst.parts:
+                _jacobi_launch(q, src.whole, part, first)
+        graph.end_recording()
+        two_iterations = graph.finalize()
+
+        def body() -> None:
+            assert slabs  # a graph replays only while its buffers live: body holds them
+            for _ in range(iterations // 2):
+                q.ext_oneapi_graph(two_iterations)
+            q.wait()
+        return _per_iteration(iterations // 2 * 2, body)
+    return factory
+
+
 def _jacobi(side: int) -> Benchmark:
     return Benchmark(
         f"apps_jacobi_{side}",
         f"one Jacobi iteration of one rank of examples/mpi_jacobi.py: three launches on sub-buffers "
-        f"({side}^2 doubles on a GPU, 64 x 256 on a CPU)", "ms per iteration", "raw pyopencl",
-        {"raw pyopencl": _raw_jacobi(side), "sycl_ocl": _sycl_jacobi(side)},
+        f"({side}^2 doubles on a GPU, 64 x 256 on a CPU); also recorded once as a command graph",
+        "ms per iteration", "raw pyopencl",
+        {"raw pyopencl": _raw_jacobi(side), "sycl_ocl": _sycl_jacobi(side),
+         "sycl_ocl graph": _graph_jacobi(side)},
         target="<= 1.10 on the H100, <= 3.0 on PoCL (issue 31)",
     )
 

@@ -25,6 +25,9 @@ Scenarios (``raw_*`` are the PyOpenCL baselines of the same loop):
   read-only accessor, repeated (bench/reduction.py's loop);
 - ``raw_chain``: the chain's kernel, ``set_args(buf, s)`` + enqueue;
 - ``eager_chain``: the chain's command group submitted eagerly (one accessor and a scalar);
+- ``raw_jacobi`` / ``jacobi_submit``: bench/apps.py's Jacobi step, three launches of a 2-D
+  kernel on sub-buffers of a slab (the boundary rows, then the inner rows), its slabs swapped
+  each step; raw: ``set_args`` + enqueue on sub-buffers made once;
 - ``graph_replay`` / ``graph_replay_fallback``: a recorded chain replayed, as a native command
   buffer / as prepared kernels (``SYCL_OCL_GRAPH_NATIVE=0``).
 
@@ -248,6 +251,67 @@ def _graph_replay(replays: int, native: bool) -> None:
     _held(cl, _gate(sycl, cl, q), replays, lambda: q.ext_oneapi_graph(exe), q.wait)
 
 
+JACOBI_ROWS, JACOBI_COLS = 16, 64
+JACOBI_SOURCE = """
+__kernel void app_jacobi_rows(__global const float *u, __global float *dst, int cols, int first_row) {
+    int j = get_global_id(0) + 1, r = get_global_id(1), i = first_row + r;
+    dst[r * cols + j] = 0.25f * (u[(i - 1) * cols + j] + u[(i + 1) * cols + j]
+                                 + u[i * cols + j - 1] + u[i * cols + j + 1]);
+}
+"""
+JACOBI_PARTS = ((1, 1), (JACOBI_ROWS, 1), (2, JACOBI_ROWS - 2))  # (first row, rows)
+
+
+def _raw_jacobi(steps: int) -> None:
+    import numpy as np
+
+    _, cl, dev = _pocl()
+    ctx = cl.Context([dev._native])
+    queue = cl.CommandQueue(ctx)
+    kernel = cl.Kernel(cl.Program(ctx, JACOBI_SOURCE).build(), "app_jacobi_rows")
+    kernel.set_scalar_arg_dtypes([None, None, np.int32, np.int32])
+    gate = cl.UserEvent(ctx)
+    cl.enqueue_marker(queue, wait_for=[gate])
+    row = JACOBI_COLS * 4
+    slabs = [cl.Buffer(ctx, cl.mem_flags.READ_WRITE, row * (JACOBI_ROWS + 2)) for _ in range(2)]
+    parts = [[(s.get_sub_region(row * first, row * rows), first, rows) for first, rows in JACOBI_PARTS]
+             for s in slabs]
+    swaps = iter(range(steps))
+
+    def body() -> None:
+        src = next(swaps) % 2
+        for sub, first, rows in parts[1 - src]:
+            kernel.set_args(slabs[src], sub, JACOBI_COLS, first)
+            cl.enqueue_nd_range_kernel(queue, kernel, (JACOBI_COLS - 2, rows), None)
+    _held(cl, gate, steps, body, queue.finish)
+
+
+def _jacobi_submit(steps: int) -> None:
+    import numpy as np
+
+    sycl, cl, dev = _pocl()
+    sycl.register_kernel_source(JACOBI_SOURCE)
+    q = sycl.queue(dev)
+    wholes = [sycl.buffer(np.zeros((JACOBI_ROWS + 2, JACOBI_COLS), np.float32)) for _ in range(2)]
+    parts = [[(sycl.buffer(w, sycl.id(first, 0), sycl.range(rows, JACOBI_COLS)), first)
+              for first, rows in JACOBI_PARTS] for w in wholes]
+
+    def launch(src: Any, dst: Any, first: int) -> None:
+        rows, cols = dst.get_range()
+        q.submit(lambda h: h.parallel_for(
+            sycl.range(rows, cols - 2), "app_jacobi_rows", sycl.accessor(src, h, sycl.read_only),
+            sycl.accessor(dst, h, sycl.write_only), cols, first))
+
+    def step(src: int) -> None:
+        for part, first in parts[1 - src]:
+            launch(wholes[src], part, first)
+    for src in (0, 1, 0, 1):  # the shapes are kept and the plans replay from here
+        step(src)
+    q.wait()
+    swaps = iter(range(steps))
+    _held(cl, _gate(sycl, cl, q), steps, lambda: step(next(swaps) % 2), q.wait)
+
+
 # name -> (the loop, its two counts, the commands per count unit)
 SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "raw_buffers": (lambda n: _held_raw(n, svm=False), (SMALL, LARGE), 1),
@@ -260,6 +324,8 @@ SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "reduction_submit": (_reduction_submit, (SMALL, LARGE), 1),
     "raw_chain": (_raw_chain, (SMALL, LARGE), 1),
     "eager_chain": (_eager_chain, (SMALL, LARGE), 1),
+    "raw_jacobi": (_raw_jacobi, (SMALL, LARGE), len(JACOBI_PARTS)),
+    "jacobi_submit": (_jacobi_submit, (SMALL, LARGE), len(JACOBI_PARTS)),
     "graph_replay": (lambda n: _graph_replay(n, native=True), REPLAYS, CHAIN),
     "graph_replay_fallback": (lambda n: _graph_replay(n, native=False), REPLAYS, CHAIN),
 }

@@ -292,6 +292,8 @@ class handler:
         """
         if type(rng) is int and 0 <= rng < SIZE_END:  # the common 1-D case, no range: the int is its key
             sizes: Any = rng
+        elif type(rng) is range:  # _sizes(rng), in place: the common case of a range
+            sizes = (rng._cl, None, None)
         else:
             sizes = _sizes(rng)
         # A launch of a shape this lane launched before (checked then, rule S20) is recorded as

@@ -93,9 +93,17 @@ class range(_Extent):
     _cl: tuple[int, ...]
 
     def __init__(self, *values: SupportsIndex | Iterable[SupportsIndex]) -> None:
-        if len(values) == 1 and type(values[0]) is int and 0 <= values[0] < SIZE_END:
-            self._v = self._cl = values  # type: ignore[assignment]  # the common 1-D case, cheaply
-            return
+        n = len(values)
+        if n == 1:
+            if type(values[0]) is int and 0 <= values[0] < SIZE_END:
+                self._v = self._cl = values  # type: ignore[assignment]  # the common 1-D case, cheaply
+                return
+        elif n == 2:
+            a, b = values
+            if type(a) is int and type(b) is int and 0 <= a < SIZE_END and 0 <= b < SIZE_END:
+                self._v = values  # type: ignore[assignment]  # 2-D, as cheaply: the submit path builds ranges
+                self._cl = (b, a)
+                return
         super().__init__(*values)
         if min(self._v) < 0:
             raise exception(errc.invalid, f"range sizes cannot be negative: {self._v}")

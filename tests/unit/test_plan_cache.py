@@ -130,6 +130,21 @@ def test_windows_written_in_turn_replay_their_pieces() -> None:
     assert [p[:2] for p in world.memories[0].valid[1]] == [(0, 32), (32, 64)]
 
 
+def test_a_slab_written_by_rows_replays_its_pieces_in_place() -> None:
+    """bench/apps.py's Jacobi step: each slab read whole while the other's top row, bottom row
+    and inner rows are written in turn, the slabs swapped each step. The replays keep a run of
+    the frontier that does not start at its front (``Plan.span``) and replace one piece of a
+    validity in several pieces in place (``Plan.replaced``)."""
+    def step(src: int, dst: int) -> list[Step]:
+        return [(0, [(src, 0, 64, False), (dst, lo, hi, True)]) for lo, hi in ((8, 16), (48, 56), (16, 48))]
+    world = _compare(_cycles([*step(0, 1), *step(1, 0)], 6))
+    assert world.replayed[-12:] == [2] * 12
+    assert [p[:2] for p in world.memories[1].valid[1]] == [(0, 8), (8, 16), (16, 48), (48, 56), (56, 64)]
+    plans = [found for layout in world.memories[1].layouts for found in layout.plans]
+    assert any(found.replaced for found in plans) and any(
+        found.span is not None and found.span.start > 0 for found in plans)
+
+
 def test_two_queues_reading_one_memory_object_in_turn_replay() -> None:
     """Reads of another lane are kept whatever their state, and a producer that is done is
     waited for no more: two queues, each writing its own memory object and reading a shared

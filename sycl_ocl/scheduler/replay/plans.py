@@ -45,7 +45,7 @@ class Plan:
     in layout ``after`` (docs/scheduler.md rule S17): it moves no bytes and leaves ``layout``.
 
     Replaying it for a new op: the frontier keeps the entries at the positions ``keep`` (the
-    first ``prefix`` ones, where those are all) and adds ``(op, view_lo, view_hi, kind)``
+    slice ``span``, where they are consecutive) and adds ``(op, view_lo, view_hi, kind)``
     (``kind`` None: an empty view, no entry); ``waits`` are the positions of the entries
     its view overlaps (``blockers``), each with the reason of its edge (None: no edge, a read
     it drops only while that one is enqueued), ``gone`` those it dropped as done (it replays
@@ -54,27 +54,46 @@ class Plan:
     validity at ``loc`` (the copy it runs on) becomes ``pieces``: ``(lo, hi, i)``, made valid
     by the producer of the piece at position ``i`` there, or by the new op where ``i`` is -1
     (None: a read, or no bytes: no validity changes; ``alone``: ``[(lo, hi, op)]``, a
-    whole-buffer write); no other copy changes.
+    whole-buffer write; ``replaced``: the pieces were those before, at the same positions,
+    but the ``(position, lo, hi)`` it names, the new op's); no other copy changes.
     """
 
     __slots__ = ("after", "alone", "blockers", "gone", "hi", "keep", "kind", "lane", "layout", "lo", "loc",
-                 "memory", "pieces", "prefix", "raws", "req", "view_hi", "view_lo", "waits")
+                 "memory", "pieces", "raws", "replaced", "req", "span", "view_hi", "view_lo", "waits")
 
     def __init__(self, after: Layout, layout: Layout, req: Requirement, lane: Lane, loc: int,
                  keep: tuple[int, ...], waits: tuple[tuple[int, int | None], ...], gone: tuple[int, ...],
-                 raws: tuple[int, ...], pieces: tuple[tuple[int, int, int], ...] | None) -> None:
+                 raws: tuple[int, ...], pieces: tuple[tuple[int, int, int], ...] | None,
+                 old: Sequence[Piece] = ()) -> None:
         self.after, self.layout, self.req, self.lane, self.loc = after, layout, req, lane, loc
         self.memory: MemoryObject = req.memory
         self.lo, self.hi, self.view_lo, self.view_hi = req.lo, req.hi, req.view_lo, req.view_hi
         self.kind = (WRITE if req.writes else READ) if req.view_lo < req.view_hi else None
         self.keep = keep
-        self.prefix = len(keep) if keep == tuple(range(len(keep))) else None
+        start, stop = (keep[0], keep[0] + len(keep)) if keep else (0, 0)
+        self.span = slice(start, stop) if keep == tuple(range(start, stop)) else None
         self.waits = waits
         self.blockers = tuple([i for i, _ in waits])
         self.gone = gone
         self.raws = raws
         self.pieces = pieces
         self.alone = pieces == ((req.lo, req.hi, -1),)
+        self.replaced = _replaced(pieces, old)
+
+
+def _replaced(pieces: tuple[tuple[int, int, int], ...] | None,
+              old: Sequence[Piece]) -> tuple[tuple[int, int, int], ...] | None:
+    """``Plan.replaced``: where ``pieces`` are the ``old`` ones at the same positions with the
+    same bounds but those the new op makes valid, the ``(position, lo, hi)`` of those."""
+    if not pieces or len(pieces) != len(old):
+        return None
+    out = []
+    for k, (a, b, j) in enumerate(pieces):
+        if j < 0:
+            out.append((k, a, b))
+        elif j != k or old[k][:2] != (a, b):
+            return None
+    return tuple(out)
 
 
 
@@ -141,8 +160,8 @@ def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, be
         waits.append((i, reason))
     raws: tuple[int, ...] = ()
     pieces = None
+    old = valid.get(loc, _NO_PIECES)
     if lo < hi:
-        old = valid.get(loc, _NO_PIECES)
         if needs_old:  # the producers it reads from, but those the layout says were done
             producers = dict(after.sig[1]).get(loc, ())
             raws = tuple([j for j, (a, b, p) in enumerate(producers) if a < hi and b > lo and p is not True])
@@ -156,7 +175,7 @@ def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, be
     position = {id(entry): i for i, entry in enumerate(frontier)}
     kept = memory.frontier[:-1] if view_lo < view_hi else memory.frontier
     keep = tuple([position[id(entry)] for entry in kept])
-    found = Plan(after, layout, req, lane, loc, keep, tuple(waits), tuple(gone), raws, pieces)  # type: ignore[arg-type]  # a device op's lane
+    found = Plan(after, layout, req, lane, loc, keep, tuple(waits), tuple(gone), raws, pieces, old)  # type: ignore[arg-type]  # a device op's lane
     plans = after.plans
     for i, known in enumerate(plans):
         if known.req == req and known.lane is lane:
@@ -257,9 +276,9 @@ def apply(plans: Iterable[Plan], op: Op) -> None:
     would leave (rule S17)."""
     for found in plans:
         memory = found.memory
-        prefix = found.prefix
-        if prefix is not None:
-            kept = memory.frontier[:prefix]
+        span = found.span
+        if span is not None:
+            kept = memory.frontier[span]
         else:
             frontier = memory.frontier
             kept = [frontier[i] for i in found.keep]
@@ -269,8 +288,14 @@ def apply(plans: Iterable[Plan], op: Op) -> None:
         memory.frontier = kept
         pieces = found.pieces
         if pieces is not None:
+            replaced = found.replaced
             if found.alone:
                 memory.valid[found.loc] = [(found.lo, found.hi, op)]
+            elif replaced is not None:
+                now = memory.valid[found.loc][:]  # the layout held: the same pieces as recorded
+                for k, a, b in replaced:
+                    now[k] = (a, b, op)
+                memory.valid[found.loc] = now
             else:
                 old = memory.valid.get(found.loc, _NO_PIECES)
                 memory.valid[found.loc] = [(a, b, op if j < 0 else old[j][2]) for a, b, j in pieces]

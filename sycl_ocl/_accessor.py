@@ -9,6 +9,7 @@ data is on the host and holds back later users of its window until released.
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -219,7 +220,7 @@ class _Access(HostExport):
     def _view(self) -> np.ndarray:
         """The accessed range in the buffer's host copy."""
         win = self._win
-        nbytes = int(np.prod(win.shape)) * win.dtype.itemsize
+        nbytes = math.prod(win.shape) * win.dtype.itemsize
         whole = win.req.memory.host_copy()[win.base:win.base + nbytes]
         arr = whole.view(win.dtype).reshape(win.shape)
         view = arr[tuple(slice(o, o + r) for o, r in zip(win.offset, win.range, strict=False))]
@@ -274,8 +275,25 @@ class _Access(HostExport):
         return self._win.mode
 
     def __repr__(self) -> str:
-        win = self._win
-        return f"<sycl.{type(self).__name__} {win.mode.name} {win.range} at {win.offset}>"
+        return self._describe(type(self).__name__, self._win)
+
+    @staticmethod
+    def _describe(kind: str, win: _Window) -> str:
+        return f"<sycl.{kind} {win.mode.name} {win.range} at {win.offset}>"
+
+
+class _Name:
+    """An accessor's name in the scheduler's messages (``acquire_hold``), written only where
+    one is: a repr on every host accessor would cost a tenth of a small one. It holds the
+    window, not the accessor, so a dropped accessor still ends."""
+
+    __slots__ = ("_cls", "_win")
+
+    def __init__(self, cls: type[_Access], win: _Window) -> None:
+        self._cls, self._win = cls, win
+
+    def __str__(self) -> str:
+        return self._cls._describe(self._cls.__name__, self._win)
 
 
 def max_elements(dtype: np.dtype[Any]) -> int:
@@ -459,7 +477,7 @@ class host_accessor(_Access):
         self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf: buffer | None = buf
-        self._hold = hold = acquire_hold(win.req, repr(self))
+        self._hold = hold = acquire_hold(win.req, _Name(type(self), win))
         watch(self, partial(release_hold, win.req.memory, hold))  # rule S26
         self._array = _own_base(self._view())
         self._refs = _references(self)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pyopencl as cl
 
-from ._accessor import _Access, _own_base, _references, _Window, host_accessor
+from ._accessor import _Access, _Name, _own_base, _references, _Window, host_accessor
 from ._exception import errc, exception
 from ._image import Format, _image, check_device, numpy_shape, sampled_image, unsampled_image
 from ._range import id
@@ -75,8 +75,9 @@ class _ImageAccess(_Access):
         """The bytes of the pixels reached (a sycl_ocl extension)."""
         return self._win.req.hi
 
-    def __repr__(self) -> str:
-        return f"<sycl.{type(self).__name__} {self._win.mode.name} {self._win.range}>"
+    @staticmethod
+    def _describe(kind: str, win: _Window) -> str:
+        return f"<sycl.{kind} {win.mode.name} {win.range}>"
 
 
 class _DeviceImage(_ImageAccess):
@@ -230,7 +231,7 @@ class _HostImage(_ImageAccess, host_accessor):
         self._format = img._format
         self._win = win = _window(img, as_mode(mode), make_property_list(prop_list, "host_accessor"))
         self._buf = img  # type: ignore[assignment]  # shares ownership of the image, as a host_accessor does of its buffer
-        self._hold = hold = acquire_hold(win.req, repr(self))
+        self._hold = hold = acquire_hold(win.req, _Name(type(self), win))
         watch(self, partial(release_hold, win.req.memory, hold))  # rule S26
         self._array = _own_base(self._view())
         self._refs = _references(self)  # a view kept past the release: rule S30

@@ -9,7 +9,7 @@ never behind a user event), while submit keeps returning at once.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .._async_errors import log
 from .._exception import errc, exception
@@ -27,12 +27,13 @@ from .runtime import RUNTIME, to_the_end
 from .trace import describe
 
 # The open holds: the thread that made each, its accessor's name (rule S22) and its memory.
-_owners: dict[Op, tuple[int, str, MemoryObject]] = {}
+_owners: dict[Op, tuple[int, object, MemoryObject]] = {}
 WAIT_WARNING_S = 3.0  # a wait for another thread's host accessor warns after this long
 
 
-def acquire(req: Requirement, name: str) -> Op:
-    """Plan and wait for a host hold on ``req`` for the accessor ``name``; returns the hold to
+def acquire(req: Requirement, name: object) -> Op:
+    """Plan and wait for a host hold on ``req`` for the accessor ``name`` (its ``str``, made
+    only for a message); returns the hold to
     release. ``errc.invalid`` where it would wait for a hold of this thread (rule S25).
 
     Interrupted anywhere (a KeyboardInterrupt), it leaves no hold behind: each ``with RUNTIME``
@@ -52,7 +53,7 @@ def acquire(req: Requirement, name: str) -> Op:
         raise
 
 
-def _plan(req: Requirement, name: str) -> Op:
+def _plan(req: Requirement, name: object) -> Op:
     stagers: list[Op] = []
     op = transfer_op()
     saved = [(req.memory, snapshot(req.memory))]
@@ -182,7 +183,7 @@ def _refuse_self_wait(waited: Iterable[Command], what: str, undo: Callable[[], N
     )
 
 
-def _needing(waited: Iterable[Command], mine: dict[Op, str]) -> tuple[str, str] | None:
+def _needing(waited: Iterable[Command], mine: Mapping[Op, object]) -> tuple[str, object] | None:
     """The first of ``waited`` that needs one of the holds ``mine``, described, and the name
     of that hold; None when none does (under the lock)."""
     for top in waited:

@@ -58,6 +58,9 @@ def _plan_each(op: Op, requirements: Sequence[Requirement], context: ContextReco
         before = snapshot(memory)
         saved.append((memory, before))  # see restore
         alloc = None if on_host else memory.allocation(context)
+        if on_host:
+            access_on_host(req, WRITE if req.writes else READ, op, stagers)
+            continue
         if not cache:
             access(req, WRITE if req.writes else READ, alloc, op, stagers)
             continue
@@ -97,6 +100,14 @@ def merge(group: list[Requirement]) -> list[Requirement]:
         else:
             out.append(req)
     return out
+
+
+def access_on_host(req: Requirement, kind: int, op: Op, stagers: list[Op]) -> None:
+    """``access`` of ``req`` by a host op (a host task, a host accessor's hold), which leaves
+    the layout of the memory object known: the device command after it may replay its plan
+    (rule S17; host ops themselves are planned in full)."""
+    access(req, kind, None, op, stagers)
+    req.memory.layout = layout_of(req.memory)
 
 
 def access(req: Requirement, kind: int, alloc: Allocation | None, op: Op, stagers: list[Op]) -> None:

@@ -15,7 +15,7 @@ from .._async_errors import log
 from .._exception import errc, exception
 from .._process import STATE as PROCESS
 from .._process import forked_error
-from .coherence import access, restore
+from .coherence import access_on_host, restore
 from .command import Command
 from .hostops import prepare, start, transfer_op
 from .memory_object import MemoryObject, Snapshot
@@ -58,7 +58,7 @@ def _plan(req: Requirement, name: object) -> Op:
     op = transfer_op()
     saved = [(req.memory, snapshot(req.memory))]
     try:
-        access(req, WRITE if req.writes else HOST_READ, None, op, stagers)
+        access_on_host(req, WRITE if req.writes else HOST_READ, op, stagers)
         _refuse_self_wait(op.deps, f"constructing {name}", None)
         req.memory.holds.add(op)
         _owners[op] = (threading.get_ident(), name, req.memory)
@@ -109,6 +109,8 @@ def _end_hold(memory: MemoryObject, op: Op, exposed: bool = False) -> None:
     if exposed or memory.exposed:
         memory.exposed = True
         memory.disown_host_copy()
+        if memory.exposed:
+            memory.layout = None  # planned in full, which disowns it, until it is (rule S30)
 
 
 def end_all_at_exit() -> None:

@@ -15,12 +15,12 @@ from typing import Any
 
 from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_object
 
-from sycl_ocl.scheduler.coherence import access, plan, restore
+from sycl_ocl.scheduler.coherence import access, access_on_host, plan, restore
 from sycl_ocl.scheduler.command_group import _plan_device
 from sycl_ocl.scheduler.memory_object import MemoryObject
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
 from sycl_ocl.scheduler.replay.plans import LAYOUT_CAP, PLAN_CAP, apply
-from sycl_ocl.scheduler.requirement import READ, WRITE, Requirement
+from sycl_ocl.scheduler.requirement import HOST_READ, READ, WRITE, Requirement
 
 # A command: (its lane's index in LANES, [(memory object index, lo, hi, writes)]), or a
 # callable doing something else to the memory objects (a host accessor, set_final_data, ...).
@@ -214,6 +214,25 @@ def test_every_invalidation_breaks_the_cycle_and_it_recovers() -> None:
         after = world.replayed[6:] if callable(interruption) else world.replayed[7:]
         assert after[0] < 2, interruption  # the next command is planned in full on that one
         assert after[-4:] == [2] * 4, (interruption, world.replayed)
+
+
+def _checked(memories: list[MemoryObject], cache: bool) -> None:
+    """A host accessor reading a window of a (a check every few steps), released before the
+    next command."""
+    hold = host_op()
+    access_on_host(Requirement(memories[0], 0, 16, False, True, 0, 16), HOST_READ, hold, [])
+    hold.state = DONE
+
+
+def test_a_write_after_a_host_accessor_replays() -> None:
+    """A pipeline with a check: writes of a, and every third one a host accessor reading a
+    window of a. The host accessor leaves a known layout, so the write after it replays its
+    plan, which makes the host copy's bytes it overwrote stale (``Plan.others``)."""
+    world = _compare(_cycles([A_W_B_R, A_W_B_R, A_W_B_R, _checked], 6))
+    assert world.replayed[-6:] == [2] * 6  # the first write of each window too
+    assert [p[:2] for p in world.memories[0].valid[0]] == [(0, 16)]  # the last check's window
+    plans = [found for layout in world.memories[0].layouts for found in layout.plans]
+    assert any(found.others for found in plans)
 
 
 def test_a_read_is_not_replayed_while_a_command_it_follows_waits_in_the_dag() -> None:

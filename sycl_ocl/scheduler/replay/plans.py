@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 LAYOUT_CAP = 32  # layouts kept per memory object
 PLAN_CAP = 4  # plans kept per layout
 _NO_PIECES: list[Piece] = []  # shared, never changed in place
+Positions = tuple[tuple[int, int, int], ...]  # pieces, each named by a position (``Plan.pieces``)
 
 
 class Layout:
@@ -55,16 +56,20 @@ class Plan:
     by the producer of the piece at position ``i`` there, or by the new op where ``i`` is -1
     (None: a read, or no bytes: no validity changes; ``alone``: ``[(lo, hi, op)]``, a
     whole-buffer write; ``replaced``: the pieces were those before, at the same positions,
-    but the ``(position, lo, hi)`` it names, the new op's); no other copy changes.
+    but the ``(position, lo, hi)`` it names, the new op's); ``others`` are the other copies
+    a write changes, each ``(loc, pieces)``: its pieces before, cut where the write made it
+    stale, each ``(lo, hi, i)`` kept from the piece at position ``i`` there (a write after a
+    host accessor: the host copy's bytes it overwrote are stale).
     """
 
     __slots__ = ("after", "alone", "blockers", "gone", "hi", "keep", "kind", "lane", "layout", "lo", "loc",
-                 "memory", "pieces", "raws", "replaced", "req", "span", "view_hi", "view_lo", "waits")
+                 "memory", "others", "pieces", "raws", "replaced", "req", "span", "view_hi", "view_lo",
+                 "waits")
 
     def __init__(self, after: Layout, layout: Layout, req: Requirement, lane: Lane, loc: int,
                  keep: tuple[int, ...], waits: tuple[tuple[int, int | None], ...], gone: tuple[int, ...],
-                 raws: tuple[int, ...], pieces: tuple[tuple[int, int, int], ...] | None,
-                 old: Sequence[Piece] = ()) -> None:
+                 raws: tuple[int, ...], pieces: Positions | None, old: Sequence[Piece] = (),
+                 others: tuple[tuple[int, Positions], ...] = ()) -> None:
         self.after, self.layout, self.req, self.lane, self.loc = after, layout, req, lane, loc
         self.memory: MemoryObject = req.memory
         self.lo, self.hi, self.view_lo, self.view_hi = req.lo, req.hi, req.view_lo, req.view_hi
@@ -79,10 +84,10 @@ class Plan:
         self.pieces = pieces
         self.alone = pieces == ((req.lo, req.hi, -1),)
         self.replaced = _replaced(pieces, old)
+        self.others = others
 
 
-def _replaced(pieces: tuple[tuple[int, int, int], ...] | None,
-              old: Sequence[Piece]) -> tuple[tuple[int, int, int], ...] | None:
+def _replaced(pieces: Positions | None, old: Sequence[Piece]) -> Positions | None:
     """``Plan.replaced``: where ``pieces`` are the ``old`` ones at the same positions with the
     same bounds but those the new op makes valid, the ``(position, lo, hi)`` of those."""
     if not pieces or len(pieces) != len(old):
@@ -160,6 +165,7 @@ def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, be
         waits.append((i, reason))
     raws: tuple[int, ...] = ()
     pieces = None
+    others: tuple[tuple[int, Positions], ...] | None = ()
     old = valid.get(loc, _NO_PIECES)
     if lo < hi:
         if needs_old:  # the producers it reads from, but those the layout says were done
@@ -169,13 +175,13 @@ def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, be
                 return
         if writes:
             pieces = _pieces(memory.valid[loc], old, op)
-            changed = [key for key, now in memory.valid.items() if key != loc and now != valid.get(key, now)]
-            if pieces is None or changed:
+            others = _others(memory.valid, valid, loc, op)
+            if pieces is None or others is None:
                 return
     position = {id(entry): i for i, entry in enumerate(frontier)}
     kept = memory.frontier[:-1] if view_lo < view_hi else memory.frontier
     keep = tuple([position[id(entry)] for entry in kept])
-    found = Plan(after, layout, req, lane, loc, keep, tuple(waits), tuple(gone), raws, pieces, old)  # type: ignore[arg-type]  # a device op's lane
+    found = Plan(after, layout, req, lane, loc, keep, tuple(waits), tuple(gone), raws, pieces, old, others)  # type: ignore[arg-type]  # a device op's lane
     plans = after.plans
     for i, known in enumerate(plans):
         if known.req == req and known.lane is lane:
@@ -186,7 +192,21 @@ def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, be
     plans.append(found)
 
 
-def _pieces(now: list[Piece], old: list[Piece], op: Op) -> tuple[tuple[int, int, int], ...] | None:
+def _others(now: dict[int, list[Piece]], before: dict[int, list[Piece]], loc: int,
+            op: Op) -> tuple[tuple[int, Positions], ...] | None:
+    """``Plan.others``: the copies but ``loc`` whose pieces the write changed, each with its
+    pieces named by position among those ``before``; None where one came from nowhere."""
+    out = []
+    for key, pieces in now.items():
+        if key != loc and pieces != before.get(key, pieces):
+            mapped = _pieces(pieces, before[key], op)
+            if mapped is None:
+                return None
+            out.append((key, mapped))
+    return tuple(out)
+
+
+def _pieces(now: list[Piece], old: list[Piece], op: Op) -> Positions | None:
     """The pieces of a copy that ``op`` wrote, each named by where its producer was among
     ``old``, the pieces before (-1: ``op`` itself); None where one came from nowhere there."""
     out = []
@@ -299,6 +319,9 @@ def apply(plans: Iterable[Plan], op: Op) -> None:
             else:
                 old = memory.valid.get(found.loc, _NO_PIECES)
                 memory.valid[found.loc] = [(a, b, op if j < 0 else old[j][2]) for a, b, j in pieces]
+            for loc, kept_pieces in found.others:
+                old = memory.valid[loc]
+                memory.valid[loc] = [(a, b, old[j][2]) for a, b, j in kept_pieces]
             memory.written = True
         memory.layout = found.layout
 

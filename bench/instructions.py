@@ -28,6 +28,9 @@ Scenarios (``raw_*`` are the PyOpenCL baselines of the same loop):
 - ``raw_jacobi`` / ``jacobi_submit``: bench/apps.py's Jacobi step, three launches of a 2-D
   kernel on sub-buffers of a slab (the boundary rows, then the inner rows), its slabs swapped
   each step; raw: ``set_args`` + enqueue on sub-buffers made once;
+- ``raw_checked`` / ``checked_submit``: bench/apps.py's pipeline with a check, per window: ten
+  kernels on one buffer, then 16 floats read by the host (a host accessor; raw: a blocking
+  read), the queue not held (the check waits for the kernels);
 - ``graph_replay`` / ``graph_replay_fallback``: a recorded chain replayed, as a native command
   buffer / as prepared kernels (``SYCL_OCL_GRAPH_NATIVE=0``).
 
@@ -312,6 +315,52 @@ def _jacobi_submit(steps: int) -> None:
     _held(cl, _gate(sycl, cl, q), steps, lambda: step(next(swaps) % 2), q.wait)
 
 
+CHECK_WINDOW = 10  # kernels between two checks
+
+
+def _raw_checked(windows: int) -> None:
+    import numpy as np
+
+    _, cl, dev = _pocl()
+    ctx = cl.Context([dev._native])
+    queue = cl.CommandQueue(ctx)
+    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "bench_halve_add")
+    kernel.set_scalar_arg_dtypes([None, np.float32])
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4)
+    check, step = np.empty(16, np.float32), np.float32(1)
+
+    def body() -> None:
+        for _ in range(CHECK_WINDOW):
+            kernel.set_args(buf, step)
+            cl.enqueue_nd_range_kernel(queue, kernel, (N,), None)
+        cl.enqueue_copy(queue, check, buf)
+    gc.collect()
+    for _ in range(windows):
+        body()
+
+
+def _checked_submit(windows: int) -> None:
+    import numpy as np
+
+    sycl, _, dev = _pocl()
+    q = sycl.queue(dev)
+    buf = sycl.buffer(np.zeros(N, np.float32))
+    cgf = _chain_group(sycl, buf)
+    check = np.empty(16, np.float32)
+
+    def body() -> None:
+        for _ in range(CHECK_WINDOW):
+            q.submit(cgf)
+        with sycl.host_accessor(buf, sycl.read_only, sycl.range(16)) as acc:
+            check[:] = acc
+    for _ in range(3):
+        body()
+    gc.collect()
+    for _ in range(windows):
+        body()
+    q.wait()
+
+
 # name -> (the loop, its two counts, the commands per count unit)
 SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "raw_buffers": (lambda n: _held_raw(n, svm=False), (SMALL, LARGE), 1),
@@ -326,6 +375,8 @@ SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "eager_chain": (_eager_chain, (SMALL, LARGE), 1),
     "raw_jacobi": (_raw_jacobi, (SMALL, LARGE), len(JACOBI_PARTS)),
     "jacobi_submit": (_jacobi_submit, (SMALL, LARGE), len(JACOBI_PARTS)),
+    "raw_checked": (_raw_checked, (SMALL // 10, LARGE // 10), 1),
+    "checked_submit": (_checked_submit, (SMALL // 10, LARGE // 10), 1),
     "graph_replay": (lambda n: _graph_replay(n, native=True), REPLAYS, CHAIN),
     "graph_replay_fallback": (lambda n: _graph_replay(n, native=False), REPLAYS, CHAIN),
 }

@@ -59,7 +59,8 @@ def _plan(req: Requirement, name: object) -> Op:
     saved = [(req.memory, snapshot(req.memory))]
     try:
         access_on_host(req, WRITE if req.writes else HOST_READ, op, stagers)
-        _refuse_self_wait(op.deps, f"constructing {name}", None)
+        if _owners:  # another hold is open: it may be this thread's (the message made only then)
+            _refuse_self_wait(op.deps, f"constructing {name}", None)
         req.memory.holds.add(op)
         _owners[op] = (threading.get_ident(), name, req.memory)
         UNDO[op] = saved  # undone if its read-back fails (rule S25)

@@ -182,7 +182,7 @@ def _node_type(action: Any, member: str | None) -> node_type:
     kind = type(action)
     if kind is KernelLaunch:
         return node_type.kernel
-    if kind is DeviceCopy or kind is SvmCopy:
+    if kind is DeviceCopy or kind is SvmCopy or kind is HostCopy:
         return node_type.memcpy
     if kind is DeviceFill or kind is SvmFill:
         return node_type.memfill
@@ -212,11 +212,11 @@ class _Graph:
     def add_node(self, h: handler, after: Iterable[node], q: queue | None) -> node:
         """The node of a command group (``h``, finished): checked, with its edges."""
         action = h._final_action()
-        if isinstance(action, HostTask | NativeTask | HostCopy):  # host memory: no command buffer holds it
+        if isinstance(action, HostTask | NativeTask):  # code on the host: no replay runs it
             raise exception(errc.feature_not_supported, "a command graph cannot hold host commands "
-                                                        "(host_task, update_host, handler.copy between an "
-                                                        "accessor and a numpy array): submit them outside "
-                                                        "the graph, before or after a replay")
+                                                        "(host_task, update_host, a handler.copy done on "
+                                                        "the host: a strided accessor or array): submit "
+                                                        "them outside the graph, before or after a replay")
         if isinstance(action, GraphReplay):
             raise exception(errc.feature_not_supported, "a command graph cannot hold another graph "
                                                         "(sub-graphs are not implemented); record its "

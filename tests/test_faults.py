@@ -620,9 +620,10 @@ def program_awkward(s: Steps, devs: list[sycl.device]) -> np.ndarray:
 
 
 def program_graph(s: Steps, devs: list[sycl.device]) -> np.ndarray:
-    """A recorded graph of two kernels, finalized and replayed twice, between kernels."""
+    """A recorded graph of two kernels and a copy of the buffer to a numpy array, finalized
+    and replayed twice, between kernels."""
     q = s.queue(devs[0])
-    data = np.zeros(N, dtype=np.int32)
+    data, out = np.zeros(N, dtype=np.int32), np.zeros(N, dtype=np.int32)
     with s.faulty(), sycl.buffer(data) as buf:
         graphs: list[exp.command_graph] = []
 
@@ -632,6 +633,7 @@ def program_graph(s: Steps, devs: list[sycl.device]) -> np.ndarray:
             try:
                 q.submit(add(buf, 1))
                 q.submit(add(buf, 2))
+                q.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only), out))
             finally:
                 g.end_recording()
             graphs.append(g.finalize())

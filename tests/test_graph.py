@@ -272,6 +272,34 @@ def test_transitive_recording(device: sycl.device) -> None:
     np.testing.assert_allclose(data, np.full(N, 2.5))
 
 
+def test_copies_between_accessors_and_host_arrays_replay(device: sycl.device, native: bool) -> None:
+    """``handler.copy`` between an accessor and a numpy array is a memcpy node: each replay
+    copies the array in as it is then, and the window out into the array; nothing runs while
+    recording. No command buffer holds host memory: such a graph replays its prepared
+    commands."""
+    queue = sycl.queue(sycl.context(device), device)
+    given, result = np.zeros(N, np.float32), np.full(N, -1, np.float32)
+    with sycl.buffer(np.zeros(N, np.float32)) as buf:
+        g = exp.command_graph(queue)
+        g.begin_recording(queue)
+        queue.submit(lambda h: h.copy(given, sycl.accessor(buf, h, sycl.write_only)))
+        queue.submit(_halve_add(buf, 1.0))
+        queue.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only), result))
+        g.end_recording()
+        assert [n.get_type() for n in g.get_nodes()] == [exp.node_type.memcpy, exp.node_type.kernel,
+                                                         exp.node_type.memcpy]
+        assert [len(n.get_predecessors()) for n in g.get_nodes()] == [0, 1, 1]
+        exe = g.finalize()
+        assert exe._replay is not None and not exe._replay.native
+        np.testing.assert_array_equal(result, -1)
+        for k in range(1, 4):
+            given[:] = np.arange(N) * k  # read at the replay
+            queue.ext_oneapi_graph(exe).wait()
+            np.testing.assert_allclose(result, np.arange(N) * k * 0.5 + 1)
+        with sycl.host_accessor(buf, sycl.read_only) as acc:  # the buffer took the last replay's
+            np.testing.assert_allclose(acc, result)
+
+
 def test_replay_after_host_accessor_and_other_queue(device: sycl.device) -> None:
     """The replay moves what eager work left elsewhere: host writes, another context's writes."""
     other_ctx = sycl.queue(sycl.context(device), device)
@@ -330,8 +358,9 @@ def test_recording_misuse(queue: sycl.queue) -> None:
             queue.submit(lambda h: h.host_task(lambda: None))
         with _invalid(sycl.errc.feature_not_supported):
             queue.submit(lambda h: h.host_task(lambda ih: None))  # with native access
-        with _invalid(sycl.errc.feature_not_supported):
-            queue.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only), np.zeros(N, np.float32)))
+        with _invalid(sycl.errc.feature_not_supported):  # strided: a copy done on the host
+            strided = np.zeros(2 * N, np.float32)[::2]
+            queue.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only), strided))
         g.end_recording()
         with _invalid():  # an event of a recorded command, outside its recording
             queue.submit(lambda h: (h.depends_on(recorded), h.parallel_for(N, "g_halve_add",

@@ -74,7 +74,7 @@ class Step:
     after: tuple[int, ...]
 
 
-def _prepared(action: DeviceAction, context: ContextRecord) -> Any:
+def _prepared(action: DeviceAction, requirements: Sequence[Requirement], context: ContextRecord) -> Any:
     """What a replay without a command buffer enqueues for one node (None: nothing)."""
     if isinstance(action, KernelLaunch):
         if 0 in action.global_size:
@@ -84,15 +84,15 @@ def _prepared(action: DeviceAction, context: ContextRecord) -> Any:
         return PreparedKernel(action.kernel, args, windows, sizes)
     if isinstance(action, Barrier):
         return None
-    if isinstance(action, DeviceCopy | DeviceFill):
-        for req in (action.src, action.dst) if isinstance(action, DeviceCopy) else (action.dst,):
-            req.memory.allocation(context)  # the replay finds it in the lane's context
-    return action  # USM commands and device copies and fills enqueue themselves
+    for req in requirements:  # a copy's or fill's windows (USM commands have none)
+        req.memory.allocation(context)  # the replay finds it in the lane's context
+    return action  # USM commands, copies and fills enqueue themselves
 
 
 def recordable(action: DeviceAction) -> bool:
     """Whether a native command buffer can hold the node (USM commands cannot, before
-    revision 0.9.3 of the extension: such graphs replay their prepared commands)."""
+    revision 0.9.3 of the extension, nor copies to or from host memory: such graphs replay
+    their prepared commands)."""
     return isinstance(action, KernelLaunch | Barrier | DeviceCopy | DeviceFill)
 
 
@@ -117,7 +117,8 @@ class GraphReplay:
         token = MemoryObject(0, None, None, False)
         self.requirements = (*union(steps), Requirement(token, 0, 0, True, False, 0, 1))
         self.memories = tuple(dict.fromkeys(r.memory for step in steps for r in step.requirements))
-        self._prepared = [p for p in (_prepared(step.action, context) for step in steps) if p is not None]
+        self._prepared = [p for p in (_prepared(step.action, step.requirements, context) for step in steps)
+                          if p is not None]
         self._buffers: dict[int, cbuf.CommandBuffer] = {}  # by the properties of the queues they suit
         setting = os.environ.get(NATIVE_ENV, "")
         wanted = setting == "1" or (setting != "0" and native_by_default(device))

@@ -2,7 +2,7 @@
 [--ranks 1 2 4] [--sides 2048 4096 8192] [--iterations N] [--repeat N] [--json PATH]``.
 
 For each grid per rank (``side`` x ``side`` doubles) and each number of ranks, runs
-examples/mpi_jacobi.py (explicit copies), the same with ``--host-accessors``, and
+examples/mpi_jacobi.py (explicit copies), the same with ``--graphs`` and with ``--host-accessors``, and
 bench/mpi_jacobi_raw.py under the ``mpiexec`` beside this interpreter, ``--repeat`` times in
 turn, one GPU per rank (PoCL's CPU devices where there is no GPU: set ``POCL_DEVICES``). Prints
 the median seconds per iteration of each, its ratio to the raw twin's at the same ranks, and
@@ -25,6 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PROGRAMS = {
     "sycl_ocl copies": ["examples/mpi_jacobi.py"],
+    "sycl_ocl graphs": ["examples/mpi_jacobi.py", "--graphs"],
     "sycl_ocl host accessors": ["examples/mpi_jacobi.py", "--host-accessors"],
     "raw pyopencl": ["bench/mpi_jacobi_raw.py"],
 }

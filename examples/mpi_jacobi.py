@@ -14,7 +14,9 @@ behind their kernels, while the inner rows update; the host waits only for those
 events, exchanges the rows with mpi4py, and copies the halos back without waiting, ahead of
 the next iteration's kernels; and checking the result against numpy on the whole grid.
 ``--host-accessors`` runs the exchange through host accessors instead (simpler, slower: each
-one is a blocking round trip of its own).
+one is a blocking round trip of its own); ``--graphs`` records each iteration's commands once,
+as three command graphs (docs/graphs.md), and replays them: the fastest form where launches
+are short, as the Python cost of seven submits an iteration becomes that of three replays.
 
 The last line rank 0 prints is JSON: ranks, grids, iterations, seconds, seconds per
 iteration and halo bytes per iteration (all ranks), for weak-scaling measurements
@@ -131,6 +133,56 @@ def step(q: sycl.queue, comm: Any, src: Slab, dst: Slab, up: int, down: int, hos
     host.written = [q.copy(row, acc) for row, acc, peer in receives if peer != MPI.PROC_NULL]
 
 
+class Recorded:
+    """One iteration from ``src`` into ``dst`` as three command graphs, recorded once: the
+    boundary rows and their copies to the host (``send``), the inner rows (``inner``), and the
+    halos' copies back (``receive``; None without a neighbour). The same commands as ``step``:
+    a graph holds copies between accessors and numpy arrays (docs/graphs.md)."""
+
+    def __init__(self, q: sycl.queue, src: Slab, dst: Slab, up: int, down: int, host: Rows) -> None:
+        rows = dst.whole.get_range()[0] - 2
+
+        def send() -> None:
+            update(q, src, dst.top, 1)
+            update(q, src, dst.bottom, rows)
+            for acc, row, peer in ((dst.send_top, host.top, up), (dst.send_bottom, host.bottom, down)):
+                if peer != MPI.PROC_NULL:
+                    q.copy(acc, row)
+
+        def receive() -> None:
+            halos = ((host.halo_top, dst.recv_top, up), (host.halo_bottom, dst.recv_bottom, down))
+            for row, acc, peer in halos:
+                if peer != MPI.PROC_NULL:
+                    q.copy(row, acc)
+        self.send = record(q, send)
+        self.inner = record(q, lambda: update(q, src, dst.inner, 2))
+        self.receive = record(q, receive) if (up, down) != (MPI.PROC_NULL, MPI.PROC_NULL) else None
+
+
+def record(q: sycl.queue, commands: Any) -> Any:
+    """The commands ``commands()`` submits to ``q``, recorded and finalized: nothing runs."""
+    graph = sycl.ext.oneapi.experimental.command_graph(q)
+    graph.begin_recording(q)
+    try:
+        commands()
+    finally:
+        graph.end_recording()
+    return graph.finalize()
+
+
+def step_graphs(q: sycl.queue, comm: Any, graphs: Recorded, up: int, down: int, host: Rows) -> None:
+    """``step`` as three replays: the boundary rows and their copies to the host, then the
+    inner rows while the host waits for the rows and exchanges them, then the halos back."""
+    sent = q.ext_oneapi_graph(graphs.send)
+    q.ext_oneapi_graph(graphs.inner)  # runs while the rows travel
+    sycl.event.wait([sent, *host.written])
+    comm.Sendrecv(host.top if up != MPI.PROC_NULL else NOTHING, up, 0,
+                  host.halo_bottom if down != MPI.PROC_NULL else NOTHING, down, 0)
+    comm.Sendrecv(host.bottom if down != MPI.PROC_NULL else NOTHING, down, 0,
+                  host.halo_top if up != MPI.PROC_NULL else NOTHING, up, 0)
+    host.written = [q.ext_oneapi_graph(graphs.receive)] if graphs.receive is not None else []
+
+
 @contextlib.contextmanager
 def host_rows(buf: sycl.buffer, peer: int, mode: Any) -> Iterator[Any]:
     """A host accessor of ``buf`` for an exchange with ``peer``; nothing for MPI.PROC_NULL."""
@@ -177,7 +229,11 @@ def parse_args() -> argparse.Namespace:
                         help="compare with numpy on rank 0 (default: yes)")
     parser.add_argument("--host-accessors", action="store_true",
                         help="exchange through host accessors instead of explicit copies")
+    parser.add_argument("--graphs", action="store_true",
+                        help="record each iteration as command graphs once and replay them")
     args = parser.parse_args()
+    if args.host_accessors and args.graphs:
+        parser.error("--host-accessors and --graphs are two ways of one exchange: choose one")
     if args.rows < 3 or args.cols < 3 or args.iterations < 1:
         parser.error("--rows and --cols must be at least 3, --iterations at least 1")
     return args
@@ -200,10 +256,14 @@ def main() -> None:
     src, dst = Slab(start), Slab(start)
 
     host = Rows(cols)
+    pairs = ((src, dst), (dst, src)) if args.graphs else ()
+    recorded = {id(d): Recorded(q, s, d, up, down, host) for s, d in pairs}  # by destination
 
     def one_step(src: Slab, dst: Slab) -> None:
         if args.host_accessors:
             step_host_accessors(q, comm, src, dst, up, down)
+        elif args.graphs:
+            step_graphs(q, comm, recorded[id(dst)], up, down, host)
         else:
             step(q, comm, src, dst, up, down, host)
 
@@ -237,7 +297,7 @@ def main() -> None:
         "ranks": size, "grid_per_rank": [rows, cols], "grid": [size * rows, cols],
         "iterations": args.iterations, "seconds": seconds, "per_iteration_s": seconds / args.iterations,
         "halo_bytes_per_iteration": 2 * (size - 1) * cols * 8,
-        "exchange": "host accessors" if args.host_accessors else "copies",
+        "exchange": "host accessors" if args.host_accessors else "graphs" if args.graphs else "copies",
         "check": checked, "device": name, "rank_devices": devices,
     }))
 

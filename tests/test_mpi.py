@@ -62,9 +62,13 @@ def json_lines(text: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
-def test_the_jacobi_example_on_two_ranks(mpiexec: str) -> None:
+@pytest.mark.parametrize("exchange", ["copies", "graphs", "host accessors"])
+def test_the_jacobi_example_on_two_ranks(mpiexec: str, exchange: str) -> None:
+    """Each way of the exchange (explicit copies, command graphs, host accessors) on two ranks
+    gives numpy's solution."""
     args = ["--rows", "16", "--cols", "64", "--iterations", "5"]
-    done = run_ranks(mpiexec, 2, ["examples/mpi_jacobi.py", *args])
+    flags = {"copies": [], "graphs": ["--graphs"], "host accessors": ["--host-accessors"]}[exchange]
+    done = run_ranks(mpiexec, 2, ["examples/mpi_jacobi.py", *args, *flags])
     assert done.returncode == 0, f"mpi_jacobi.py failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     reports = json_lines(done.stdout)
     assert [r["ranks"] for r in reports] != [1, 1], (
@@ -79,6 +83,7 @@ def test_the_jacobi_example_on_two_ranks(mpiexec: str) -> None:
     assert report["halo_bytes_per_iteration"] == 2 * 64 * 8
     assert report["iterations"] == 5
     assert report["per_iteration_s"] > 0
+    assert report["exchange"] == exchange
 
 
 def test_the_trace_command_writes_one_file_set_per_rank(mpiexec: str, tmp_path: Path) -> None:
@@ -122,7 +127,7 @@ def test_mpi4py_takes_host_accessors() -> None:
 
 
 def test_the_weak_scaling_runner_runs_the_example_and_its_raw_twin(mpiexec: str, tmp_path: Path) -> None:
-    """``python -m bench.mpi_scaling --quick``: the example (copies and host accessors) and
+    """``python -m bench.mpi_scaling --quick``: the example (copies, graphs, host accessors) and
     bench/mpi_jacobi_raw.py on one and two ranks, their medians and efficiencies in the JSON."""
     env = dict(os.environ, **RANK_ENV)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
@@ -132,7 +137,7 @@ def test_the_weak_scaling_runner_runs_the_example_and_its_raw_twin(mpiexec: str,
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(out.read_text())
     programs = result["summary"]["64x256"]
-    assert set(programs) == {"sycl_ocl copies", "sycl_ocl host accessors", "raw pyopencl"}
+    assert set(programs) == {"sycl_ocl copies", "sycl_ocl graphs", "sycl_ocl host accessors", "raw pyopencl"}
     for rows in programs.values():
         assert set(rows) == {"1", "2"} and rows["1"]["weak_scaling_efficiency"] == 1.0
     assert sorted({(r["program"], r["ranks"]) for r in result["runs"]}) == sorted(

@@ -175,7 +175,7 @@ def step_graphs(q: sycl.queue, comm: Any, graphs: Recorded, up: int, down: int, 
     inner rows while the host waits for the rows and exchanges them, then the halos back."""
     sent = q.ext_oneapi_graph(graphs.send)
     q.ext_oneapi_graph(graphs.inner)  # runs while the rows travel
-    sycl.event.wait([sent, *host.written])
+    sycl.event.wait([sent, *host.written] if graphs.receive is not None else [])  # alone: no rows to wait for
     comm.Sendrecv(host.top if up != MPI.PROC_NULL else NOTHING, up, 0,
                   host.halo_bottom if down != MPI.PROC_NULL else NOTHING, down, 0)
     comm.Sendrecv(host.bottom if down != MPI.PROC_NULL else NOTHING, down, 0,

@@ -300,6 +300,33 @@ def test_copies_between_accessors_and_host_arrays_replay(device: sycl.device, na
             np.testing.assert_allclose(acc, result)
 
 
+def test_a_replay_keeps_the_bytes_between_the_windows_it_writes(device: sycl.device, native: bool) -> None:
+    """A graph writing two windows of one buffer (sub-buffers at its ends) requires the bytes
+    from the first window to the last (rule S18): what the host writes between them in between
+    replays stays, the ends are updated by each replay."""
+    queue = sycl.queue(sycl.context(device), device)
+    align = device.get_info(sycl.info.device.mem_base_addr_align) // 8 // 4  # floats
+    n = 4 * max(align, 16)
+    data = np.zeros(n, np.float32)
+    with sycl.buffer(data) as buf:
+        ends = [sycl.buffer(buf, sycl.id(k), sycl.range(n // 4)) for k in (0, 3 * n // 4)]
+        g = exp.command_graph(queue)
+        g.begin_recording(queue)
+        for end in ends:
+            queue.submit(lambda h, end=end: h.parallel_for(n // 4, "g_halve_add", sycl.accessor(end, h), 1.0))
+        g.end_recording()
+        exe = g.finalize()
+        for value in (3.0, 5.0):
+            with sycl.host_accessor(buf) as acc:
+                np.asarray(acc)[n // 4:3 * n // 4] = value
+            queue.ext_oneapi_graph(exe)
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            got = np.array(acc)
+    np.testing.assert_array_equal(got[n // 4:3 * n // 4], 5.0)
+    np.testing.assert_array_equal(got[:n // 4], 1.5)  # 0 -> 1 -> 1.5
+    np.testing.assert_array_equal(got[3 * n // 4:], 1.5)
+
+
 def test_replay_after_host_accessor_and_other_queue(device: sycl.device) -> None:
     """The replay moves what eager work left elsewhere: host writes, another context's writes."""
     other_ctx = sycl.queue(sycl.context(device), device)

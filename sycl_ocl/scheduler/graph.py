@@ -192,10 +192,22 @@ def _record_step(commands: cbuf.CommandBuffer, action: DeviceAction, after: tupl
 
 
 def union(steps: Sequence[Step]) -> tuple[Requirement, ...]:
-    """The nodes' requirements, merged per memory object (docs/scheduler.md rule S3): what a
-    replay requires. A window needs its old contents if any node's access of it does."""
+    """What a replay requires: one requirement per memory object, the window from the first
+    byte any node accesses to the last (rule S18), so that the replay's plans are cached as a
+    kernel's are (rule S17: one window per memory object). A window needs its old contents if
+    any node's access does, or if the nodes leave bytes of it unaccessed (those keep theirs)."""
     groups: dict[MemoryObject, list[Requirement]] = {}
     for step in steps:
         for req in step.requirements:
             groups.setdefault(req.memory, []).append(req)
-    return tuple(req for group in groups.values() for req in merge(group))
+    return tuple(_covering(merge(group)) for group in groups.values())
+
+
+def _covering(windows: list[Requirement]) -> Requirement:
+    """One requirement over ``windows`` (merged: disjoint, in order) and the bytes between them."""
+    first, last = windows[0], windows[-1]
+    if len(windows) == 1:
+        return first
+    return first._replace(
+        hi=last.hi, writes=any(w.writes for w in windows), needs_old=True,
+        view_lo=min(w.view_lo for w in windows), view_hi=max(w.view_hi for w in windows))

@@ -21,9 +21,13 @@ not seen) and, after preprocessing, neither it nor a function it calls reads a w
 (``get_local_id``, ``barrier``, ``__local``, ``get_global_linear_id``, ...;
 ``UNSERVED_WORDS``), the functions it calls
 do not read the range (``get_global_size``: the hidden parameters are the kernel's alone), and
-each function it calls is defined in the unit, its library units or OpenCL C. Any other kernel
-keeps the driver's choice, as do all on a queue with ``property.queue.no_range_rounding`` and
-with ``SYCL_OCL_RANGE_ROUNDING=0``.
+each function it calls is defined in the unit, its library units or OpenCL C, and no function
+calls it nor declares it ahead (neither would pass the hidden parameters). The rewrite works on
+the unit's text and is checked on the variant preprocessed (``_misread``): a kernel whose
+rewrite does not show there (its head in an ``#if`` branch not taken, a brace of a macro's) is
+not served. A kernel with a required work-group size (the driver's) runs in work-groups of that
+size. Any other kernel keeps the driver's choice, as do all on a queue with
+``property.queue.no_range_rounding`` and with ``SYCL_OCL_RANGE_ROUNDING=0``.
 
 Measured (docs/performance.md "Awkward sizes"): the guarded variant is one launch, where the
 other candidate, whole work-groups then the remainder at a global offset, is up to 2^d

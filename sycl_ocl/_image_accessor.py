@@ -104,9 +104,11 @@ def _device_accessor(acc: _ImageAccess, img: Any, cls: type[_image], h: handler,
     if not hasattr(h, "_accessors"):
         raise exception(errc.invalid, f"{name} takes the command group's handler, got {h!r}")
     props = make_property_list(prop_list, "accessor")
-    check_device(h._device, h._context._native, img._format, img._range.dimensions)
+    check_device(h._device, h._context._native, img._format, img._range.to_tuple())
     acc._win = _window(img, as_mode(mode), props)
-    h._register(acc, None)  # type: ignore[arg-type]  # joins like a buffer accessor: its _win and _kind
+    # Joins like a buffer accessor (its _win and _kind), and the command group holds the image
+    # as it holds a buffer: one only its accessors hold ends when its command completes (rule S29).
+    h._register(acc, img)  # type: ignore[arg-type]
 
 
 class unsampled_image_accessor(_DeviceImage):

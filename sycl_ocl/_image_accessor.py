@@ -240,12 +240,20 @@ class _HostImage(_ImageAccess, host_accessor):
     def _pixel(self, coords: Any) -> tuple[int, ...]:
         """The numpy index of the pixel at ``coords`` (width first, as in a kernel)."""
         given = (int(coords),) if isinstance(coords, (int, np.integer)) else tuple(int(c) for c in coords)
-        dims = self._win.range.dimensions
-        sizes = self._win.range.to_tuple()
-        coord = given[:dims]
-        if len(coord) != dims or any(not 0 <= c < n for c, n in zip(coord, sizes, strict=True)):
+        coord = given[:self._coordinates(len(given), coords)]
+        if any(not 0 <= c < n for c, n in zip(coord, self._win.range.to_tuple(), strict=True)):
             raise exception(errc.invalid, f"pixel {coords} is outside the image of range {self._win.range}")
         return tuple(reversed(coord))
+
+    def _coordinates(self, count: int, coords: Any) -> int:
+        """The image's dimensions, which ``count`` coordinates must match (a 3-D image also
+        takes 4, as OpenCL C's ``int4``/``float4`` coordinate, whose last is ignored);
+        ``errc.invalid`` otherwise (the kernel's ``read_image`` would not compile)."""
+        dims = self._win.range.dimensions
+        if count != dims and (dims, count) != (3, 4):
+            raise exception(errc.invalid, f"coordinates {coords} of {count} value(s) for an image of "
+                                          f"{dims} dimension(s), range {self._win.range}: give {dims}, x first")
+        return dims
 
 
 
@@ -295,7 +303,8 @@ class host_sampled_image_accessor(_HostImage):
         """The image read at ``coords`` (x first, float) through its sampler, as a kernel's
         ``read_image`` returns it (§4.7.6.15): (r, g, b, a)."""
         at = np.asarray(coords, np.float64).reshape(1, -1)
-        return sample(self._live(), self._format, self._sampler, at)[0]
+        dims = self._coordinates(at.shape[1], coords)
+        return sample(self._live(), self._format, self._sampler, at[:, :dims])[0]
 
 
 def join_whole(img: _image, h: handler) -> None:

@@ -639,3 +639,26 @@ def test_images_and_a_buffer_over_one_array_share_it(queue: sycl.queue) -> None:
     first.__exit__(None, None, None)
     assert data.flags.writeable
     assert data[1, 2].tolist() == [2, 1, 3, 7]
+
+
+def test_host_accessor_coordinates_match_the_images_dimensions(queue: sycl.queue) -> None:
+    """A host accessor's ``read``/``write`` take one coordinate per dimension (a 3-D image also
+    OpenCL C's four); others raise errc.invalid (failed: extra ones were dropped, reading or
+    writing another pixel than meant, and too few raised IndexError through a sampler)."""
+    data = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    fmt = sycl.image_format.r32g32b32a32_sfloat
+    with sycl.sampled_image(data, fmt, sycl.image_sampler(), sycl.range(3, 2)) as img, \
+            sycl.host_sampled_image_accessor(img) as acc:
+        assert acc.read((1.5, 0.5)).tolist() == [4, 5, 6, 7]
+        for coords in ((1.5,), (1.5, 0.5, 7.0)):
+            assert _code(lambda coords=coords: acc.read(coords)) is sycl.errc.invalid
+    with sycl.unsampled_image(np.zeros_like(data), fmt, sycl.range(3, 2)) as img, \
+            sycl.host_unsampled_image_accessor(img) as acc:
+        assert _code(lambda: acc.write((1, 1, 1), (1, 2, 3, 4))) is sycl.errc.invalid
+        assert _code(lambda: acc.read(1)) is sycl.errc.invalid
+        assert not np.asarray(acc).any()
+    cube = np.zeros((2, 2, 2, 4), np.float32)
+    with sycl.unsampled_image(cube, fmt, sycl.range(2, 2, 2)) as img, \
+            sycl.host_unsampled_image_accessor(img) as acc:
+        acc.write((1, 0, 1, 0), (1, 2, 3, 4))  # x, y, z and OpenCL C's unused w
+        assert acc.read((1, 0, 1)).tolist() == [1, 2, 3, 4]

@@ -251,8 +251,8 @@ class _HostImage(_ImageAccess, host_accessor):
         ``errc.invalid`` otherwise (the kernel's ``read_image`` would not compile)."""
         dims = self._win.range.dimensions
         if count != dims and (dims, count) != (3, 4):
-            raise exception(errc.invalid, f"coordinates {coords} of {count} value(s) for an image of "
-                                          f"{dims} dimension(s), range {self._win.range}: give {dims}, x first")
+            raise exception(errc.invalid, f"coordinates {coords} of {count} value(s) for an image of {dims} "
+                                          f"dimension(s), range {self._win.range}: give {dims}, x first")
         return dims
 
 

@@ -249,11 +249,17 @@ def numpy_shape(rng: range, channels: int) -> tuple[int, ...]:
 
 _IMAGE_TYPES = {1: cl.mem_object_type.IMAGE1D, 2: cl.mem_object_type.IMAGE2D, 3: cl.mem_object_type.IMAGE3D}
 _supported: dict[tuple[int, int, int], frozenset[tuple[int, int]]] = {}
+# The device's largest image per dimension, width first (clCreateImage's limits, OpenCL 1.2
+# §5.3.1: a 1-D image is at most as wide as a 2-D one).
+_LIMITS = {1: ("image2d_max_width",), 2: ("image2d_max_width", "image2d_max_height"),
+           3: ("image3d_max_width", "image3d_max_height", "image3d_max_depth")}
 
 
-def check_device(dev: device, native_ctx: cl.Context, fmt: Format, dims: int) -> None:
+def check_device(dev: device, native_ctx: cl.Context, fmt: Format, sizes: tuple[int, ...]) -> None:
     """``errc.feature_not_supported`` unless ``dev`` has images (``aspect.image``) and its
-    context reads and writes ``dims``-dimensional images of ``fmt``."""
+    context reads and writes images of ``fmt`` of ``sizes``' dimensions; ``errc.invalid`` for
+    ``sizes`` (width first) beyond the device's largest image."""
+    dims = len(sizes)
     if not dev.has(aspect.image):
         raise exception(
             errc.feature_not_supported,
@@ -270,6 +276,13 @@ def check_device(dev: device, native_ctx: cl.Context, fmt: Format, dims: int) ->
             errc.feature_not_supported,
             f"{dev!r} does not support {dims}-D images of {fmt.cl_format!r}; choose a format it "
             "reports (pyopencl.get_supported_image_formats)",
+        )
+    limits = tuple(int(getattr(dev._native, name)) for name in _LIMITS[dims])
+    if any(n > most for n, most in zip(sizes, limits, strict=True)):
+        raise exception(
+            errc.invalid,
+            f"an image of range {sizes} (width first) is larger than {dev!r} allows, "
+            f"{limits} ({', '.join(_LIMITS[dims])}); split it into smaller images, or use a buffer",
         )
 
 
@@ -328,8 +341,8 @@ class _image(MemoryHandle):
             # The user's memory is the host copy; a sampled image's is only read (its accessors
             # read), so it needs no copy even read-only, and is never written back.
             self._root = self._new_root(view.reshape(-1).view(np.uint8), None if sampled else view)
-            if writable:
-                own(self._root, array)
+            if writable:  # the user's array, not the alias of one another image or buffer owns
+                own(self._root, host if isinstance(host, np.ndarray) else array)
         else:
             if self._props.has_property(image_props.use_host_ptr):
                 raise exception(

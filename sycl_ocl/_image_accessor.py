@@ -105,9 +105,11 @@ def _device_accessor(acc: _ImageAccess, img: Any, cls: type[_image], h: handler,
     if not hasattr(h, "_accessors"):
         raise exception(errc.invalid, f"{name} takes the command group's handler, got {h!r}")
     props = make_property_list(prop_list, "accessor")
-    check_device(h._device, h._context._native, img._format, img._range.dimensions)
+    check_device(h._device, h._context._native, img._format, img._range.to_tuple())
     acc._win = _window(img, as_mode(mode), props)
-    h._register(acc, None)  # type: ignore[arg-type]  # joins like a buffer accessor: its _win and _kind
+    # Joins like a buffer accessor (its _win and _kind), and the command group holds the image
+    # as it holds a buffer: one only its accessors hold ends when its command completes (rule S29).
+    h._register(acc, img)  # type: ignore[arg-type]
 
 
 class unsampled_image_accessor(_DeviceImage):
@@ -239,12 +241,20 @@ class _HostImage(_ImageAccess, host_accessor):
     def _pixel(self, coords: Any) -> tuple[int, ...]:
         """The numpy index of the pixel at ``coords`` (width first, as in a kernel)."""
         given = (int(coords),) if isinstance(coords, (int, np.integer)) else tuple(int(c) for c in coords)
-        dims = self._win.range.dimensions
-        sizes = self._win.range.to_tuple()
-        coord = given[:dims]
-        if len(coord) != dims or any(not 0 <= c < n for c, n in zip(coord, sizes, strict=True)):
+        coord = given[:self._coordinates(len(given), coords)]
+        if any(not 0 <= c < n for c, n in zip(coord, self._win.range.to_tuple(), strict=True)):
             raise exception(errc.invalid, f"pixel {coords} is outside the image of range {self._win.range}")
         return tuple(reversed(coord))
+
+    def _coordinates(self, count: int, coords: Any) -> int:
+        """The image's dimensions, which ``count`` coordinates must match (a 3-D image also
+        takes 4, as OpenCL C's ``int4``/``float4`` coordinate, whose last is ignored);
+        ``errc.invalid`` otherwise (the kernel's ``read_image`` would not compile)."""
+        dims = self._win.range.dimensions
+        if count != dims and (dims, count) != (3, 4):
+            raise exception(errc.invalid, f"coordinates {coords} of {count} value(s) for an image of {dims} "
+                                          f"dimension(s), range {self._win.range}: give {dims}, x first")
+        return dims
 
 
 
@@ -294,7 +304,8 @@ class host_sampled_image_accessor(_HostImage):
         """The image read at ``coords`` (x first, float) through its sampler, as a kernel's
         ``read_image`` returns it (§4.7.6.15): (r, g, b, a)."""
         at = np.asarray(coords, np.float64).reshape(1, -1)
-        return sample(self._live(), self._format, self._sampler, at)[0]
+        dims = self._coordinates(at.shape[1], coords)
+        return sample(self._live(), self._format, self._sampler, at[:, :dims])[0]
 
 
 def join_whole(img: _image, h: handler) -> None:

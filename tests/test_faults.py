@@ -778,11 +778,33 @@ def program_images(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return data
 
 
+def program_temporary_images(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Images held only by their accessors: one local to a kernel's command group, read and
+    written there, written back once its command completed, by ``q.wait()`` at the latest
+    (docs/scheduler.md rule S29, as for buffers)."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+
+    def local(w: int) -> Callable[[], object]:
+        def cgf(h: sycl.handler) -> None:
+            img = sycl.unsampled_image(data, sycl.image_format.r32g32b32a32_sint, sycl.range(N // 4))
+            h.parallel_for(N // 4, "fault_image_add", sycl.unsampled_image_accessor(img, h, sycl.read_only),
+                           sycl.unsampled_image_accessor(img, h, sycl.write_only), np.int32(w))
+        return lambda: q.submit(cgf)
+
+    with s.faulty():
+        s.step(1, local(1))
+        s.attempt(q.wait)  # two images over one array at once would not see each other's work
+        s.step(2, local(2))
+    return data
+
+
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
 PROGRAMS: list[Program] = [program_buffers, program_copies, program_sub_buffers, program_host_tasks,
                            program_interop, program_usm, program_awkward, program_graph,
                            program_two_contexts, program_make_buffer, program_bundles,
-                           program_refused_chain, program_temporary_buffers, program_images]
+                           program_refused_chain, program_temporary_buffers, program_images,
+                           program_temporary_images]
 
 
 def still_works(devs: list[sycl.device]) -> None:

@@ -6,6 +6,7 @@ scheduler's transfers, several contexts, host tasks, command graphs and PyOpenCL
 from __future__ import annotations
 
 import itertools
+import threading
 
 import numpy as np
 import pyopencl as cl
@@ -218,8 +219,6 @@ def test_a_sampled_image_reads_the_users_array_in_place(queue: sycl.queue) -> No
 
 
 def test_the_image_properties_use_the_host_array_and_hold_the_mutex(queue: sycl.queue) -> None:
-    import threading
-
     data = np.zeros((2, 3, 4), np.uint8)
     lock = threading.Lock()
     props = [sycl.property.image.use_host_ptr(), sycl.property.image.use_mutex(lock)]
@@ -567,3 +566,99 @@ def test_a_format_the_device_lacks_is_refused_as_unsupported(queue: sycl.queue) 
     img = sycl.unsampled_image(candidates[0], sycl.range(2, 2))
     assert _code(lambda: queue.submit(lambda h: sycl.unsampled_image_accessor(img, h, sycl.write_only))) \
         is sycl.errc.feature_not_supported
+
+
+@pytest.mark.parametrize("where", ["temporary", "command_group"])
+def test_an_image_only_its_accessors_hold_is_written_back_when_its_command_completes(
+        queue: sycl.queue, where: str) -> None:
+    """Rule S29 for images: a temporary image, one local to the command-group function, lives
+    until its command completes, and its end writes the kernel's pixels back (failed: the image
+    ended before the kernel ran, and the pixels never reached the array)."""
+    w, h = 5, 3
+    data = np.zeros((h, w, 4), np.uint8)
+
+    def cgf(hd: sycl.handler) -> None:
+        img = sycl.unsampled_image(data, RGBA8, sycl.range(w, h))
+        hd.parallel_for(sycl.range(h, w), "ti_coords",
+                        sycl.unsampled_image_accessor(img, hd, sycl.write_only))
+
+    if where == "temporary":
+        queue.submit(lambda hd: hd.parallel_for(sycl.range(h, w), "ti_coords", sycl.unsampled_image_accessor(
+            sycl.unsampled_image(data, RGBA8, sycl.range(w, h)), hd, sycl.write_only)))
+    else:
+        queue.submit(cgf)
+    queue.wait()
+    assert data.flags.writeable
+    assert data[2, 4].tolist() == [4, 2, 6, 7] and data[0, 0].tolist() == [0, 0, 0, 7]
+
+
+def test_an_image_larger_than_the_device_allows_is_refused_with_errc_invalid(queue: sycl.queue) -> None:
+    """A side beyond the device's image2d_max_width / image3d_max_* (clCreateImage's limits):
+    errc.invalid naming the limit (failed: PoCL's CL_INVALID_OPERATION from the allocation, with
+    no reason; Oclgrind made it)."""
+    dev = queue.get_device()
+    wide = dev.get_info(sycl.info.device.image2d_max_width) + 1
+    for rng, name in ((sycl.range(wide, 1), "image2d_max_width"), (sycl.range(wide), "image2d_max_width"),
+                      (sycl.range(1, 1, dev.get_info(sycl.info.device.image3d_max_depth) + 1),
+                       "image3d_max_depth")):
+        img = sycl.unsampled_image(sycl.image_format.r8g8b8a8_uint, rng)
+        with pytest.raises(sycl.exception, match=name) as info:
+            queue.submit(lambda h, img=img: sycl.unsampled_image_accessor(img, h, sycl.write_only))
+        assert info.value.code() is sycl.errc.invalid
+
+
+def test_an_allocation_the_driver_has_no_host_memory_for_is_errc_memory_allocation(queue: sycl.queue) -> None:
+    """128 TiB, beyond any host's address space (failed on Oclgrind: PyOpenCL's MemoryError for
+    the driver's std::bad_alloc escaped as no sycl.exception)."""
+    sycl.register_kernel_source("__kernel void ti_touch(__global uchar* p) { p[0] = 1; }")
+    with sycl.buffer(sycl.range(1 << 47), dtype=np.uint8) as buf, pytest.raises(sycl.exception) as info:
+        queue.submit(lambda h: h.single_task("ti_touch", sycl.accessor(buf, h, sycl.write_only)))
+        queue.wait_and_throw()
+    assert info.value.code() is sycl.errc.memory_allocation
+    queue.submit(lambda h: h.single_task("ti_touch", sycl.accessor(sycl.buffer(np.zeros(4, np.uint8)), h)))
+    queue.wait_and_throw()
+
+
+def test_images_and_a_buffer_over_one_array_share_it(queue: sycl.queue) -> None:
+    """An image over an array another image or a buffer owns shares the ownership, as buffers
+    do (docs/data-movement.md): read-only until the last ends, each end gives back nothing
+    early, raises nothing and releases its mutex (failed: the image took the other's writeable
+    alias as the array, and its end raised numpy's ValueError before releasing the mutex)."""
+    data = np.zeros((2, 3, 4), np.uint8)
+    lock = threading.Lock()
+    first = sycl.unsampled_image(data, RGBA8, sycl.range(3, 2))
+    with sycl.host_unsampled_image_accessor(first) as acc:
+        np.asarray(acc)[...] = 1
+    with sycl.unsampled_image(data, RGBA8, sycl.range(3, 2),
+                              prop_list=[sycl.property.image.use_mutex(lock)]) as second:
+        _run(queue, "ti_coords", sycl.range(3, 2), (second, sycl.write_only))
+    assert lock.acquire(blocking=False)
+    assert not data.flags.writeable  # the first image owns it still
+    with sycl.buffer(data), sycl.unsampled_image(data, RGBA8, sycl.range(3, 2)):
+        pass
+    first.__exit__(None, None, None)
+    assert data.flags.writeable
+    assert data[1, 2].tolist() == [2, 1, 3, 7]
+
+
+def test_host_accessor_coordinates_match_the_images_dimensions(queue: sycl.queue) -> None:
+    """A host accessor's ``read``/``write`` take one coordinate per dimension (a 3-D image also
+    OpenCL C's four); others raise errc.invalid (failed: extra ones were dropped, reading or
+    writing another pixel than meant, and too few raised IndexError through a sampler)."""
+    data = np.arange(2 * 3 * 4, dtype=np.float32).reshape(2, 3, 4)
+    fmt = sycl.image_format.r32g32b32a32_sfloat
+    with sycl.sampled_image(data, fmt, sycl.image_sampler(), sycl.range(3, 2)) as img, \
+            sycl.host_sampled_image_accessor(img) as acc:
+        assert acc.read((1.5, 0.5)).tolist() == [4, 5, 6, 7]
+        for coords in ((1.5,), (1.5, 0.5, 7.0)):
+            assert _code(lambda coords=coords: acc.read(coords)) is sycl.errc.invalid
+    with sycl.unsampled_image(np.zeros_like(data), fmt, sycl.range(3, 2)) as img, \
+            sycl.host_unsampled_image_accessor(img) as acc:
+        assert _code(lambda: acc.write((1, 1, 1), (1, 2, 3, 4))) is sycl.errc.invalid
+        assert _code(lambda: acc.read(1)) is sycl.errc.invalid
+        assert not np.asarray(acc).any()
+    cube = np.zeros((2, 2, 2, 4), np.float32)
+    with sycl.unsampled_image(cube, fmt, sycl.range(2, 2, 2)) as img, \
+            sycl.host_unsampled_image_accessor(img) as acc:
+        acc.write((1, 0, 1, 0), (1, 2, 3, 4))  # x, y, z and OpenCL C's unused w
+        assert acc.read((1, 0, 1)).tolist() == [1, 2, 3, 4]

@@ -170,8 +170,8 @@ def test_kernels_that_read_the_launch_keep_the_drivers_choice(queue: sycl.queue,
         queue.submit(lambda h: h.parallel_for(257, name, sycl.accessor(b, h)))
     want = {"rr_helper_size": np.full(257, 257), "rr_local": np.arange(257)}
     np.testing.assert_array_equal(out, want[name])
-    reqd = bundle.get_kernel(sycl.get_kernel_id("rr_reqd"))  # a required work-group size: ours is none
-    assert range_launch.range_launch(reqd, queue.get_device(), (256,), 0) == (reqd, (256,), None)
+    reqd = bundle.get_kernel(sycl.get_kernel_id("rr_reqd"))  # a required work-group size: that one
+    assert range_launch.range_launch(reqd, queue.get_device(), (256,), 0) == (reqd, (256,), (1,))
 
 
 def test_a_ranged_accessor_with_an_offset(queue: sycl.queue) -> None:
@@ -325,7 +325,7 @@ def test_one_kernel_over_100_sizes_builds_a_bounded_number_of_times(tmp_path: os
 
 def test_a_variant_that_fails_to_compile_runs_the_kernel_as_it_is(queue: sycl.queue,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """A rewrite gone wrong costs speed, never results."""
+    """A rewrite gone wrong costs speed, never results, and one failed build per kernel and device."""
     sycl.register_kernel_source("__kernel void rr_broken(__global int* p) { p[get_global_id(0)] += 3; }")
     broken = "#error a broken variant\n"
     real = range_launch.read_unit
@@ -333,5 +333,129 @@ def test_a_variant_that_fails_to_compile_runs_the_kernel_as_it_is(queue: sycl.qu
     data = np.zeros(257, dtype=np.int32)
     with sycl.buffer(data) as b:
         queue.submit(lambda h: h.parallel_for(257, "rr_broken", sycl.accessor(b, h)))
-    np.testing.assert_array_equal(data, np.full(257, 3))
+        builds = sycl.tools.build_cache_stats()["disk_misses"]  # each build from source counts
+        for n in (251, 241, 239):  # no build again (failed: one at each launch of a new shape)
+            queue.submit(lambda h, n=n: h.parallel_for(n, "rr_broken", sycl.accessor(b, h)))
+        assert sycl.tools.build_cache_stats()["disk_misses"] == builds
+    np.testing.assert_array_equal(data, np.repeat([12, 9, 6, 3], [239, 2, 10, 6]))
 
+
+
+# --- rewrites the guarded variant must not get wrong (each checked against what it computes) ----
+
+sycl.register_kernel_source(
+    # A line comment ending in a backslash goes on (C joins the lines first); CRLF lines too.
+    "__kernel void rr_cont(__global int* a) {\n"
+    "    a[get_global_id(0)] = 1; // a note \\\n"
+    "    a[get_global_id(0)] = 2;\n"
+    "    a[get_global_id(0)] += 10; // with a space \\ \n"
+    "    a[get_global_id(0)] += 100;\r\n"
+    "    a[get_global_id(0)] += 1000; // and CRLF \\\r\n"
+    "    a[get_global_id(0)] += 10000;\r\n"
+    "}\n"
+)
+sycl.register_kernel_source(
+    """
+    #if 0
+    __kernel void rr_dead(__global int* a) { a[get_global_id(0)] = -1; }
+    #else
+    __kernel void rr_dead(__global int* a) { a[get_global_id(0)] = (int)get_global_size(0); }
+    #endif
+    #define RR_OPEN {
+    __kernel void rr_open(__global int* a) {
+        if (get_global_id(0) < 100000) RR_OPEN
+            a[get_global_id(0)] = 0;
+        }
+        a[get_global_id(0)] = (int)get_global_size(0);
+    }
+    // get_global_size(d) with d's side effect: once, as for the built-in.
+    __kernel void rr_side(__global int* a) {
+        uint d = 1;
+        size_t rows = get_global_size(d++);
+        a[get_global_id(1) * get_global_size(0) + get_global_id(0)] = (int)(rows * 10 + d);
+    }
+    """
+)
+sycl.register_kernel_source(
+    """
+    __kernel void rr_callee(__global int* a) { a[get_global_id(0)] += 1; }
+    __kernel void rr_caller(__global int* a) { rr_callee(a); a[get_global_id(0)] += 10; }
+    __kernel void rr_proto(__global int* a);
+    __kernel void rr_proto(__global int* a) { a[get_global_id(0)] = (int)get_global_size(0); }
+    __kernel void rr_after(__global int* a) __attribute__((reqd_work_group_size(1, 1, 1))) {
+        a[get_global_id(0)] = 7;
+    }
+    """
+)
+
+
+def launch_over(q: sycl.queue, name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """What kernel ``name`` writes over the range ``shape`` (one int per work-item)."""
+    out = np.zeros(shape, dtype=np.int32)
+    with sycl.buffer(out) as b:
+        q.submit(lambda h: h.parallel_for(sycl.range(*shape), name, sycl.accessor(b, h)))
+    return out
+
+
+def test_a_line_comment_continued_by_a_backslash(queue: sycl.queue) -> None:
+    """The variant's text drops comments as the compiler does: a ``//`` comment whose line ends
+    in a backslash swallows the next line (failed: the variant ran it)."""
+    for n in (256, 257):  # the kernel as it is (whole work-groups), its variant
+        np.testing.assert_array_equal(launch_over(queue, "rr_cont", (n,)), np.full(n, 1011))
+
+
+def test_a_reduction_kernel_with_a_continued_comment(queue: sycl.queue) -> None:
+    """The reduction variant's text too (the same comment stripping)."""
+    sycl.register_kernel_source(
+        "__kernel void rr_cont_sum(SYCL_REDUCER(int, s)) {\n"
+        "    SYCL_COMBINE(s, 1); // a note \\\n"
+        "    SYCL_COMBINE(s, 1000);\n"
+        "}\n")
+    total = np.zeros(1, dtype=np.int32)
+    with sycl.buffer(total) as bt:
+        queue.submit(lambda h: h.parallel_for(257, sycl.reduction(bt, h, sycl.plus()), "rr_cont_sum"))
+    assert int(total[0]) == 257
+
+
+@pytest.mark.parametrize("name", ["rr_dead", "rr_open"])
+def test_heads_and_braces_the_preprocessor_moves(queue: sycl.queue, name: str) -> None:
+    """A kernel whose text head lies in an ``#if`` branch not taken (failed: its launch raised
+    errc.kernel_argument), one whose body a macro's brace closes later than the text shows
+    (failed: the range read after it was the rounded one): as they are, with their results."""
+    np.testing.assert_array_equal(launch_over(queue, name, (257,)), np.full(257, 257))
+    k = sycl.get_kernel_bundle(sycl.bundle_state.executable, queue.get_context()).get_kernel(
+        sycl.get_kernel_id(name))
+    assert range_launch.range_launch(k, queue.get_device(), (257,), 0) == (k, (257,), None)
+
+
+def test_a_dimension_argument_with_a_side_effect(queue: sycl.queue) -> None:
+    """``get_global_size(d++)`` reads d once (failed: up to three times, and the wrong size)."""
+    np.testing.assert_array_equal(launch_over(queue, "rr_side", (3, 31)), np.full((3, 31), 32))
+
+
+def test_kernels_a_function_calls_and_kernels_declared_first(queue: sycl.queue) -> None:
+    """A kernel another kernel calls, or declared ahead of its definition, keeps its head (the
+    call, the declaration pass no range) and the others of its unit are served (failed: the
+    variant did not build, again at every launch of each kernel of the unit)."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    bundle = sycl.get_kernel_bundle(sycl.bundle_state.executable, ctx)
+    callee, caller, proto = (bundle.get_kernel(sycl.get_kernel_id(n))
+                             for n in ("rr_callee", "rr_caller", "rr_proto"))
+    np.testing.assert_array_equal(launch_over(queue, "rr_caller", (257,)), np.full(257, 11))
+    np.testing.assert_array_equal(launch_over(queue, "rr_callee", (257,)), np.full(257, 1))
+    assert type(range_launch.range_launch(caller, dev, (257,), 0)[0]) is range_launch.Guarded
+    assert range_launch.range_launch(callee, dev, (257,), 0) == (callee, (257,), None)
+    np.testing.assert_array_equal(launch_over(queue, "rr_proto", (257,)), np.full(257, 257))
+    assert range_launch.range_launch(proto, dev, (257,), 0) == (proto, (257,), None)
+
+
+def test_a_required_work_group_size_after_the_parameters(queue: sycl.queue) -> None:
+    """The required size is the driver's (CL_KERNEL_COMPILE_WORK_GROUP_SIZE), wherever the
+    attribute is (failed: the launch asked for work-groups of its own, CL_INVALID_WORK_GROUP_SIZE);
+    ``reqd_work_group_size`` ahead of the head too (failed on PoCL 3.1, which gives such a
+    launch a size of its own when given none)."""
+    np.testing.assert_array_equal(launch_over(queue, "rr_after", (257,)), np.full(257, 7))
+    out = np.zeros(256, dtype=np.uint32)
+    with sycl.buffer(out) as b:
+        queue.submit(lambda h: h.parallel_for(256, "rr_reqd", sycl.accessor(b, h)))
+    np.testing.assert_array_equal(out, np.full(256, 7))

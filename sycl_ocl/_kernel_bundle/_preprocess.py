@@ -26,6 +26,8 @@ _TOKEN = re.compile(
     re.VERBOSE,
 )
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.DOTALL)
+# A backslash ending a line (clang allows spaces after it, and CRLF line ends) joins the next.
+_SPLICE = re.compile(r"\\[ \t]*\r?\n")
 _INT_SUFFIX = re.compile(r"^(0[xX][0-9a-fA-F]+|\d+)[uUlL]*$")
 
 
@@ -35,7 +37,8 @@ def tokenize(text: str) -> list[str]:
 
 
 def strip_comments(source: str) -> str:
-    """Remove comments (keeping string literals) and join backslash-continued lines."""
+    """Remove comments (keeping string literals) and join backslash-continued lines: joined
+    first, as C does (C11 5.1.1.2), so a ``//`` comment ending in a backslash goes on."""
 
     def keep_literals(m: re.Match[str]) -> str:
         text = m.group()
@@ -43,7 +46,7 @@ def strip_comments(source: str) -> str:
             return " " + "\n" * text.count("\n")
         return " " if text.startswith("//") else text
 
-    return _COMMENT.sub(keep_literals, source).replace("\\\n", "")
+    return _COMMENT.sub(keep_literals, _SPLICE.sub("", source))
 
 
 @dataclass(frozen=True)

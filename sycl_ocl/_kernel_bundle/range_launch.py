@@ -21,9 +21,13 @@ not seen) and, after preprocessing, neither it nor a function it calls reads a w
 (``get_local_id``, ``barrier``, ``__local``, ``get_global_linear_id``, ...;
 ``UNSERVED_WORDS``), the functions it calls
 do not read the range (``get_global_size``: the hidden parameters are the kernel's alone), and
-each function it calls is defined in the unit, its library units or OpenCL C. Any other kernel
-keeps the driver's choice, as do all on a queue with ``property.queue.no_range_rounding`` and
-with ``SYCL_OCL_RANGE_ROUNDING=0``.
+each function it calls is defined in the unit, its library units or OpenCL C, and no function
+calls it nor declares it ahead (neither would pass the hidden parameters). The rewrite works on
+the unit's text and is checked on the variant preprocessed (``_misread``): a kernel whose
+rewrite does not show there (its head in an ``#if`` branch not taken, a brace of a macro's) is
+not served. A kernel with a required work-group size (the driver's) runs in work-groups of that
+size. Any other kernel keeps the driver's choice, as do all on a queue with
+``property.queue.no_range_rounding`` and with ``SYCL_OCL_RANGE_ROUNDING=0``.
 
 Measured (docs/performance.md "Awkward sizes"): the guarded variant is one launch, where the
 other candidate, whole work-groups then the remainder at a global offset, is up to 2^d
@@ -44,7 +48,7 @@ from .._native import cl
 from ._builtin_functions import BUILTIN_FUNCTIONS
 from ._images import executable_image, image_options
 from ._kernel_id import kernel_id
-from ._preprocess import Preprocessor, definitions_from_options, strip_comments
+from ._preprocess import Preprocessor, definitions_from_options, strip_comments, tokenize
 from ._reducers import PRELUDE, PRELUDE_LINES
 from ._signature import function_bodies
 from .reduction import _find_kernel as find_kernel
@@ -137,15 +141,22 @@ def range_launch(k: kernel, dev: device | None, global_size: tuple[int, ...], sv
     (and without ``dev``: on a queue that does not round) as it is, with no local size; on
     ``k``'s twin for the SVM arguments ``svm_args`` (``kernel._for_svm``).
 
-    A launch whose variant fails to compile (a rewrite this module got wrong: the unit itself
-    compiled) runs as it is; the next tries again.
+    A kernel with a required work-group size runs in work-groups of that size where they
+    divide the range. A kernel whose variant fails to compile (a rewrite this module got wrong:
+    the unit itself compiled) runs as it is on that device from then on, built once.
 
     Raises:
         sycl.exception: what building the variant raises but a compile error (a device out
             of resources, ...).
     """
     own = k._for_svm(svm_args) if svm_args else k
-    if dev is None or 0 in global_size or (served := _served(k, dev)) is None:
+    if dev is None or 0 in global_size:
+        return own, global_size, None
+    if k._reqd is not None:  # the driver's word, whatever the attribute's spelling or place
+        local = k._reqd[:len(global_size)]
+        whole = all(n % size == 0 for n, size in zip(global_size, local, strict=True))
+        return own, global_size, local if whole else None
+    if (served := _served(k, dev)) is None:
         return own, global_size, None
     local = _local_size(global_size, served)
     if all(n % size == 0 for n, size in zip(global_size, local, strict=True)):
@@ -157,6 +168,9 @@ def range_launch(k: kernel, dev: device | None, global_size: tuple[int, ...], sv
         except exception as error:
             if error.code() is not errc.build:
                 raise
+            variant = None
+        if variant is None:  # not rewritten, or its rewrite does not build: as it is from now on
+            k._range_plans[dev._handle] = None
             return own, global_size, None
     padded = tuple(-(-n // size) * size for n, size in zip(global_size, local, strict=True))
     return Guarded(variant._for_svm(svm_args) if svm_args else variant, tail(global_size)), padded, local
@@ -232,11 +246,16 @@ def _source_of(k: kernel) -> ImageSource | None:
         return None
     if image._key[3] != image_options(src, image._spec_values):
         return None  # built with other options (a bundle's build): its variant would differ
-    key = (src.digest, k._name)
+    return src if _verdict(src, k._name) else None
+
+
+def _verdict(src: ImageSource, name: str) -> bool:
+    """Whether kernel ``name`` of ``src`` may be served (``_servable``, once per unit and kernel)."""
+    key = (src.digest, name)
     verdict = _verdicts.get(key)
     if verdict is None:
-        verdict = _verdicts[key] = _servable(src, k._name)
-    return src if verdict else None
+        verdict = _verdicts[key] = _servable(src, name)
+    return verdict
 
 
 def _servable(src: ImageSource, name: str) -> bool:
@@ -248,11 +267,15 @@ def _servable(src: ImageSource, name: str) -> bool:
     if any(_INCLUDE.search(strip_comments(u.source)) for u in units):
         return False
     bodies: dict[str, list[str]] = {}
+    mentions = 0
     for unit in units:
         tokens = Preprocessor(definitions_from_options(unit.options)).run(unit.source)
         bodies.update(function_bodies(tokens))
+        mentions += tokens.count(name)
     if name not in bodies or not _head_found(src, name):
         return False
+    if mentions != 1 + bodies[name].count(name):
+        return False  # declared ahead, or called: without the hidden parameters
     seen = {name}
     pending = [name]
     while pending:
@@ -275,9 +298,9 @@ def _servable(src: ImageSource, name: str) -> bool:
     return True
 
 
-def _variant_kernel(k: kernel, dev: device) -> kernel:
+def _variant_kernel(k: kernel, dev: device) -> kernel | None:
     """``k``'s kernel of its unit's guarded variant on ``dev``, built (or loaded from the cache)
-    with ``k``'s specialization constants."""
+    with ``k``'s specialization constants; None where the variant could not rewrite ``k``."""
     src = _source_of(k)
     assert src is not None  # _served checked it
     found = _variants.get(src.digest)
@@ -286,20 +309,40 @@ def _variant_kernel(k: kernel, dev: device) -> kernel:
         with _lock:
             found = _variants.setdefault(src.digest, made)
     unit, ids = found
+    if k._name not in ids or not _verdict(src, k._name):
+        return None
     values = dict(k._image._spec_values.values())
     return executable_image(k.get_context(), unit, (dev,), values)._kernel(ids[k._name])
 
 
 def _variant_unit(src: ImageSource) -> tuple[ImageSource, dict[str, kernel_id]]:
     """The guarded variant of ``src``: each kernel that may be served takes the range as its
-    hidden last parameters, returns outside it and reads it through ``get_global_size``."""
+    hidden last parameters, returns outside it and reads it through ``get_global_size``.
+
+    The rewrite works on the text, the compiler sees it preprocessed: a kernel whose rewrite
+    the preprocessed variant does not show (a head or brace in an ``#if`` branch not taken, or
+    in a macro) is not served, and the variant is rewritten without it."""
+    served = [name for name in src.kernels if _verdict(src, name)]
+    while True:
+        unit = read_unit(_rewritten(src, served), src.options, src.device_has,
+                         f"{src.origin} (guarded range variant)")
+        misread = _misread(src, unit, served)
+        if not misread:
+            break
+        for name in misread:
+            _verdicts[(src.digest, name)] = False
+        served = [name for name in served if name not in misread]
+    unit.registry = src.registry
+    ids = {n: kernel_id._make(n, unit) for n in unit.kernels}
+    unit.ids = tuple(ids.values())
+    return unit, ids
+
+
+def _rewritten(src: ImageSource, served: list[str]) -> str:
+    """The text of ``src`` with the kernels ``served`` rewritten (``_variant_unit``), and the
+    function they read the range through ahead of it."""
     text = strip_comments(src.source)
-    heads = []
-    for name in src.kernels:
-        if _verdicts.get((src.digest, name)) is None:
-            _verdicts[(src.digest, name)] = _servable(src, name)
-        if _verdicts[(src.digest, name)]:
-            heads.append(find_kernel(text, name))
+    heads = [find_kernel(text, name) for name in served]
     hidden = ", ".join(f"const ulong {h}" for h in HIDDEN)
     for head in sorted(heads, key=lambda h: h.start, reverse=True):  # from the end: earlier offsets hold
         end = head.end - 1  # the body's closing brace
@@ -310,17 +353,34 @@ def _variant_unit(src: ImageSource) -> tuple[ImageSource, dict[str, kernel_id]]:
             f"\n{_ENTER}\n#line {_line(text, head.body + 1)}\n", text[head.body + 1:end],
             f"\n{_LEAVE}\n#line {_line(text, end)}\n", text[end:],
         ))
-    unit = read_unit(text, src.options, src.device_has, f"{src.origin} (guarded range variant)")
-    unit.registry = src.registry
-    ids = {n: kernel_id._make(n, unit) for n in unit.kernels}
-    unit.ids = tuple(ids.values())
-    return unit, ids
+    if heads:  # ahead of the unit's own text (no attribute before a head binds to it), lines kept
+        at = len(PRELUDE) if text.startswith(PRELUDE) else 0
+        text = f"{text[:at]}{_RANGE}\n#line 1\n{text[at:]}"
+    return text
+
+
+def _misread(src: ImageSource, unit: ImageSource, served: list[str]) -> list[str]:
+    """The kernels of ``served`` whose rewrite the preprocessed variant ``unit`` does not show:
+    the hidden parameters last, the guard first, ``get_global_size`` read nowhere else."""
+    tokens = Preprocessor(definitions_from_options(unit.options)).run(unit.source)
+    bodies = function_bodies(tokens)
+    guard = tokenize(_GUARD)
+    wrong = []
+    for name in served:
+        decl, body = unit.kernels.get(name), bodies.get(name, [])
+        params = [p.name for p in src.kernels[name].params] + list(HIDDEN)
+        if (decl is None or [p.name for p in decl.params] != params or body[:len(guard)] != guard
+                or "get_global_size" in body):
+            wrong.append(name)
+    return wrong
 
 
 _GUARD = (f" if (get_global_id(0) >= {HIDDEN[0]} || get_global_id(1) >= {HIDDEN[1]} || "
           f"get_global_id(2) >= {HIDDEN[2]}) return;")
-_ENTER = (f"#define get_global_size(d) ((size_t)((d) == 0 ? {HIDDEN[0]} : (d) == 1 ? {HIDDEN[1]} : "
-          f"(d) == 2 ? {HIDDEN[2]} : 1))")
+# The range of dimension d, d read once (it may have side effects), 1 past the three (OpenCL C).
+_RANGE = ("size_t __sycl_range(uint d, ulong r0, ulong r1, ulong r2) "
+          "{ return (size_t)(d == 0 ? r0 : d == 1 ? r1 : d == 2 ? r2 : 1); }")
+_ENTER = f"#define get_global_size(d) __sycl_range((d), {', '.join(HIDDEN)})"
 _LEAVE = "#undef get_global_size"
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._exception import errc, exception
 from .._native import cl, translate
 from .context_record import ContextRecord
 from .intervals import Piece
@@ -176,6 +177,9 @@ class MemoryObject:
             buf = self.create(context.native, linked)
         except cl.Error as error:
             raise translate(error, f"allocating {self.size} bytes", context.user_context()) from error
+        except MemoryError:  # PyOpenCL's for a driver's std::bad_alloc (Oclgrind's for its host memory)
+            raise exception(errc.memory_allocation, f"allocating {self.size} bytes failed: the driver ran "
+                                                    "out of host memory", context.user_context()) from None
         found = self.allocs[context.handle] = self.wrap(buf, context, linked)
         return found
 

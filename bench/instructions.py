@@ -289,7 +289,7 @@ def _raw_halo(count: int) -> None:
 def _halo_copies(count: int, handler: bool) -> None:
     import numpy as np
 
-    sycl, cl, dev = _pocl()
+    sycl, _, dev = _pocl()
     q = sycl.queue(dev)
     buf = sycl.buffer(np.zeros((HALO_ROWS, N), np.float32))
     sent, halo, row = np.zeros(N, np.float32), np.ones(N, np.float32), sycl.range(1, N)

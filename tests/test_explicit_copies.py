@@ -341,7 +341,7 @@ def test_a_replayed_copy_refused_at_its_enqueue_raises_and_changes_nothing(queue
     raises from the call as a copy planned in full does, counts nothing, and the next copies run as before."""
     from sycl_ocl import _native
 
-    buf, reads, writes = _halo(2)
+    buf, reads, _ = _halo(2)
     out = np.zeros(N, np.int32)
     for _ in range(4):
         _add_all(queue, buf, 1)

@@ -1000,6 +1000,9 @@ class Round:
             "USM fill": lambda: q.fill(p, np.int32(7), N),
             "copy to the host": lambda: q.copy(sycl.accessor(buf, sycl.read_only), self.out),
             "copy from the host": lambda: q.copy(self.ones, sycl.accessor(buf, sycl.write_only)),
+            # Replayed (rule S32): ``prepare`` made the same copy before.
+            "repeated copy to the host": lambda: q.copy(sycl.accessor(buf, sycl.read_only), self.out),
+            "repeated copy from the host": lambda: q.copy(self.ones, sycl.accessor(buf, sycl.write_only)),
             "buffer with exit": lambda: self.doomed[0].__exit__(None, None, None),
             "buffer del": self.doomed.clear,
             "collection": lambda: gc.collect(0),
@@ -1014,6 +1017,10 @@ class Round:
                 self.kept = np.asarray(self.acc)
         elif call == "collection":
             self.cycle()
+        elif call.startswith("repeated "):  # the copy's shape and its plans made (rules S32, S17)
+            for _ in range(3):
+                self.calls()[call]()
+            self.q.wait()
         elif call == "profiling query":  # its clock offset over a second old: measured again
             timing = sycl.queue(self.q.get_context(), self.q.get_device(),
                                 prop_list=[sycl.property.queue.enable_profiling()])
@@ -1089,7 +1096,8 @@ INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_acces
                      "host_accessor release, a view kept", "host_accessor del",
                      "submit on a temporary buffer", "image host accessor", "wait", "USM launch",
                      "USM malloc", "USM free", "USM memcpy", "USM fill", "copy to the host",
-                     "copy from the host", "buffer with exit", "buffer del", "collection",
+                     "copy from the host", "repeated copy to the host", "repeated copy from the host",
+                     "buffer with exit", "buffer del", "collection",
                      "profiling query"]
 
 

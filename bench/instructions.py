@@ -67,6 +67,7 @@ __kernel void bench_triad(__global float* a, __global const float* b, __global c
 { size_t i = get_global_id(0); a[i] = b[i] + s * c[i]; }
 """
 HALO_ROWS = 8
+HALO_COUNTS = (100, 600)  # fewer exchanges: each read waits for the kernel before it, under valgrind
 REDUCTION_SOURCE = """
 __kernel void bench_sum(SYCL_REDUCER(float, sum), __global const float *x)
 { SYCL_COMBINE(sum, x[get_global_id(0)]); }
@@ -327,9 +328,9 @@ SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "eager_chain": (_eager_chain, (SMALL, LARGE), 1),
     "graph_replay": (lambda n: _graph_replay(n, native=True), REPLAYS, CHAIN),
     "graph_replay_fallback": (lambda n: _graph_replay(n, native=False), REPLAYS, CHAIN),
-    "raw_halo": (_raw_halo, (SMALL, LARGE), 1),
-    "halo_copies": (lambda n: _halo_copies(n, handler=False), (SMALL, LARGE), 1),
-    "halo_handler_copies": (lambda n: _halo_copies(n, handler=True), (SMALL, LARGE), 1),
+    "raw_halo": (_raw_halo, HALO_COUNTS, 1),
+    "halo_copies": (lambda n: _halo_copies(n, handler=False), HALO_COUNTS, 1),
+    "halo_handler_copies": (lambda n: _halo_copies(n, handler=True), HALO_COUNTS, 1),
 }
 
 

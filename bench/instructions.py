@@ -31,7 +31,7 @@ Scenarios (``raw_*`` are the PyOpenCL baselines of the same loop):
   chain's kernel over it, a non-blocking ``enqueue_copy`` of row 1 into a host row and one of
   a host row into row 0; counted per exchange (three commands). Not held: PoCL blocks a
   transfer queued behind a user event, so the loop runs free (the main thread's count leaves
-  its waits out; PoCL blocks a read until the kernel before it ran);
+  its waits out);
 - ``halo_copies``: the same through sycl_ocl as examples/mpi_jacobi.py writes it: the kernel,
   ``q.copy`` of placeholder accessors of two one-row sub-buffers;
 - ``halo_handler_copies``: the copies as ``q.submit`` of ``h.copy`` with ranged accessors.

@@ -340,8 +340,8 @@ class SyclHandlerCopies(SyclCopies):
 
 BENCHMARKS.append(Benchmark(
     "halo_copies", "a halo exchange's three commands repeated, running meanwhile: a kernel on a 2-D "
-    "buffer, a row copied to a host array, a host array copied into a row (PoCL blocks a transfer "
-    "queued behind a user event, so they cannot be held)",
+    "buffer, a row copied to a host array, a host array copied into a row (not held: PoCL blocks a "
+    "transfer queued behind a user event)",
     "us per exchange (3 commands)", "raw pyopencl",
     {"raw pyopencl": _system(RawCopies, False), "sycl_ocl q.copy": _system(SyclCopies, False),
      "sycl_ocl h.copy": _system(SyclHandlerCopies, False)},

@@ -10,6 +10,8 @@ through the host (a strided array, another element type).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -358,3 +360,64 @@ def test_a_replayed_copy_refused_at_its_enqueue_raises_and_changes_nothing(queue
     assert out.tolist() == [5] * N
     with sycl.host_accessor(buf, sycl.read_only) as acc:
         assert np.asarray(acc)[1].tolist() == [5] * N
+
+
+def _records(memory: object, ops: dict[int, int]) -> tuple[Any, Any]:
+    """A memory object's frontier and validity, each producer named by its position among the
+    program's commands (``ops``: by id), or -1 for one complete now (full planning drops
+    those; a replay keeps them where its plan kept them: docs/scheduler.md "Fast paths")."""
+    from sycl_ocl.scheduler import RUNTIME
+    from sycl_ocl.scheduler.op import DONE
+
+    def name(op: object) -> int:
+        return -1 if op is None or op.state == DONE else ops.get(id(op), -2)  # type: ignore[attr-defined]
+
+    with RUNTIME:  # a consistent view: no op completes meanwhile
+        frontier = [(lo, hi, kind, name(op)) for op, lo, hi, kind in memory.frontier  # type: ignore[attr-defined]
+                    if op.state != DONE]
+        valid = {loc: [(a, b, name(p)) for a, b, p in pieces]
+                 for loc, pieces in memory.valid.items()}  # type: ignore[attr-defined]
+    return frontier, valid
+
+
+def _exchange_records(device: sycl.device) -> list[Any]:
+    """The records of the halo buffer after each command of three exchanges."""
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    buf, reads, writes = _halo(3)
+    memory = reads[0]._win.req.memory  # the buffer's and its sub-buffers' memory object
+    ops: dict[int, int] = {}
+    seen = []
+    out, row = np.zeros(N, np.int32), np.full(N, 9, np.int32)
+    steps = [lambda: _add_all_event(q, buf, 1), lambda: q.copy(reads[1], out), lambda: q.copy(row, writes[0]),
+             lambda: q.submit(lambda h: h.copy(
+                 sycl.accessor(buf, h, sycl.read_only, sycl.range(1, N), sycl.id(2, 0)), out))]
+    for _ in range(4):
+        for step in steps:
+            ev = step()
+            ops[id(ev._cmd)] = len(ops)
+            ev.wait()  # each complete: which is done when would differ between the runs
+            seen.append(_records(memory, ops))
+    q.wait()
+    with sycl.host_accessor(buf, sycl.read_only) as acc:
+        seen.append(np.asarray(acc).tolist())
+    return seen
+
+
+def _add_all_event(q: sycl.queue, buf: sycl.buffer, w: int) -> sycl.event:
+    return q.submit(lambda h: h.parallel_for(buf.size(), "xc_add", sycl.accessor(buf, h), np.int32(w)))
+
+
+def test_replayed_copies_leave_the_records_full_planning_leaves(device: sycl.device) -> None:
+    """Differential (docs/scheduler.md "Fast paths"): the same exchanges with their copies
+    replayed and planned in full (a trace recording turns every fast path off) leave the same
+    validity after each command (each waited for: the frontier's completed entries, which a
+    replay keeps and full planning drops, are left out) and the same bytes."""
+    from sycl_ocl import tools
+
+    replayed = _exchange_records(device)
+    tools.start_tracing()
+    try:
+        full = _exchange_records(device)
+    finally:
+        tools.stop_tracing()
+    assert replayed == full

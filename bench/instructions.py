@@ -32,7 +32,15 @@ Scenarios (``raw_*`` are the PyOpenCL baselines of the same loop):
   kernels on one buffer, then 16 floats read by the host (a host accessor; raw: a blocking
   read), the queue not held (the check waits for the kernels);
 - ``graph_replay`` / ``graph_replay_fallback``: a recorded chain replayed, as a native command
-  buffer / as prepared kernels (``SYCL_OCL_GRAPH_NATIVE=0``).
+  buffer / as prepared kernels (``SYCL_OCL_GRAPH_NATIVE=0``);
+- ``raw_halo``: a halo exchange's commands on a 2-D buffer of ``HALO_ROWS`` x ``N`` floats: the
+  chain's kernel over it, a non-blocking ``enqueue_copy`` of row 1 into a host row and one of
+  a host row into row 0; counted per exchange (three commands). Not held: PoCL blocks a
+  transfer queued behind a user event, so the loop runs free (the main thread's count leaves
+  its waits out);
+- ``halo_copies``: the same through sycl_ocl as examples/mpi_jacobi.py writes it: the kernel,
+  ``q.copy`` of placeholder accessors of two one-row sub-buffers;
+- ``halo_handler_copies``: the copies as ``q.submit`` of ``h.copy`` with ranged accessors.
 
 Run: ``python bench/instructions.py [--scenario NAME ...] [CHECKOUT ...]``: each CHECKOUT is a
 directory holding a ``sycl_ocl`` package (``git archive <commit> sycl_ocl kernels_cl | tar -x -C
@@ -56,6 +64,8 @@ SMALL, LARGE = 200, 2200
 CHAIN = 1000  # kernels per recorded chain
 REPLAYS = (2, 12)  # replays counted by the graph scenarios
 N = 64
+HALO_ROWS = 8
+HALO_COUNTS = (100, 600)  # fewer exchanges: each read waits for the kernel before it, under valgrind
 SOURCE = """
 __kernel void bench_add(__global float* a, __global const float* b)
 { size_t i = get_global_id(0); a[i] += b[i]; }
@@ -361,6 +371,62 @@ def _checked_submit(windows: int) -> None:
     q.wait()
 
 
+def _free(count: int, body: Callable[[], Any], finish: Callable[[], Any]) -> None:
+    """``count`` calls of ``body``, then ``finish`` (``_held`` without the gate)."""
+    gc.collect()
+    for _ in range(count):
+        body()
+    finish()
+
+
+def _raw_halo(count: int) -> None:
+    import numpy as np
+
+    _, cl, dev = _pocl()
+    ctx = cl.Context([dev._native])
+    queue = cl.CommandQueue(ctx)
+    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "bench_halve_add")
+    kernel.set_scalar_arg_dtypes([None, np.float32])
+    buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, HALO_ROWS * N * 4)
+    sent, halo, step = np.zeros(N, np.float32), np.ones(N, np.float32), np.float32(1)
+
+    def body() -> None:
+        kernel.set_args(buf, step)
+        cl.enqueue_nd_range_kernel(queue, kernel, (HALO_ROWS * N,), None)
+        cl.enqueue_copy(queue, sent, buf, src_offset=N * 4, is_blocking=False)
+        cl.enqueue_copy(queue, buf, halo, dst_offset=0, is_blocking=False)
+    body()
+    queue.finish()
+    _free(count, body, queue.finish)
+
+
+def _halo_copies(count: int, handler: bool) -> None:
+    import numpy as np
+
+    sycl, _, dev = _pocl()
+    q = sycl.queue(dev)
+    buf = sycl.buffer(np.zeros((HALO_ROWS, N), np.float32))
+    sent, halo, row = np.zeros(N, np.float32), np.ones(N, np.float32), sycl.range(1, N)
+    send = sycl.accessor(sycl.buffer(buf, sycl.id(1, 0), row), sycl.read_only)
+    recv = sycl.accessor(sycl.buffer(buf, sycl.id(0, 0), row), sycl.write_only, [sycl.property.no_init()])
+    cgf = _chain_group(sycl, buf)
+
+    def copies() -> None:
+        q.submit(cgf)
+        q.copy(send, sent)
+        q.copy(halo, recv)
+
+    def group_copies() -> None:
+        q.submit(cgf)
+        q.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only, row, sycl.id(1, 0)), sent))
+        q.submit(lambda h: h.copy(halo, sycl.accessor(buf, h, sycl.write_only, row, sycl.id(0, 0))))
+    body = group_copies if handler else copies
+    for _ in range(3):  # the plans replay from the third round (docs/scheduler.md rule S17)
+        body()
+    q.wait()
+    _free(count, body, q.wait)
+
+
 # name -> (the loop, its two counts, the commands per count unit)
 SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "raw_buffers": (lambda n: _held_raw(n, svm=False), (SMALL, LARGE), 1),
@@ -379,6 +445,9 @@ SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "checked_submit": (_checked_submit, (SMALL // 10, LARGE // 10), 1),
     "graph_replay": (lambda n: _graph_replay(n, native=True), REPLAYS, CHAIN),
     "graph_replay_fallback": (lambda n: _graph_replay(n, native=False), REPLAYS, CHAIN),
+    "raw_halo": (_raw_halo, HALO_COUNTS, 1),
+    "halo_copies": (lambda n: _halo_copies(n, handler=False), HALO_COUNTS, 1),
+    "halo_handler_copies": (lambda n: _halo_copies(n, handler=True), HALO_COUNTS, 1),
 }
 
 

@@ -271,3 +271,79 @@ BENCHMARKS.append(Benchmark(
     "MB above the warm-up", "raw pyopencl", {}, target="flat (sycl_ocl's checkpoints near raw's)",
     measure=_memory, compare=False,
 ))
+
+
+# --- explicit copies: a halo exchange's transfers (issue 31) --------------------------------
+
+ROWS = 8  # a 2-D buffer of ROWS x N floats: a kernel over it, then a row out and a row in
+
+
+class RawCopies(Raw):
+    """The PyOpenCL baseline of a halo exchange's commands: the kernel on the whole buffer, a
+    non-blocking read of row 1 into a host row, a non-blocking write of a host row into row 0."""
+
+    def __init__(self, env: Env) -> None:
+        super().__init__(env)
+        self.kernel = env.raw_kernel("bench_halve_add")
+        self.a = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, ROWS * N * 4)
+        self.sent, self.halo = np.zeros(N, np.float32), np.ones(N, np.float32)
+        self.step = np.float32(1)
+
+    def submit(self) -> None:
+        self.kernel.set_args(self.a, self.step)
+        cl.enqueue_nd_range_kernel(self.queue, self.kernel, (ROWS * N,), None)
+        cl.enqueue_copy(self.queue, self.sent, self.a, src_offset=N * 4, is_blocking=False)
+        cl.enqueue_copy(self.queue, self.a, self.halo, dst_offset=0, is_blocking=False)
+
+
+class SyclCopies(Sycl):
+    """The same through sycl_ocl as examples/mpi_jacobi.py writes it: the kernel on the whole
+    buffer, ``q.copy`` of placeholder accessors of two one-row sub-buffers."""
+
+    def __init__(self, env: Env) -> None:
+        self.queue = env.queue()
+        self.ctx = sycl.get_native(self.queue.get_context())
+        self.submitted = 0
+        self.a = self.b = sycl.buffer(np.zeros((ROWS, N), np.float32))
+        self.sent, self.halo = np.zeros(N, np.float32), np.ones(N, np.float32)
+        row = sycl.range(1, N)
+        self.top = sycl.buffer(self.a, sycl.id(1, 0), row)
+        self.halo_top = sycl.buffer(self.a, sycl.id(0, 0), row)
+        self.send = sycl.accessor(self.top, sycl.read_only)
+        self.recv = sycl.accessor(self.halo_top, sycl.write_only, [sycl.property.no_init()])
+
+    def cgf(self, h: sycl.handler) -> None:
+        h.parallel_for(ROWS * N, "bench_halve_add", sycl.accessor(self.a, h), 1.0)
+
+    def submit(self) -> None:
+        q = self.queue
+        q.submit(self.cgf)
+        q.copy(self.send, self.sent)
+        q.copy(self.halo, self.recv)
+
+
+class SyclHandlerCopies(SyclCopies):
+    """The copies as command groups of their own: ``h.copy`` of ranged accessors of the rows."""
+
+    def __init__(self, env: Env) -> None:
+        super().__init__(env)
+        row, sent, halo, a = sycl.range(1, N), self.sent, self.halo, self.a
+        self.out = lambda h: h.copy(sycl.accessor(a, h, sycl.read_only, row, sycl.id(1, 0)), sent)
+        self.into = lambda h: h.copy(halo, sycl.accessor(a, h, sycl.write_only, row, sycl.id(0, 0)))
+
+    def submit(self) -> None:
+        q = self.queue
+        q.submit(self.cgf)
+        q.submit(self.out)
+        q.submit(self.into)
+
+
+BENCHMARKS.append(Benchmark(
+    "halo_copies", "a halo exchange's three commands repeated, running meanwhile: a kernel on a 2-D "
+    "buffer, a row copied to a host array, a host array copied into a row (not held: PoCL blocks a "
+    "transfer queued behind a user event)",
+    "us per exchange (3 commands)", "raw pyopencl",
+    {"raw pyopencl": _system(RawCopies, False), "sycl_ocl q.copy": _system(SyclCopies, False),
+     "sycl_ocl h.copy": _system(SyclHandlerCopies, False)},
+    target="sycl_ocl <= 1.5 on the H100, as free_submit; <= 3.0 on PoCL (issue 31)",
+))

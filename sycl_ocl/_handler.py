@@ -29,6 +29,7 @@ from .scheduler import (
     FIXED_VALUES,
     Barrier,
     Command,
+    CopyShape,
     DeviceCopy,
     DeviceFill,
     HostCopy,
@@ -37,6 +38,8 @@ from .scheduler import (
     NativeTask,
     Requirement,
     Shape,
+    copy_key,
+    copy_shaped,
     joined_order,
     keep,
     launch,
@@ -368,6 +371,16 @@ class handler:
         if count is not None or type(src) is usm_ptr or type(dst) is usm_ptr:
             self._set_action(usm_commands.copy(self, src, dst, count))
             return
+        # A copy of a shape this lane copied before (checked then, rule S32), the command
+        # group's one accessor: recorded as that shape's.
+        if self._action is None and len(self._accessors) == 1:
+            found = matched_copy(src, dst, self._origin._lane)
+            if found is not None and found[0] is self._accessors[0]:
+                acc, shape = found
+                if not shape.to_host:
+                    self._overwrite(acc)  # the array fills the window
+                self._action = HostCopy(acc._win.req, dst if shape.to_host else src, shape.to_host, shape)
+                return
         if isinstance(src, accessor):
             self._check_mine(src)
         if isinstance(dst, accessor):
@@ -391,9 +404,27 @@ class handler:
             acc, array = (src, dst) if isinstance(src, accessor) else (dst, src)
             if (acc._win.contiguous and array.dtype == acc.dtype and array.flags.c_contiguous
                     and (acc is dst or array.flags.writeable)):
-                self._set_action(HostCopy(acc._win.req, array.reshape(-1)[:n], acc is src))
+                kept = self._copy_shape(acc, array, n, acc is src)
+                self._set_action(HostCopy(acc._win.req, array.reshape(-1)[:n], acc is src, kept))
                 return
         self._set_action(HostTask(lambda: _copy_on_host(src, dst, n)))
+
+    def _copy_shape(self, acc: accessor, array: np.ndarray, n: int, to_host: bool) -> CopyShape | None:
+        """The shape (rule S32) of a copy of ``n`` elements between ``acc`` and ``array`` that
+        passed its checks as one transfer, kept on the accessor's window for later copies of
+        its lane to take as it is: where the array fills the window and the accessor is the
+        command group's one accessor, on an in-order OpenCL queue; else None."""
+        lane = self._origin._lane
+        if (lane is None or not lane.ordered or n == 0 or n != array.size or n != acc.size()
+                or self._accessors != [acc]):
+            return None
+        shapes: dict[Any, Any] = acc._win.shapes  # the launches' shapes, and copies' by ``copy_key``
+        key = copy_key(lane, to_host)
+        shape: CopyShape | None = shapes.get(key)
+        if shape is None:
+            req = self._requirements[0]  # the array fills the window: a copy into it discards
+            shape = shapes[key] = CopyShape(lane, req, to_host, n, acc.dtype)
+        return shape
 
     def fill(self, dst: Any, value: Any, count: Any = None) -> None:
         """Set every element of the accessor's range to ``value`` (§4.9.4.3).
@@ -531,6 +562,8 @@ class handler:
         owners = None if self._owning is None else held_only_by(self._owning)
         if type(action) is Shape:
             op = launch(action, self, self._depends, owners)
+        elif type(action) is HostCopy and action.shape is not None:
+            op = copy_shaped(action.shape, action.host, self._depends, owners)
         else:
             op = submit(lane, self._final_action(), self._requirements, self._depends, owners)
         return event_of(op, self._context)
@@ -594,6 +627,7 @@ class GraphOrigin:
 
 
 _DEFAULTS = _Settings()  # of a command group that set none; never changed
+_DEVICE = target.device
 _HOST_TASK = target.host_task  # read per accessor: a module constant costs less than the enum's lookup
 
 
@@ -765,6 +799,25 @@ def _copy_counts(src: Any, dst: Any) -> tuple[int, int]:
     if isinstance(dst, accessor) and isinstance(src, np.ndarray):
         return min(src.size, dst.size()), dst.size()
     return -1, 0
+
+
+def matched_copy(src: Any, dst: Any, lane: Lane | None) -> tuple[accessor, CopyShape] | None:
+    """The device accessor and the copy shape (rule S32) of ``handler.copy(src, dst)`` on
+    ``lane``, where one end is a device accessor whose window keeps a shape of that lane and
+    direction (``handler._copy_shape``: its checks passed then, and they depend on nothing
+    else) and the other an array the shape takes as it is (``CopyShape.matches``); None: the
+    copy is checked in full."""
+    if type(src) is accessor:
+        acc, host, to_host = src, dst, True
+    elif type(dst) is accessor:
+        acc, host, to_host = dst, src, False
+    else:
+        return None
+    shapes: dict[Any, Any] = acc._win.shapes
+    shape: CopyShape | None = shapes.get(copy_key(lane, to_host))
+    if shape is None or acc._kind[0] is not _DEVICE or not shape.matches(host):
+        return None
+    return acc, shape
 
 
 def _copy_on_host(src: Any, dst: Any, n: int) -> None:

@@ -240,8 +240,11 @@ FAULT_KINDS: dict[str, tuple[tuple[str, ...], int]] = {
     "allocation": (("Buffer", "SVMAllocation", "create_image"),
                    pyopencl.status_code.MEM_OBJECT_ALLOCATION_FAILURE),
     # An image's transfers (``scheduler.image_memory``) call clEnqueue{Write,Read}Image directly.
-    "write": (("enqueue_copy", "_enqueue_write_image"), pyopencl.status_code.OUT_OF_RESOURCES),
-    "read": (("enqueue_copy", "_enqueue_read_image"), pyopencl.status_code.OUT_OF_RESOURCES),
+    # An explicit copy's replay (``scheduler.replay.copies``) calls clEnqueue{Write,Read}Buffer directly.
+    "write": (("enqueue_copy", "_enqueue_write_image", "_enqueue_write_buffer"),
+              pyopencl.status_code.OUT_OF_RESOURCES),
+    "read": (("enqueue_copy", "_enqueue_read_image", "_enqueue_read_buffer"),
+             pyopencl.status_code.OUT_OF_RESOURCES),
     "copy": (("enqueue_copy", "enqueue_fill_buffer", "enqueue_svm_memfill"),
              pyopencl.status_code.OUT_OF_RESOURCES),
     "kernel": (("enqueue_nd_range_kernel",), pyopencl.status_code.OUT_OF_RESOURCES),

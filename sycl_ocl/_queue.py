@@ -17,7 +17,7 @@ from ._context import AsyncHandler, context
 from ._device import device
 from ._event import event, event_of
 from ._exception import errc, exception
-from ._handler import event_commands, global_size, handler, kernel_args, make_handler
+from ._handler import event_commands, global_size, handler, kernel_args, make_handler, matched_copy
 from ._handles import NativeWrapper, cached_wrapper, remember
 from ._kernel_bundle.range_launch import enabled_by_default, range_launch
 from ._kernel_bundle.resolve import resolve_kernel
@@ -33,6 +33,7 @@ from .scheduler import (
     KernelLaunch,
     Shape,
     check_wait,
+    copy_shaped,
     launch,
     may_call_user,
     open_lane,
@@ -334,6 +335,12 @@ class queue(NativeWrapper, PropertyHolder):
         """``submit`` of one ``copy``: ``count`` elements between USM pointers and numpy
         arrays, or (no count) between an accessor and an array or two accessors, which
         are required first (§4.6.5.2)."""
+        if count is None and depends_on is None and self._recording is None:
+            # A copy of a shape this lane copied before (rule S32): its command group, at once.
+            found = matched_copy(src, dest, self._lane)
+            if found is not None:
+                shape = found[1]
+                return event_of(copy_shaped(shape, dest if shape.to_host else src), self._context)
         return self._one(depends_on, _copy_required, src, dest, count)
 
     def memset(self, ptr: Any, value: int, num_bytes: int, depends_on: Any = None) -> event:

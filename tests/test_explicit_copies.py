@@ -10,6 +10,8 @@ through the host (a strided array, another element type).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,191 @@ def test_the_queue_shortcuts_take_placeholders_and_return_events(queue: sycl.que
         copied.wait()
         assert data[8:16].tolist() == [4] * 8 and data[16:24].tolist() == [3] * 8
         assert out.tolist() == [0] * 4 + [4] * 4
+
+
+# --- repeated copies: copy shapes (docs/scheduler.md rule S32) ---------------------------------
+
+def _halo(rows: int = 4) -> tuple[sycl.buffer, list[sycl.accessor], list[sycl.accessor]]:
+    """A ``rows`` x N buffer of zeros, read-only and write-only placeholders of each row (of
+    one-row sub-buffers, as examples/mpi_jacobi.py makes them)."""
+    buf = sycl.buffer(np.zeros((rows, N), np.int32))
+    parts = [sycl.buffer(buf, sycl.id(r, 0), sycl.range(1, N)) for r in range(rows)]
+    return (buf, [sycl.accessor(p, sycl.read_only) for p in parts],
+            [sycl.accessor(p, sycl.write_only, [sycl.property.no_init()]) for p in parts])
+
+
+def _add_all(q: sycl.queue, buf: sycl.buffer, w: int) -> None:
+    q.submit(lambda h: h.parallel_for(buf.size(), "xc_add", sycl.accessor(buf, h), np.int32(w)))
+
+
+def test_repeated_copies_keep_their_order_against_kernels_and_host_accessors(queue: sycl.queue) -> None:
+    """A halo exchange repeated (its copies replay from the third round): each copy to the
+    host holds what the kernels before it wrote and none after; each copy from the host lands
+    before the kernels after it; host accessors between them see every command before."""
+    buf, reads, writes = _halo()
+    total = 0
+    for step in range(1, 9):
+        _add_all(queue, buf, step)
+        total += step
+        sent = np.full(N, -1, np.int32)
+        ev = queue.copy(reads[step % 2 + 1], sent)  # rows 1 and 2 in turn
+        queue.copy(np.full(N, 1000 * step, np.int32), writes[0])
+        queue.submit(lambda h, sent=sent: h.copy(  # the handler's form, a ranged accessor
+            sycl.accessor(buf, h, sycl.read_only, sycl.range(1, N), sycl.id(3, 0)), sent))
+        _add_all(queue, buf, 1)  # after both copies: in neither
+        ev.wait()
+        queue.wait()
+        assert sent.tolist() == [total] * N  # the last copy into ``sent``: row 3
+        total += 1
+        if step % 3 == 0:
+            with sycl.host_accessor(buf) as acc:
+                rows = np.asarray(acc)
+                assert rows[0].tolist() == [1000 * step + 1] * N
+                assert rows[1:].tolist() == [[total] * N] * 3
+                rows[1] += 5  # a host write the next copies of row 1 read
+            out = np.zeros(N, np.int32)
+            queue.copy(reads[1], out).wait()
+            assert out.tolist() == [total + 5] * N
+            queue.copy(np.full(N, total, np.int32), writes[1])  # row 1 as it was
+            _add_all(queue, buf, 0)
+            queue.copy(reads[1], out).wait()
+            assert out.tolist() == [total] * N
+
+
+def test_a_repeated_copy_with_another_array_takes_the_full_checks(queue: sycl.queue) -> None:
+    """Once a copy replays, an array of another size, type or layout is checked as the first
+    copy was: too short raises ``errc.invalid``, another type or a strided destination goes
+    through the host, a longer source gives its start; a placeholder not required raises
+    ``errc.accessor`` in a command group."""
+    buf, reads, writes = _halo(2)
+    out = np.zeros(N, np.int32)
+    for _ in range(4):
+        _add_all(queue, buf, 1)
+        queue.copy(reads[1], out)
+        queue.copy(np.full(N, 7, np.int32), writes[0])
+    queue.wait()
+    with pytest.raises(sycl.exception) as raised:
+        queue.copy(reads[1], np.zeros(N - 1, np.int32))
+    assert raised.value.code() == sycl.errc.invalid
+    def short(h: sycl.handler) -> None:
+        h.require(reads[1])
+        h.copy(reads[1], np.zeros(N - 1, np.int32))
+    with pytest.raises(sycl.exception) as raised:
+        queue.submit(short)
+    assert raised.value.code() == sycl.errc.invalid
+    with pytest.raises(sycl.exception) as raised:  # a placeholder not required: not the group's
+        queue.submit(lambda h: h.copy(reads[1], out))
+    assert raised.value.code() == sycl.errc.accessor
+    wide = np.zeros(N, np.float64)
+    queue.copy(reads[1], wide).wait()
+    assert wide.tolist() == [4.0] * N
+    strided = np.zeros(2 * N, np.int32)
+    queue.copy(reads[1], strided[::2]).wait()
+    assert strided[::2].tolist() == [4] * N
+    queue.copy(np.arange(2 * N, dtype=np.int32), writes[0]).wait()  # its first N elements
+    queue.copy(np.arange(N, dtype=np.int16), writes[1]).wait()  # converted on the host
+    with sycl.host_accessor(buf, sycl.read_only) as acc:
+        assert np.asarray(acc).tolist() == [list(range(N)), list(range(N))]
+
+
+def test_repeated_copies_count_their_transfers_exactly(queue: sycl.queue) -> None:
+    """Transfer counters: each copy of a replayed shape counts its bytes once, as the first."""
+    buf, reads, writes = _halo(2)
+    out, row = np.zeros(N, np.int32), np.ones(N, np.int32)
+    _add_all(queue, buf, 1)  # the buffer's upload: one h2d copy
+    queue.wait()
+    before = buf.transfer_counters()
+    for _ in range(10):
+        _add_all(queue, buf, 1)
+        queue.copy(reads[1], out)
+        queue.copy(row, writes[0])
+    queue.wait()
+    after = buf.transfer_counters()
+    assert (after.d2h_copies - before.d2h_copies, after.d2h_bytes - before.d2h_bytes) == (10, 10 * 4 * N)
+    assert (after.h2d_copies - before.h2d_copies, after.h2d_bytes - before.h2d_bytes) == (10, 10 * 4 * N)
+    assert out.tolist() == [11] * N
+
+
+def test_a_replayed_copy_refused_at_its_enqueue_raises_and_changes_nothing(queue: sycl.queue) -> None:
+    """A copy that replays (its transfer enqueued at once, rule S32) refused by the driver
+    raises from the call as a copy planned in full does, counts nothing, and the next copies run as before."""
+    from sycl_ocl import _native
+
+    buf, reads, _ = _halo(2)
+    out = np.zeros(N, np.int32)
+    for _ in range(4):
+        _add_all(queue, buf, 1)
+        queue.copy(reads[1], out)
+    queue.wait()
+    counted = buf.transfer_counters().d2h_copies
+    _add_all(queue, buf, 1)
+    with _native.inject("read", 1) as faults, pytest.raises(sycl.exception) as raised:
+        queue.copy(reads[1], out)
+    assert faults.failed == "_enqueue_read_buffer"  # the replay's own call: the path was taken
+    assert raised.value.code() == sycl.errc.memory_allocation  # CL_OUT_OF_RESOURCES, as in full
+    assert buf.transfer_counters().d2h_copies == counted
+    queue.copy(reads[1], out).wait()
+    assert out.tolist() == [5] * N
+    with sycl.host_accessor(buf, sycl.read_only) as acc:
+        assert np.asarray(acc)[1].tolist() == [5] * N
+
+
+def _records(memory: object, ops: dict[int, int]) -> tuple[Any, Any]:
+    """A memory object's frontier and validity, each producer named by its position among the
+    program's commands (``ops``: by id), or -1 for one complete now (full planning drops
+    those; a replay keeps them where its plan kept them: docs/scheduler.md "Fast paths")."""
+    from sycl_ocl.scheduler import RUNTIME
+    from sycl_ocl.scheduler.op import DONE
+
+    def name(op: object) -> int:
+        return -1 if op is None or op.state == DONE else ops.get(id(op), -2)  # type: ignore[attr-defined]
+
+    with RUNTIME:  # a consistent view: no op completes meanwhile
+        frontier = [(lo, hi, kind, name(op)) for op, lo, hi, kind in memory.frontier  # type: ignore[attr-defined]
+                    if op.state != DONE]
+        valid = {loc: [(a, b, name(p)) for a, b, p in pieces]
+                 for loc, pieces in memory.valid.items()}  # type: ignore[attr-defined]
+    return frontier, valid
+
+
+def _exchange_records(device: sycl.device) -> list[Any]:
+    """The records of the halo buffer after each command of three exchanges."""
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    buf, reads, writes = _halo(3)
+    memory = reads[0]._win.req.memory  # the buffer's and its sub-buffers' memory object
+    ops: dict[int, int] = {}
+    seen = []
+    out, row = np.zeros(N, np.int32), np.full(N, 9, np.int32)
+    steps = [lambda: _add_all_event(q, buf, 1), lambda: q.copy(reads[1], out), lambda: q.copy(row, writes[0]),
+             lambda: q.submit(lambda h: h.copy(
+                 sycl.accessor(buf, h, sycl.read_only, sycl.range(1, N), sycl.id(2, 0)), out))]
+    for _ in range(4):
+        for step in steps:
+            ev = step()
+            ops[id(ev._cmd)] = len(ops)
+            ev.wait()  # each complete: which is done when would differ between the runs
+            seen.append(_records(memory, ops))
+    q.wait()
+    with sycl.host_accessor(buf, sycl.read_only) as acc:
+        seen.append(np.asarray(acc).tolist())
+    return seen
+
+
+def _add_all_event(q: sycl.queue, buf: sycl.buffer, w: int) -> sycl.event:
+    return q.submit(lambda h: h.parallel_for(buf.size(), "xc_add", sycl.accessor(buf, h), np.int32(w)))
+
+
+def test_replayed_copies_leave_the_records_full_planning_leaves(device: sycl.device) -> None:
+    """Differential (docs/scheduler.md "Fast paths"): the same exchanges with their copies
+    replayed and planned in full (a trace recording turns every fast path off) leave the same
+    validity after each command (each waited for: the frontier's completed entries, which a
+    replay keeps and full planning drops, are left out) and the same bytes."""
+    from sycl_ocl import tools
+
+    replayed = _exchange_records(device)
+    tools.start_tracing()
+    try:
+        full = _exchange_records(device)
+    finally:
+        tools.stop_tracing()
+    assert replayed == full

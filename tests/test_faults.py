@@ -488,6 +488,25 @@ def program_copies(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return data
 
 
+def program_repeated_copies(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """A halo exchange's copies repeated behind kernels, so that they replay (rule S32): a
+    placeholder copied to the host, a host row copied into a window of another buffer."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+    out, row = np.zeros(N, dtype=np.int32), np.ones(8, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf, sycl.buffer(sycl.range(N), np.int32) as scratch:
+        whole = sycl.accessor(buf, sycl.read_only)
+        window = sycl.accessor(scratch, sycl.write_only, sycl.range(8), sycl.id(8))
+        for w in (1, 2, 4, 8):
+            s.step(w, lambda w=w: q.submit(add(buf, w)))
+            s.step(0, lambda: q.copy(whole, out))
+            s.step(0, lambda: q.copy(row, window))
+            s.step(0, lambda: q.submit(lambda h: h.copy(
+                sycl.accessor(buf, h, sycl.read_only, sycl.range(8), sycl.id(8)), out[:8])))
+        s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+    return data
+
+
 def program_sub_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     """Kernels on two sub-buffers and on their parent."""
     q = s.queue(devs[0])
@@ -800,8 +819,8 @@ def program_temporary_images(s: Steps, devs: list[sycl.device]) -> np.ndarray:
 
 
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
-PROGRAMS: list[Program] = [program_buffers, program_copies, program_sub_buffers, program_host_tasks,
-                           program_interop, program_usm, program_awkward, program_graph,
+PROGRAMS: list[Program] = [program_buffers, program_copies, program_repeated_copies, program_sub_buffers,
+                           program_host_tasks, program_interop, program_usm, program_awkward, program_graph,
                            program_two_contexts, program_make_buffer, program_bundles,
                            program_refused_chain, program_temporary_buffers, program_images,
                            program_temporary_images]
@@ -1005,6 +1024,9 @@ class Round:
             "USM fill": lambda: q.fill(p, np.int32(7), N),
             "copy to the host": lambda: q.copy(sycl.accessor(buf, sycl.read_only), self.out),
             "copy from the host": lambda: q.copy(self.ones, sycl.accessor(buf, sycl.write_only)),
+            # Replayed (rule S32): ``prepare`` made the same copy before.
+            "repeated copy to the host": lambda: q.copy(sycl.accessor(buf, sycl.read_only), self.out),
+            "repeated copy from the host": lambda: q.copy(self.ones, sycl.accessor(buf, sycl.write_only)),
             "buffer with exit": lambda: self.doomed[0].__exit__(None, None, None),
             "buffer del": self.doomed.clear,
             "collection": lambda: gc.collect(0),
@@ -1019,6 +1041,10 @@ class Round:
                 self.kept = np.asarray(self.acc)
         elif call == "collection":
             self.cycle()
+        elif call.startswith("repeated "):  # the copy's shape and its plans made (rules S32, S17)
+            for _ in range(3):
+                self.calls()[call]()
+            self.q.wait()
         elif call == "profiling query":  # its clock offset over a second old: measured again
             timing = sycl.queue(self.q.get_context(), self.q.get_device(),
                                 prop_list=[sycl.property.queue.enable_profiling()])
@@ -1094,7 +1120,8 @@ INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_acces
                      "host_accessor release, a view kept", "host_accessor del",
                      "submit on a temporary buffer", "image host accessor", "wait", "USM launch",
                      "USM malloc", "USM free", "USM memcpy", "USM fill", "copy to the host",
-                     "copy from the host", "buffer with exit", "buffer del", "collection",
+                     "copy from the host", "repeated copy to the host", "repeated copy from the host",
+                     "buffer with exit", "buffer del", "collection",
                      "profiling query"]
 
 

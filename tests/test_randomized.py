@@ -28,7 +28,9 @@ The steps (each on any queue; a window is a whole view, or a ranged accessor int
   into a destination at least as long (two accessors in one group, on one root buffer or two);
 - ``handler.fill``; ``handler.copy`` accessor -> numpy array (at least as long) and numpy
   array -> accessor (up to 3 elements shorter, or longer: its first elements go); ``no_init`` on
-  destinations that are written whole, at random;
+  destinations that are written whole, at random; each copy 1-3 times in a row (the repeats
+  replay, docs/scheduler.md rule S32), a copy to the host sometimes as ``queue.copy`` of a
+  placeholder;
 - a host task that reverses a window and adds a constant through ``numpy.asarray(acc)``;
 - a host accessor (read or read-write) on the main thread: its view is checked, 0-3 submissions
   are made while it is held (those touching its window must wait for it), the view is checked
@@ -237,6 +239,8 @@ class ToHost:
     win: Win
     extra: int  # the array is this much longer than the window
     dep: int | None
+    times: int = 1  # copies in a row, each into an array of its own (repeated: rule S32's replay)
+    shortcut: bool = False  # ``queue.copy`` of a placeholder, not a command group
 
 
 @dataclass(frozen=True)
@@ -247,6 +251,7 @@ class FromHost:
     seed: int
     no_init: bool
     dep: int | None
+    times: int = 1  # the same copy in a row (repeated: rule S32's replay)
 
 
 @dataclass(frozen=True)
@@ -456,10 +461,10 @@ def _submissions(lengths: Sequence[int], q: st.SearchStrategy[int], dep: st.Sear
         st.builds(Fill, q, win, small, st.booleans(), dep),
     ]
     host_steps = [
-        st.builds(ToHost, q, win, st.integers(0, 3), dep),
+        st.builds(ToHost, q, win, st.integers(0, 3), dep, st.integers(1, 3), st.booleans()),
         st.tuples(win, st.integers(-3, 3)).flatmap(lambda ws: st.builds(
             FromHost, q, st.just(ws[0]), st.just(min(ws[1], ws[0].length - 1)), st.integers(0, 1000),
-            st.booleans() if min(ws[1], ws[0].length - 1) <= 0 else st.just(False), dep)),
+            st.booleans() if min(ws[1], ws[0].length - 1) <= 0 else st.just(False), dep, st.integers(1, 3))),
         st.builds(HostTask, q, win, small, dep),
     ]
     return st.one_of(*device_steps, *(host_steps if host else ()))
@@ -648,8 +653,10 @@ class Run:
         lo_a, lo_b = ba + a.off, bb + b.off
         return ra == rb and lo_a < lo_b + b.length and lo_b < lo_a + a.length
 
-    def acc(self, h: sycl.handler, w: Win, mode: Any, no_init: bool = False,
+    def acc(self, h: sycl.handler | None, w: Win, mode: Any, no_init: bool = False,
             placeholder: bool = False) -> sycl.accessor:
+        """An accessor of ``w`` made with ``h``: a placeholder bound with ``h.require`` where
+        ``placeholder``, or left unbound where ``h`` is None."""
         props = [sycl.property.no_init()] if no_init else None
         owner = None if placeholder else h
         if mode is not sycl.read_only:
@@ -662,7 +669,7 @@ class Run:
             a = sycl.accessor(buf, owner, mode, prop_list=props)
         else:
             a = sycl.accessor(buf, owner, mode, sycl.range(w.length), sycl.id(w.off), prop_list=props)
-        if placeholder:
+        if placeholder and h is not None:
             h.require(a)
         return a
 
@@ -686,6 +693,11 @@ class Run:
         self.events.append(self.queues[step.q].submit(group))
         if usm:
             self.usm_last = (self.events[-1], step.q)
+
+    def copy_shortcut(self, step: ToHost, acc: sycl.accessor, out: np.ndarray) -> None:
+        """``queue.copy`` of a placeholder into ``out``, after the step's dependency."""
+        deps = [self.events[step.dep % len(self.events)]] if step.dep is not None and self.events else None
+        self.events.append(self.queues[step.q].copy(acc, out, depends_on=deps))
 
     def span(self, s: Span) -> np.ndarray:
         """The model's elements of a USM span (a view into the model)."""
@@ -744,19 +756,24 @@ class Run:
                 self.acc(h, step.win, sycl.write_only, no_init=step.no_init), np.int32(step.value)))
             return lambda: self.seg(step.win).__setitem__(Ellipsis, step.value)
         if isinstance(step, ToHost):
-            out = np.full(step.win.length + step.extra, -7777, dtype=np.int32)
-            self.submit(step, lambda h: h.copy(self.acc(h, step.win, sycl.read_only), out))
+            outs = [np.full(step.win.length + step.extra, -7777, dtype=np.int32) for _ in range(step.times)]
+            for out in outs:
+                if step.shortcut:
+                    self.copy_shortcut(step, self.acc(None, step.win, sycl.read_only), out)
+                else:
+                    self.submit(step, lambda h, out=out: h.copy(self.acc(h, step.win, sycl.read_only), out))
 
             def to_host() -> None:
-                expected = np.full_like(out, -7777)
+                expected = np.full_like(outs[0], -7777)
                 expected[: step.win.length] = self.seg(step.win)
-                self.checks.append((f"step {i}: {step}", out, expected))
+                self.checks.extend((f"step {i}: {step}", out, expected) for out in outs)
             return to_host
         if isinstance(step, FromHost):
             src = (np.arange(step.win.length - step.short, dtype=np.int32) * 7 + step.seed).astype(np.int32)
             self.keep.append(src)
-            self.submit(step, lambda h: h.copy(
-                src, self.acc(h, step.win, sycl.write_only, no_init=step.no_init)))
+            for _ in range(step.times):
+                self.submit(step, lambda h: h.copy(
+                    src, self.acc(h, step.win, sycl.write_only, no_init=step.no_init)))
             n = min(src.size, step.win.length)  # a longer array gives its first elements
             return lambda: self.seg(step.win)[:n].__setitem__(Ellipsis, src[:n])
 

@@ -9,8 +9,8 @@ state and lifetime), ``requirement``, ``actions``, ``command`` (what an event wr
 ``holds`` (host accessors), ``image_memory`` (an image's memory object), ``lifetime`` (buffer
 destruction), ``handles`` (what a buffer's handles change), ``command_group`` (the entry point:
 ``open_lane``, ``submit``), ``replay`` (the fast paths: the plan cache, shapes and their
-``launch``, the direct USM launch, prepared kernels; one contract, docs/scheduler.md "Fast
-paths"), ``trace`` (the recorder behind ``sycl_ocl.tools``).
+``launch``, explicit copies' shapes, the direct USM launch, prepared kernels; one contract,
+docs/scheduler.md "Fast paths"), ``trace`` (the recorder behind ``sycl_ocl.tools``).
 
 This module is the scheduler's front door: the layers above import what they use from here,
 never from a submodule (a contract of ``lint-imports``, docs/scheduler.md "Layers").
@@ -49,6 +49,9 @@ from .lifetime import (
 from .memory_object import MemoryObject, TransferCounters
 from .op import Op
 from .progress import run_logged
+from .replay.copies import CopyShape
+from .replay.copies import copy as copy_shaped
+from .replay.copies import key as copy_key
 from .replay.direct import FIXED_VALUES, Last, Launcher
 from .replay.prepared import PreparedKernel
 from .replay.shape import Shape, joined_order, keep, launch, matching
@@ -71,6 +74,7 @@ __all__ = [
     "WRITE",
     "Barrier",
     "Command",
+    "CopyShape",
     "DeviceCopy",
     "DeviceFill",
     "GraphReplay",
@@ -106,6 +110,8 @@ __all__ = [
     "check_wait",
     "complete",
     "conflicts",
+    "copy_key",
+    "copy_shaped",
     "end_handle",
     "finalize",
     "joined_order",

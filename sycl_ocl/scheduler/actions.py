@@ -20,7 +20,7 @@ from .replay.prepared import bind, copy_in, copy_out
 if TYPE_CHECKING:
     from .context_record import ContextRecord
     from .lane import Lane
-    from .memory_object import Allocation
+    from .memory_object import Allocation, MemoryObject
     from .requirement import Requirement
 
 
@@ -117,22 +117,31 @@ class HostCopy:
     req: Requirement
     host: np.ndarray
     to_host: bool
+    shape: Any = None  # its ``replay.copies.CopyShape``, where it has one (the handler's)
 
     def enqueue(self, lane: Lane, wait_for: list[cl.Event] | None, keep: list[Any]) -> cl.Event:
         alloc, host = _alloc(self.req, lane), self.host
         if host.nbytes == 0 or alloc.buf is None:
             return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
         keep.append(host)
-        counters = self.req.memory.counters
+        count_transfer(self.req.memory, host.nbytes, self.to_host)
         if self.to_host:
-            counters.d2h_bytes += host.nbytes
-            counters.d2h_copies += 1
             return cl.enqueue_copy(lane.cl_queue, host, alloc.buf, src_offset=self.req.lo,
                                    wait_for=wait_for, is_blocking=False)
-        counters.h2d_bytes += host.nbytes
-        counters.h2d_copies += 1
         return cl.enqueue_copy(lane.cl_queue, alloc.buf, host, dst_offset=self.req.lo,
                                wait_for=wait_for, is_blocking=False)
+
+
+def count_transfer(memory: MemoryObject, nbytes: int, to_host: bool) -> None:
+    """Count an explicit copy of ``nbytes`` between ``memory`` and host memory (``HostCopy``,
+    ``replay.copies``) in its transfer counters, as ``d2h`` or ``h2d``."""
+    counters = memory.counters
+    if to_host:
+        counters.d2h_bytes += nbytes
+        counters.d2h_copies += 1
+    else:
+        counters.h2d_bytes += nbytes
+        counters.h2d_copies += 1
 
 
 @dataclass(slots=True)

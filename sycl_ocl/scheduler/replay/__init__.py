@@ -4,6 +4,8 @@ planning, replayed.
 - ``plans``: the plan cache, a requirement's plan replayed while its memory object is in the
   layout the plan followed;
 - ``shape``: a kernel launch checked once, launched again on memory bound once;
+- ``copies``: an explicit copy between a window and host memory checked once, enqueued
+  again at once;
 - ``direct``: a USM kernel launch with no requirement and no dependency, enqueued at once.
 
 - ``prepared``: a kernel with its arguments set on a ``cl_kernel`` of its own, which shapes,

@@ -112,7 +112,7 @@ def still_works(q: sycl.queue) -> None:
 
 
 def test_unsupported_kinds_are_refused(device: sycl.device) -> None:
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     for kind in KINDS:
         if device.has(ASPECT[kind]):
             continue
@@ -166,7 +166,7 @@ def test_every_allocation_form(device: sycl.device, kind: alloc) -> None:
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_alignment(device: sycl.device, kind: alloc) -> None:
     need(device, kind)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     for alignment in (1, 8, 64, 128, 256, 4096, 65536):
         p = ALIGNED[kind](alignment, 100, q)
         assert p is not None
@@ -180,7 +180,7 @@ def test_alignment(device: sycl.device, kind: alloc) -> None:
 
 def test_zero_bytes_and_failed_allocations_are_none(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     assert sycl.malloc(0, q, kind) is None
     assert sycl.malloc(count=0, dtype=np.float64, q=q, kind=kind) is None
     assert sycl.malloc(1 << 60, q, kind) is None  # more than any device has
@@ -258,7 +258,7 @@ def test_device_memory_of_one_device_serves_the_other_in_its_context(device_pair
 
 def test_pointer_queries(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     ctx = q.get_context()
     other = sycl.context(device)
     p = ints(q, kind, 16)
@@ -277,7 +277,7 @@ def test_pointer_queries(device: sycl.device) -> None:
 
 def test_an_allocation_no_pointer_refers_to_is_collected(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 4)
     address = sycl.get_native(p).svm_ptr
     alive = weakref.ref(p._alloc)
@@ -289,7 +289,7 @@ def test_an_allocation_no_pointer_refers_to_is_collected(device: sycl.device) ->
 
 def test_pointer_arithmetic(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 8)
     base = sycl.get_native(p).svm_ptr
     assert sycl.get_native(p + 3).svm_ptr == base + 12
@@ -315,7 +315,7 @@ def test_a_typed_pointer_must_hold_the_parameters_element_type(device: sycl.devi
     """A float64 USM pointer for a `__global float*` parameter is refused at the handler, the
     message saying to allocate float32 (USM has no reinterpret); an untyped one (bytes) fits any
     pointer."""
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     kind = any_kind(device)
     typed = sycl.malloc(count=8, dtype=np.float64, q=q, kind=kind)
     raw = sycl.malloc(32, q, kind)
@@ -329,7 +329,7 @@ def test_a_typed_pointer_must_hold_the_parameters_element_type(device: sycl.devi
 
 def test_numpy_view_of_host_and_shared_memory(device: sycl.device) -> None:
     kind = host_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = sycl.malloc(count=8, dtype=np.float32, q=q, kind=kind)
     assert p is not None
     view = np.asarray(p)
@@ -350,7 +350,7 @@ def test_numpy_view_of_host_and_shared_memory(device: sycl.device) -> None:
 
 def test_device_memory_is_never_viewed_from_the_host(device: sycl.device) -> None:
     need(device, alloc.device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, alloc.device, 4)
     raises(sycl.errc.invalid, lambda: np.asarray(p), "device memory", "q.memcpy")
     raises(sycl.errc.invalid, lambda: np.asarray(p + 1), "device memory")
@@ -362,7 +362,7 @@ def test_get_native_is_pyopencl_svm_pointer(device: sycl.device) -> None:
     import pyopencl as cl
 
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 4)
     assert isinstance(sycl.get_native(p), cl.SVMPointer)
     cl.enqueue_copy(sycl.get_native(q), sycl.get_native(p + 1), np.array([7, 8, 9], dtype=np.int32),
@@ -382,7 +382,7 @@ def _pairs(dev: sycl.device) -> list[tuple[alloc, alloc]]:
 
 def test_memcpy_between_every_pair_of_kinds_and_numpy(device: sycl.device) -> None:
     any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     for src_kind, dst_kind in _pairs(device):
         src, dst = ints(q, src_kind, 16), ints(q, dst_kind, 16)
         write(q, src, np.arange(16, dtype=np.int32))
@@ -400,7 +400,7 @@ def test_memcpy_between_every_pair_of_kinds_and_numpy(device: sycl.device) -> No
 
 def test_copy_counts_elements(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = sycl.malloc(count=8, dtype=np.float64, q=q, kind=kind)
     assert p is not None
     src = np.linspace(0, 1, 8)
@@ -419,7 +419,7 @@ def test_copy_counts_elements(device: sycl.device) -> None:
 
 def test_memset_and_fill(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 16)
     q.memset(p, 0x101, 16 * 4).wait()  # the value is an unsigned char
     assert read(q, p, 16).tolist() == [0x01010101] * 16
@@ -457,7 +457,7 @@ def test_prefetch_and_mem_advise_order_without_changing_data(device: sycl.device
 
 def test_handler_members(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 8)
     src = np.arange(8, dtype=np.int32)
     e1 = q.submit(lambda h: h.memcpy(p, src, 32))
@@ -482,7 +482,7 @@ def test_handler_members(device: sycl.device) -> None:
 
 def test_kernels_take_usm_pointers_every_way(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 4)
     q.single_task("usm_one", p, 5).wait()
     q.single_task("usm_one", p + 1, 6).wait()
@@ -538,7 +538,7 @@ def test_depends_on_orders_usm_commands_across_queues(device: sycl.device) -> No
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: k.name)
 def test_usm_buffers_and_host_tasks_in_one_program(device: sycl.device, kind: alloc) -> None:
     need(device, kind)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 32)
     data = np.arange(32, dtype=np.int32)
     with sycl.buffer(data) as buf:
@@ -618,7 +618,7 @@ def test_profiling_of_every_usm_command(device: sycl.device) -> None:
 
 
 def test_zero_byte_commands_need_no_memory(device: sycl.device) -> None:
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     for ev in (q.memcpy(None, None, 0), q.copy(None, np.zeros(0), 0), q.memset(None, 0, 0),
                q.prefetch(None, 0), q.mem_advise(None, 0, 0)):
         ev.wait()
@@ -626,7 +626,7 @@ def test_zero_byte_commands_need_no_memory(device: sycl.device) -> None:
 
 
 def test_queue_shortcuts_for_accessors(device: sycl.device) -> None:
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     data = np.zeros(8, dtype=np.int32)
     out = np.zeros(8, dtype=np.int32)
     with sycl.buffer(data) as buf:
@@ -662,7 +662,7 @@ def test_repeated_launches_keep_their_own_arguments(device: sycl.device) -> None
 def test_kernel_shortcuts_refuse_accessors_as_the_handler_does(device: sycl.device) -> None:
     """``q.parallel_for`` / ``q.single_task`` have no handler to bind an accessor to: each form
     (int range, range, with and without depends_on) refuses one with the handler's errc."""
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     with sycl.buffer(np.zeros(4, dtype=np.int32)) as buf:
         acc = sycl.accessor(buf)
         done = sycl.event()
@@ -775,7 +775,7 @@ def test_the_fast_path_keeps_no_memory_alive(device: sycl.device) -> None:
     refers to (the garbage collector frees its allocation) nor freed memory (``sycl.free``
     returns it to the driver once the commands using it completed)."""
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 4)
     q.parallel_for(4, "usm_add", p, p, 1)
     q.parallel_for(4, "usm_add", p, p, 1).wait()
@@ -823,7 +823,7 @@ def test_the_fast_path_waits_behind_a_host_task_of_an_in_order_queue(device: syc
 
 def test_double_free_and_wrong_frees(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     other = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 4)
     raises(sycl.errc.invalid, lambda: sycl.free(p, other), "free it with its own context")
@@ -837,7 +837,7 @@ def test_double_free_and_wrong_frees(device: sycl.device) -> None:
 
 def test_pointers_of_another_context_are_refused(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     other = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 4)
     host = np.zeros(4, dtype=np.int32)
@@ -853,7 +853,7 @@ def test_pointers_of_another_context_are_refused(device: sycl.device) -> None:
 
 def test_copies_past_the_end_are_refused(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 4)
     small = np.zeros(2, dtype=np.int32)
     for call in (lambda: q.memcpy(p, np.zeros(5, np.int32), 20), lambda: q.memcpy(p + 1, small, 16),
@@ -874,7 +874,7 @@ def test_copies_past_the_end_are_refused(device: sycl.device) -> None:
 
 def test_use_after_free_is_refused(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 4)
     offset = p + 1
     sycl.free(p, q)
@@ -886,7 +886,7 @@ def test_use_after_free_is_refused(device: sycl.device) -> None:
 
 def test_free_keeps_memory_for_commands_already_submitted(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     src, dst = ints(q, kind, 1024), ints(q, kind, 1024)
     write(q, src, np.arange(1024, dtype=np.int32))
     gate = threading.Event()
@@ -902,7 +902,7 @@ def test_free_keeps_memory_for_commands_already_submitted(device: sycl.device) -
 
 def test_allocation_from_many_threads(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     errors: list[BaseException] = []
 
     def work(t: int) -> None:
@@ -926,7 +926,7 @@ def test_allocation_from_many_threads(device: sycl.device) -> None:
 
 def test_free_racing_with_use_on_another_thread(device: sycl.device) -> None:
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     outcomes: list[str] = []
     for _ in range(20):
         p = ints(q, kind, 64)
@@ -962,7 +962,7 @@ def test_a_pyopencl_array_on_usm_in_a_host_task_is_ordered_with_the_commands(dev
     import pyopencl.array as cla
 
     kind = any_kind(device)
-    q = sycl.queue(device)
+    q = sycl.queue(sycl.context(device), device)
     p = ints(q, kind, 64)
     filled = q.fill(p, np.int32(2), 64)
     seen: list[type[Warning]] = []

@@ -16,7 +16,7 @@ from .._native import cl
 from .._process import STATE as PROCESS
 from .._process import forked_error
 from . import progress
-from .actions import DeviceAction, HostTask, NativeTask
+from .actions import Barrier, DeviceAction, HostTask, NativeTask
 from .coherence import plan, restore
 from .hostops import start
 from .issue import issue
@@ -77,7 +77,7 @@ def _device_op(
     for it; interrupted after, the op joins its lane, so that ``queue.wait()`` waits for it
     and the buffers it owns end when it completes (rules S26, S29)."""
     op = _open(lane, depends_on, False, owners)
-    saved = None
+    saved = replays = None
     try:
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
         op.work = action
@@ -90,14 +90,30 @@ def _device_op(
             issue(op, events)
         if replays is not None:
             apply(replays, op)
+            replays = None
         lane.add(op)
     except BaseException:
         if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
             to_the_end(_abandon, op, saved or ())
         elif op.state != DONE:  # enqueued or waiting: the lane's wait, and its owners' end, wait for it
             to_the_end(lane.add, op)
+            if replays is not None:  # its plans maybe half replayed
+                to_the_end(settle, lane, requirements, (op,), None)
         raise
     return op
+
+
+def settle(lane: Lane, requirements: Sequence[Requirement], after: Sequence[Command], owners: Any) -> None:
+    """After a command enqueued (or deferred: its op in ``after``) on ``lane`` whose records an
+    interrupt left unfinished (its op not made, or its plans half replayed): a barrier behind
+    it on the lane's in-order queue that reads and writes each of its ``requirements`` there,
+    planned in full, so that the
+    memory objects' records are those of a write on the lane's device after it, whatever the
+    replay left, and later commands, ``queue.wait()`` and the end of ``owners`` (what the
+    command was to keep, rule S29) wait for it (rule S26). Run by ``to_the_end``: a second
+    barrier is harmless."""
+    both = [req._replace(writes=True, needs_old=True) for req in requirements]
+    _device_op(lane, Barrier(), both, after, owners)
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool, owners: Any) -> Op:

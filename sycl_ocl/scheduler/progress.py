@@ -13,6 +13,7 @@ go to ``POOL``, a bounded pool of host threads (docs/scheduler.md rule S24).
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import threading
 from collections.abc import Callable
@@ -101,11 +102,35 @@ def _fired(key: int) -> None:
     RUNTIME.kick()
 
 
+class Deferred:
+    """A device op waiting in the DAG (``defer``). Parked on the latch of the dependency that
+    holds it back, it is looked at again only when that latch is set (``release``), as a host
+    op is (``Waiting``): a backlog of n deferred ops drains in O(n) looks, not O(n^2). One held
+    back by another context's event or a user event (whose callback wakes the progress thread)
+    is looked at every pass."""
+
+    __slots__ = ("op", "seq")
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.seq = next(_SEQ)
+
+    def __lt__(self, other: Deferred) -> bool:  # submission order, in ``_drain``'s heap
+        return self.seq < other.seq
+
+    def release(self) -> None:
+        """The latch it was parked on was set: look at it again (lock-free, from any thread)."""
+        RUNTIME.looks.append(self)
+        RUNTIME.kick()
+
+
 def defer(op: Op) -> None:
     """Keep ``op`` in the DAG until its dependencies allow enqueueing it (under the lock)."""
     if op.flag is None:
         op.flag = Latch()
-    RUNTIME.deferred.append(op)
+    waiting = Deferred(op)
+    RUNTIME.deferred[op] = waiting
+    RUNTIME.looks.append(waiting)
 
 
 def drain() -> None:
@@ -114,29 +139,64 @@ def drain() -> None:
     A failed dependency does not stop an op: it runs and reports its own errors
     (docs/scheduler.md rule S10).
     """
-    if RUNTIME.deferred or RUNTIME.hosts or RUNTIME.unblocked or RUNTIME.foreign:
+    if RUNTIME.looks or RUNTIME.remote or RUNTIME.hosts or RUNTIME.unblocked or RUNTIME.foreign:
         with RUNTIME: _drain(RUNTIME.deferred)  # noqa: E701  # one line (rule S26)
 
 
-def _drain(deferred: list[Op]) -> None:
-    """``drain`` under the lock."""
+def _drain(deferred: dict[Op, Deferred]) -> None:
+    """``drain`` under the lock: look at the deferred ops to look at (``Deferred``), in
+    submission order, each op released by one issued here included."""
     _dispatch()
-    still = []
-    for op in deferred:
+    looks, remote = RUNTIME.looks, RUNTIME.remote
+    todo = remote[:]
+    remote.clear()
+    while looks:
+        todo.append(looks.popleft())
+    heapq.heapify(todo)
+    while todo:
+        waiting = heapq.heappop(todo)
+        op = waiting.op
         if op.state != DEFERRED:
-            continue
-        events = wait_list(op)
-        if events is BLOCKED:
-            still.append(op)
-            continue
-        try:
-            issue(op, events)
-        except exception as error:
-            refuse(op, error, events)
+            deferred.pop(op, None)
         else:
-            UNDO.pop(op, None)
-    deferred[:] = still
+            _look(waiting, deferred)
+        while looks:  # released by an op issued just now: later in submission order
+            heapq.heappush(todo, looks.popleft())
     _dispatch()  # a host op behind a device op issued just now
+
+
+def _look(waiting: Deferred, deferred: dict[Op, Deferred]) -> None:
+    """Issue the deferred op of ``waiting`` if its dependencies allow it, else park it."""
+    op = waiting.op
+    events = wait_list(op)
+    if events is BLOCKED:
+        latch = _holding(op)
+        if latch is None:
+            RUNTIME.remote.append(waiting)
+            return
+        latch.waiters.append(waiting)
+        if latch.done:  # set meanwhile: its ``set`` may have missed this one
+            RUNTIME.looks.append(waiting)
+        return
+    deferred.pop(op, None)
+    try:
+        issue(op, events)
+    except exception as error:
+        refuse(op, error, events)
+    else:
+        UNDO.pop(op, None)
+
+
+def _holding(op: Op) -> Latch | None:
+    """The latch to park the blocked ``op`` on: the flag of its first dependency that is
+    deferred, or a host op not complete, set once that is not so (``Op.issued``,
+    ``Op.finish``); None where none is, or its flag is set already (another context's event
+    or a user event holds it back: looked at every pass)."""
+    for dep in op.deps:
+        if type(dep) is Op and dep.state != DONE and (dep.state == DEFERRED or dep.host):
+            flag = dep.flag
+            return flag if flag is not None and not flag.done else None
+    return None
 
 
 def refuse(op: Op, error: exception, events: list[cl.Event] | None) -> None:

@@ -93,14 +93,25 @@ def _device_op(
             replays = None
         lane.add(op)
     except BaseException:
-        if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
-            to_the_end(_abandon, op, saved or ())
-        elif op.state != DONE:  # enqueued or waiting: the lane's wait, and its owners' end, wait for it
-            to_the_end(lane.add, op)
-            if replays is not None:  # its plans maybe half replayed
-                to_the_end(settle, lane, requirements, (op,), None)
+        try:
+            to_the_end(_unwind, op, lane, requirements, saved, replays)
+        except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there): again
+            to_the_end(_unwind, op, lane, requirements, saved, replays)
         raise
     return op
+
+
+def _unwind(op: Op, lane: Lane, requirements: Sequence[Requirement], saved: Any, replays: Any) -> None:
+    """``_device_op`` refused or interrupted: an op neither enqueued nor waiting is undone and
+    ended; one enqueued or waiting joins its lane, so that the lane's wait and its owners' end
+    wait for it, and a barrier settles its plans where they were maybe half replayed. Safe to
+    run again (``to_the_end``)."""
+    if op.state == DEFERRED and op not in RUNTIME.deferred:
+        _abandon(op, saved or ())
+    elif op.state != DONE:
+        lane.add(op)
+        if replays is not None:
+            settle(lane, requirements, (op,), None)
 
 
 def settle(lane: Lane, requirements: Sequence[Requirement], after: Sequence[Command], owners: Any) -> None:
@@ -186,10 +197,18 @@ def _host_task(
         lane.add(op)
         start(op, saved)
     except BaseException:
-        if not any(waiting.op is op for waiting in RUNTIME.hosts):  # it did not start
-            to_the_end(_abandon, op, saved)
+        try:
+            to_the_end(_unwind_host, op, saved)
+        except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there): again
+            to_the_end(_unwind_host, op, saved)
         raise
     return op
+
+
+def _unwind_host(op: Op, saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:
+    """``_host_task`` refused or interrupted: undone and ended where it did not start."""
+    if not any(waiting.op is op for waiting in RUNTIME.hosts):
+        _abandon(op, saved)
 
 
 def _abandon(op: Op, saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:

@@ -30,7 +30,10 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
         op.issued(ev, keep or None)
     except BaseException as error:
         if ev is not keep:  # enqueued, an interrupt before it was recorded: issued all the same (rule S26)
-            to_the_end(op.issued, ev, keep or None)
+            try:
+                to_the_end(op.issued, ev, keep or None)
+            except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there)
+                to_the_end(op.issued, ev, keep or None)
         elif isinstance(error, cl.Error):
             raise translate(error, "enqueueing a command") from error
         raise

@@ -17,6 +17,7 @@ import heapq
 import itertools
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .._async_errors import log
@@ -104,7 +105,7 @@ def _fired(key: int) -> None:
 
 class Deferred:
     """A device op waiting in the DAG (``defer``). Parked on the latch of the dependency that
-    holds it back, it is looked at again only when that latch is set (``release``), as a host
+    holds it back, it is looked at again only when that latch is set (``park``), as a host
     op is (``Waiting``): a backlog of n deferred ops drains in O(n) looks, not O(n^2). One held
     back by another context's event or a user event (whose callback wakes the progress thread)
     is looked at every pass."""
@@ -118,10 +119,14 @@ class Deferred:
     def __lt__(self, other: Deferred) -> bool:  # submission order, in ``_drain``'s heap
         return self.seq < other.seq
 
-    def release(self) -> None:
-        """The latch it was parked on was set: look at it again (lock-free, from any thread)."""
-        RUNTIME.looks.append(self)
-        RUNTIME.kick()
+
+def park(waiting: Deferred | Waiting, latch: Latch) -> bool:
+    """Park a waiting op on ``latch``: once set, it hands ``waiting`` to the progress thread
+    (``SimpleQueue.put``, a call that runs no Python frame, so no interrupt skips it: rule
+    S26), which looks at it again (``_progress``). False where the latch is set already (its
+    ``set`` may have missed it): look at it again now."""
+    latch.waiters.append(partial(RUNTIME.wake.put, waiting))
+    return not latch.done
 
 
 def defer(op: Op) -> None:
@@ -174,8 +179,7 @@ def _look(waiting: Deferred, deferred: dict[Op, Deferred]) -> None:
         if latch is None:
             RUNTIME.remote.append(waiting)
             return
-        latch.waiters.append(waiting)
-        if latch.done:  # set meanwhile: its ``set`` may have missed this one
+        if not park(waiting, latch):
             RUNTIME.looks.append(waiting)
         return
     deferred.pop(op, None)
@@ -213,8 +217,8 @@ def refuse(op: Op, error: exception, events: list[cl.Event] | None) -> None:
 class Waiting:
     """A host op waiting in the DAG for its dependencies (``run_host``): ``run(op)`` once they
     allow it, ``failed(op, error)`` when no thread can. Parked on the latch of the dependency
-    that holds it back, it is looked at again only when that latch is set (``release``, called
-    by ``Latch.set``): a backlog of n host ops drains in O(n) looks, not O(n^2)."""
+    that holds it back (``park``), it is looked at again only when that latch is set: a
+    backlog of n host ops drains in O(n) looks, not O(n^2)."""
 
     __slots__ = ("failed", "next_dep", "op", "run", "sent", "seq")
 
@@ -223,12 +227,6 @@ class Waiting:
         self.seq = next(_SEQ)
         self.next_dep = 0  # the dependencies before it allow the op (they never go back)
         self.sent = False  # handed to the pool
-
-    def release(self) -> None:
-        """The latch it was parked on was set: look at it again (lock-free, from any thread)."""
-        RUNTIME.unblocked.append(self)
-        RUNTIME.kick()
-
 
 _SEQ = itertools.count()
 _FOREIGN: Any = object()  # held back by a user event (or an op with no latch): looked at every pass
@@ -265,10 +263,8 @@ def _dispatch() -> None:
             ready.append(waiting)
         elif blocker is _FOREIGN:
             foreign.append(waiting)
-        else:
-            blocker.waiters.append(waiting)
-            if blocker.done:  # set meanwhile: its ``set`` may have missed this one
-                todo.append(waiting)
+        elif not park(waiting, blocker):  # set meanwhile: its ``set`` may have missed this one
+            todo.append(waiting)
     ready.sort(key=_seq)
     for waiting in ready:
         POOL.submit(waiting.op, waiting.run, waiting.failed)
@@ -326,7 +322,11 @@ def _progress() -> None:
         while not wake.empty():  # one pass serves every wake-up so far
             woken.append(wake.get_nowait())
         for item in woken:
-            if item is not None:  # an object died unended, its finalizer interrupted (rule S26)
+            if isinstance(item, Deferred):  # a parked op whose latch was set (``park``)
+                RUNTIME.looks.append(item)
+            elif isinstance(item, Waiting):
+                RUNTIME.unblocked.append(item)
+            elif item is not None:  # an object died unended, its finalizer interrupted (rule S26)
                 run_logged(RUNTIME.orphaned(item), "ending what an interrupted finalizer left")
         while finalizers:
             run_logged(*finalizers.popleft())

@@ -88,7 +88,8 @@ class Runtime:
         self.watched: set[int] = set()  # OpenCL events with a completion callback
         # Wakes the progress thread. A SimpleQueue, not an Event: its put takes no Python lock,
         # so a finalizer may wake the thread even when it runs inside an Event's own lock.
-        self.wake: queue.SimpleQueue[Watch | None] = queue.SimpleQueue()
+        # Also what a parked op's latch hands over once set (``progress.park``).
+        self.wake: queue.SimpleQueue[Watch | Deferred | Waiting | None] = queue.SimpleQueue()
         self.spawns: deque[Spawn] = deque()  # threads for the progress thread to start
         # Finalizer work queued during a garbage collection, for the progress thread to run.
         self.finalizers: deque[tuple[Callable[[], Any], str]] = deque()
@@ -247,7 +248,9 @@ def to_the_end(work: Callable[..., Any], *args: Any) -> None:
     """Run ``work(*args)`` to its end, again while a KeyboardInterrupt interrupts it: the undo
     in a handler, where a second interrupt (a real signal's lands anywhere) would leave it half
     done and a command waited for for good (rule S26). ``work`` must be safe to run again; the
-    handler raises the first interrupt afterwards."""
+    handler raises the first interrupt afterwards. CPython also looks for an interrupt as this
+    function begins, before its ``try``: the handler calls it in a ``try`` of its own, and
+    again where one landed there."""
     while True:
         try:
             work(*args)

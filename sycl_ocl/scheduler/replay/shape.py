@@ -225,7 +225,10 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], ow
         apply(shape.plans, op)  # type: ignore[arg-type]  # found above
     except BaseException as error:
         if ev is not None:  # enqueued, its records unfinished (an interrupt): settled (rule S26)
-            to_the_end(settle, lane, group._requirements, (), owners)
+            try:
+                to_the_end(settle, lane, group._requirements, (), owners)
+            except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there)
+                to_the_end(settle, lane, group._requirements, (), owners)
         elif isinstance(error, cl.Error):
             raise translate(error, "enqueueing a command") from error
         raise

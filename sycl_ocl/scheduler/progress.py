@@ -153,20 +153,28 @@ def _drain(deferred: dict[Op, Deferred]) -> None:
     submission order, each op released by one issued here included."""
     _dispatch()
     looks, remote = RUNTIME.looks, RUNTIME.remote
-    todo = remote[:]
-    remote.clear()
-    while looks:
-        todo.append(looks.popleft())
-    heapq.heapify(todo)
-    while todo:
-        waiting = heapq.heappop(todo)
-        op = waiting.op
-        if op.state != DEFERRED:
-            deferred.pop(op, None)
-        else:
-            _look(waiting, deferred)
-        while looks:  # released by an op issued just now: later in submission order
-            heapq.heappush(todo, looks.popleft())
+    todo: list[Deferred] = []
+    waiting = None
+    try:  # interrupted (drain runs on the user's threads too), what it took is looked at again
+        todo += remote
+        remote.clear()
+        while looks:
+            todo.append(looks.popleft())
+        heapq.heapify(todo)
+        while todo:
+            waiting = heapq.heappop(todo)
+            op = waiting.op
+            if op.state != DEFERRED:
+                deferred.pop(op, None)
+            else:
+                _look(waiting, deferred)
+            waiting = None
+            while looks:  # released by an op issued just now: later in submission order
+                heapq.heappush(todo, looks.popleft())
+    except BaseException:
+        looks.extend([*todo, *remote] if waiting is None else [waiting, *todo, *remote])
+        remote.clear()
+        raise
     _dispatch()  # a host op behind a device op issued just now
 
 
@@ -182,13 +190,13 @@ def _look(waiting: Deferred, deferred: dict[Op, Deferred]) -> None:
         if not park(waiting, latch):
             RUNTIME.looks.append(waiting)
         return
-    deferred.pop(op, None)
     try:
         issue(op, events)
     except exception as error:
         refuse(op, error, events)
     else:
         UNDO.pop(op, None)
+    deferred.pop(op, None)
 
 
 def _holding(op: Op) -> Latch | None:
@@ -248,23 +256,29 @@ def _dispatch() -> None:
     hosts, unblocked, foreign = RUNTIME.hosts, RUNTIME.unblocked, RUNTIME.foreign
     if not (hosts or unblocked or foreign):
         return
-    todo = hosts + foreign
-    hosts.clear()
-    foreign.clear()
-    while unblocked:
-        todo.append(unblocked.popleft())
-    ready = []
-    for waiting in todo:  # grows where a latch was set as the op parked on it
-        if waiting.sent:
-            continue
-        blocker = _blocker(waiting)
-        if blocker is None:
-            waiting.sent = True
-            ready.append(waiting)
-        elif blocker is _FOREIGN:
-            foreign.append(waiting)
-        elif not park(waiting, blocker):  # set meanwhile: its ``set`` may have missed this one
-            todo.append(waiting)
+    todo: list[Waiting] = []
+    ready: list[Waiting] = []
+    try:  # interrupted (it runs on the user's threads too), what it took is looked at again
+        todo += hosts
+        todo += foreign
+        hosts.clear()
+        foreign.clear()
+        while unblocked:
+            todo.append(unblocked.popleft())
+        for waiting in todo:  # grows where a latch was set as the op parked on it
+            if waiting.sent:
+                continue
+            blocker = _blocker(waiting)
+            if blocker is None:
+                waiting.sent = True
+                ready.append(waiting)
+            elif blocker is _FOREIGN:
+                foreign.append(waiting)
+            elif not park(waiting, blocker):  # set meanwhile: its ``set`` may have missed this one
+                todo.append(waiting)
+    except BaseException:
+        hosts.extend(todo)  # looked at once more (those parked meanwhile too)
+        raise
     ready.sort(key=_seq)
     for waiting in ready:
         POOL.submit(waiting.op, waiting.run, waiting.failed)

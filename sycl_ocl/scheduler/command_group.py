@@ -118,11 +118,10 @@ def settle(lane: Lane, requirements: Sequence[Requirement], after: Sequence[Comm
     """After a command enqueued (or deferred: its op in ``after``) on ``lane`` whose records an
     interrupt left unfinished (its op not made, or its plans half replayed): a barrier behind
     it on the lane's in-order queue that reads and writes each of its ``requirements`` there,
-    planned in full, so that the
-    memory objects' records are those of a write on the lane's device after it, whatever the
-    replay left, and later commands, ``queue.wait()`` and the end of ``owners`` (what the
-    command was to keep, rule S29) wait for it (rule S26). Run by ``to_the_end``: a second
-    barrier is harmless."""
+    planned in full, so that the memory objects' records are those of a write on the lane's
+    device after it, whatever the replay left, and later commands, ``queue.wait()`` and the
+    end of ``owners`` (what the command was to keep, rule S29) wait for it (rule S26). Run by
+    ``to_the_end``: a second barrier is harmless."""
     both = [req._replace(writes=True, needs_old=True) for req in requirements]
     _device_op(lane, Barrier(), both, after, owners)
 

@@ -19,7 +19,7 @@ from functools import partial
 from operator import methodcaller
 from time import monotonic
 
-POLL_S = 0.05  # a waiter whose release an interrupted ``set`` skipped wakes this late at most
+POLL_S = 0.05  # a waiter looks at ``done`` this often
 
 _CALL = methodcaller("__call__")
 # Runs an iterator to its end, in C.
@@ -49,6 +49,7 @@ class Latch:
         """Mark done and wake every waiter."""
         self.done = True
         _CALL_ALL(self._calls)
+        self.waiters.clear()  # what they hold (a parked op) goes; the iterator reached the end
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until set or ``timeout`` seconds passed; whether it is set. Interrupted, the

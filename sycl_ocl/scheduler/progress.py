@@ -236,6 +236,7 @@ class Waiting:
         self.next_dep = 0  # the dependencies before it allow the op (they never go back)
         self.sent = False  # handed to the pool
 
+
 _SEQ = itertools.count()
 _FOREIGN: Any = object()  # held back by a user event (or an op with no latch): looked at every pass
 

@@ -31,7 +31,7 @@ class Latch:
     ops use); ``set`` also releases the ops parked on it (``progress``).
 
     A waiter is a call that takes no argument and runs no Python frame (a lock's ``release``;
-    a parked op's ``SimpleQueue.put`` to the progress thread): ``set`` calls each in one C
+    for a parked op, a ``deque.append`` and a ``SimpleQueue.put``): ``set`` calls each in one C
     call, where no interrupt can land, over an iterator made with the latch (a list's iterator
     sees what is appended until it reaches the end), so none is skipped or called twice."""
 

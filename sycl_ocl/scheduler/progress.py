@@ -121,11 +121,13 @@ class Deferred:
 
 
 def park(waiting: Deferred | Waiting, latch: Latch) -> bool:
-    """Park a waiting op on ``latch``: once set, it hands ``waiting`` to the progress thread
-    (``SimpleQueue.put``, a call that runs no Python frame, so no interrupt skips it: rule
-    S26), which looks at it again (``_progress``). False where the latch is set already (its
-    ``set`` may have missed it): look at it again now."""
-    latch.waiters.append(partial(RUNTIME.wake.put, waiting))
+    """Park a waiting op on ``latch``: once set, it puts ``waiting`` where the next pass looks
+    (``RUNTIME.looks``, a host op's ``RUNTIME.unblocked``) and wakes the progress thread, by
+    calls that run no Python frame, so that no interrupt skips them (``Latch.set``, rule S26).
+    False where the latch is set already (its ``set`` may have missed it): look at it again
+    now."""
+    queued = RUNTIME.looks if type(waiting) is Deferred else RUNTIME.unblocked
+    latch.waiters += (partial(queued.append, waiting), _KICK)  # type: ignore[arg-type]  # one deque each
     return not latch.done
 
 
@@ -238,6 +240,7 @@ class Waiting:
 
 
 _SEQ = itertools.count()
+_KICK = partial(RUNTIME.wake.put, None)  # ``RUNTIME.kick`` in C
 _FOREIGN: Any = object()  # held back by a user event (or an op with no latch): looked at every pass
 
 
@@ -337,11 +340,7 @@ def _progress() -> None:
         while not wake.empty():  # one pass serves every wake-up so far
             woken.append(wake.get_nowait())
         for item in woken:
-            if isinstance(item, Deferred):  # a parked op whose latch was set (``park``)
-                RUNTIME.looks.append(item)
-            elif isinstance(item, Waiting):
-                RUNTIME.unblocked.append(item)
-            elif item is not None:  # an object died unended, its finalizer interrupted (rule S26)
+            if item is not None:  # an object died unended, its finalizer interrupted (rule S26)
                 run_logged(RUNTIME.orphaned(item), "ending what an interrupted finalizer left")
         while finalizers:
             run_logged(*finalizers.popleft())

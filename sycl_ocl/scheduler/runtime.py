@@ -88,8 +88,7 @@ class Runtime:
         self.watched: set[int] = set()  # OpenCL events with a completion callback
         # Wakes the progress thread. A SimpleQueue, not an Event: its put takes no Python lock,
         # so a finalizer may wake the thread even when it runs inside an Event's own lock.
-        # Also what a parked op's latch hands over once set (``progress.park``).
-        self.wake: queue.SimpleQueue[Watch | Deferred | Waiting | None] = queue.SimpleQueue()
+        self.wake: queue.SimpleQueue[Watch | None] = queue.SimpleQueue()
         self.spawns: deque[Spawn] = deque()  # threads for the progress thread to start
         # Finalizer work queued during a garbage collection, for the progress thread to run.
         self.finalizers: deque[tuple[Callable[[], Any], str]] = deque()

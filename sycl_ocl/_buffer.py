@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import sys
 import weakref
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from types import CodeType, FrameType
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyopencl as cl
@@ -27,6 +28,7 @@ from .scheduler import (
     TransferCounters,
     add_handle,
     adopt,
+    may_call_user,
     native_buffers,
     own,
     set_final_data,
@@ -191,6 +193,11 @@ class buffer(MemoryHandle):
     def _attach(self) -> None:
         self._alive = True
         self._token = add_handle(self._root)
+
+    def __del__(self) -> None:
+        if getattr(self, "_alive", False):
+            _hand_on_to_command_group(self)
+        super().__del__()
 
     # --- destruction (§4.7.2.3) ---------------------------------------------------------
 
@@ -362,6 +369,45 @@ def element_type(dtype: Any) -> np.dtype[Any]:
         raise exception(
             errc.invalid, f"elements of {dt} are Python objects; memory holds plain data (device copyable)")
     return dt
+
+
+_Runner = TypeVar("_Runner", bound=Callable[..., Any])
+# The code of the functions that run a command-group function, its handler their local ``h``
+# (``runs_command_groups``).
+_RUNNERS: set[CodeType] = set()
+
+
+def runs_command_groups(fn: _Runner) -> _Runner:
+    """Mark ``fn`` as a function that runs a command-group function with the handler in its
+    local ``h`` (``queue.submit``): a buffer whose last reference that function drops finds
+    the handler on the stack (``_hand_on_to_command_group``). Costs nothing per call."""
+    _RUNNERS.add(fn.__code__)
+    return fn
+
+
+def _hand_on_to_command_group(buf: buffer) -> None:
+    """Rule S29 where ``buf``'s last reference goes inside a command-group function on this
+    thread whose command group has an accessor of its memory object (one that took a window
+    the buffer kept joins with no work, rule S20, and holds nothing: ``sycl.accessor(
+    bufs.pop(), h)``): a new handle of it joins the group's ``_owning``, so that the command
+    keeps the buffer until it completes (``held_only_by``), as the accessor would in C++.
+    Outside a collection and the scheduler, on a user's thread only (``may_call_user``);
+    cheap where it does nothing: a look at the frames of the stack."""
+    root = buf._root
+    if root.handles != 1 or not may_call_user():
+        return
+    frame: FrameType | None = sys._getframe(1)  # buffer.__del__'s
+    while frame is not None:
+        if frame.f_code in _RUNNERS:
+            h = frame.f_locals.get("h")
+            if h is not None and any(acc._win.req.memory is root for acc in h._accessors):
+                heir = buf._another_handle(buf._range, buf._dtype)
+                if h._owning is None:
+                    h._owning = [heir]
+                else:
+                    h._owning.append(heir)
+                return
+        frame = frame.f_back
 
 
 def held_only_by(buffers: list[buffer]) -> list[buffer] | None:

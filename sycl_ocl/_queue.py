@@ -12,7 +12,7 @@ from ._accessor import accessor
 from ._aspect import aspect
 from ._async_errors import AsyncErrors
 from ._backend import backend
-from ._buffer import held_only_by
+from ._buffer import held_only_by, runs_command_groups
 from ._context import AsyncHandler, context
 from ._device import device
 from ._event import event, event_of
@@ -180,6 +180,7 @@ class queue(NativeWrapper, PropertyHolder):
         """The value of a ``sycl.info.queue`` descriptor (§4.6.5.2)."""
         return check_namespace(desc, "queue", "queue").query(self)
 
+    @runs_command_groups
     def submit(self, cgf: Callable[[handler], Any], secondary_queue: queue | None = None) -> event:
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1).
 
@@ -212,7 +213,9 @@ class queue(NativeWrapper, PropertyHolder):
                 return h._submit()
             return self._finish(h)
         except BaseException:
-            h._owning = None  # the error's traceback holds the handler: not its buffers (rule S29)
+            # The error's traceback holds the handler: not its buffers, nor, as its accessors
+            # go first, a buffer handed on to it as they end (rule S29).
+            h._accessors, h._owning = [], None
             raise
 
     def _submit_or_fall_back(self, cgf: Callable[[handler], Any], secondary: queue) -> event:

@@ -791,3 +791,54 @@ def test_a_buffer_the_program_holds_still_ends_when_it_drops_it(queue: sycl.queu
     threading.Timer(0.2, gate.set).start()
     del b  # its last handle: waits for the kernel, then writes back
     assert (a == 1).all() and a.flags.writeable
+
+
+def test_a_buffer_whose_last_reference_the_command_group_drops_lives_until_its_kernel_completes(
+        queue: sycl.queue) -> None:
+    # Its second accessor takes the window the first left (rule S20) and joins with no work.
+    a = np.zeros(8, dtype=np.int32)
+    bufs = [sycl.buffer(a)]
+    queue.submit(lambda h: h.parallel_for(sycl.range(8), "tb_inc", sycl.accessor(bufs[0], h)))
+    queue.wait()
+    gate = threading.Event()
+    gated = queue.submit(lambda h: h.host_task(gate.wait))
+
+    def cgf(h: sycl.handler) -> None:
+        h.depends_on(gated)
+        h.parallel_for(sycl.range(8), "tb_inc", sycl.accessor(bufs.pop(), h))
+
+    ev = queue.submit(cgf)
+    held = not a.flags.writeable  # still the buffer's: its kernel has not run
+    gate.set()
+    ev.wait()
+    queue.wait()
+    assert held
+    assert (a == 2).all() and a.flags.writeable
+
+
+def test_a_buffer_dropped_by_its_command_group_on_the_fast_path_is_written_back(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    bufs = [sycl.buffer(a)]
+    for expected in (1, 2, 3):
+        if expected == 3:
+            queue.submit(lambda h: h.parallel_for(sycl.range(8), "tb_inc", sycl.accessor(bufs.pop(), h)))
+        else:
+            queue.submit(lambda h: h.parallel_for(sycl.range(8), "tb_inc", sycl.accessor(bufs[0], h)))
+        queue.wait()
+    assert (a == 3).all() and a.flags.writeable
+
+
+def test_a_buffer_dropped_by_a_command_group_that_raises_ends_there(queue: sycl.queue) -> None:
+    a = np.zeros(8, dtype=np.int32)
+    bufs = [sycl.buffer(a)]
+    _inc(queue, bufs[0])
+    queue.wait()
+
+    def cgf(h: sycl.handler) -> None:
+        sycl.accessor(bufs.pop(), h)
+        raise RuntimeError("the command group fails")
+
+    with pytest.raises(RuntimeError) as failure:
+        queue.submit(cgf)
+    assert failure.traceback  # the traceback holds the handler, not the buffer
+    assert (a == 1).all() and a.flags.writeable

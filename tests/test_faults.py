@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import inspect
 import itertools
 import os
 import random
@@ -36,6 +37,11 @@ sycl.register_kernel_source(
     """
     __kernel void fault_inc(__global int* a) { a[get_global_id(0)] += 1; }
     __kernel void fault_add(__global int* a, int w) { a[get_global_id(0)] += w; }
+    __kernel void fault_slow_add(__global int* a, int w, int spin) {
+        uint x = get_global_id(0);
+        for (int i = 0; i < spin; ++i) x = x * 1664525u + 1013904223u;  // a kernel that takes long
+        a[get_global_id(0)] += spin > 0 && x == 7u ? w + 1 : w;  // x is never 7 for the spins used
+    }
     __kernel void fault_image_add(read_only image1d_t src, write_only image1d_t dst, int w) {
         int x = get_global_id(0);
         write_imagei(dst, x, read_imagei(src, x) + (int4)(w));
@@ -1194,6 +1200,101 @@ def test_an_interrupt_on_the_collectors_callback_keeps_the_write_back(
         gc.enable()
     assert dropped == [KeyboardInterrupt]
     assert data.tolist() == [5] * N and data.flags.writeable
+
+
+# --- an interrupt just after a command was enqueued ---------------------------------------------
+# The windows between the driver's enqueue returning and the op recording it: in ``issue`` (a
+# command planned in full) and on the launch fast path (``replay.shape._launch``: the op made,
+# its owners set, its plans replayed). An interrupt there must leave the command counted: its
+# result reaches host accessors and the write-back, ``q.wait()`` waits for it (rule S26), and a
+# buffer only it holds ends when it completed (rule S29).
+
+
+def interrupt_at_line(call: Callable[[], object], function: Callable[..., Any], text: str) -> bool:
+    """Run ``call`` with a KeyboardInterrupt raised as ``function`` (of sycl_ocl) starts its
+    first line that holds ``text``; True where it was raised (the call went on past it)."""
+    lines, first = inspect.getsourcelines(function)
+    target = next(first + k for k, line in enumerate(lines) if text in line)
+    code = function.__code__
+    raised = [False]
+
+    def trace(frame: Any, event: str, arg: object) -> Any:
+        if frame.f_code is not code:
+            return None
+        if event == "line" and frame.f_lineno == target and not raised[0]:
+            raised[0] = True
+            raise KeyboardInterrupt
+        return trace
+
+    sys.settrace(trace)
+    try:
+        call()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sys.settrace(None)
+    return raised[0]
+
+
+def test_an_interrupt_after_issue_enqueued_keeps_the_command(device: sycl.device) -> None:
+    """``issue``: interrupted after the action's enqueue returned, before the op recorded it."""
+    from sycl_ocl.scheduler import issue as issuing
+
+    q = sycl.queue(device)
+    data = np.zeros(N, dtype=np.int32)
+    bufs = [sycl.buffer(data)]
+    assert interrupt_at_line(lambda: q.submit(add(bufs[0], 1)), issuing.issue, "op.issued(")
+    within(HANG_S, q.wait)
+    q.submit(add(bufs[0], 2))
+    with sycl.host_accessor(bufs[0], sycl.read_only) as acc:
+        assert np.asarray(acc).tolist() == [3] * N  # the interrupted kernel counted
+    bufs.clear()
+    assert data.tolist() == [3] * N
+
+
+def slow_add(buf: sycl.buffer, w: int, spin: int) -> Callable[[sycl.handler], None]:
+    return lambda h: h.parallel_for(N, "fault_slow_add", sycl.accessor(buf, h), np.int32(w), np.int32(spin))
+
+
+def spins(device: sycl.device) -> int:
+    """A spin of ``fault_slow_add`` that takes about a second (Oclgrind simulates each step)."""
+    return 2_000 if "Oclgrind" in device.get_platform().get_info(sycl.info.platform.name) else 20_000_000
+
+
+@pytest.mark.parametrize(("text", "held"), [
+    ("op = new_op(", "by the program"), ("op = new_op(", "by the command"),
+    ("op.owners = owners", "by the command"), ("apply(shape.plans", "by the program")])
+def test_an_interrupt_after_a_fast_launch_enqueued_keeps_the_command(
+        device: sycl.device, text: str, held: str) -> None:
+    """``replay.shape._launch``: interrupted after ``cl.enqueue_nd_range_kernel`` returned, before
+    the op was made, given its owners, or its plans replayed. A slow kernel: ``q.wait()`` must
+    wait for it, and a buffer only it holds (rule S29) must live until it completed. (PoCL and
+    Oclgrind order the commands on one ``cl_mem`` themselves: a read does not show the gap.)"""
+    from sycl_ocl.scheduler.replay import shape
+
+    q = sycl.queue(device)
+    data = np.zeros(N, dtype=np.int32)
+    bufs = [sycl.buffer(data)]
+    q.submit(slow_add(bufs[0], 1, 0))
+    q.submit(slow_add(bufs[0], 1, 0))  # the shape bound: the next launch takes the fast path
+    q.wait()
+    spin = spins(device)
+
+    def cgf(h: sycl.handler) -> None:  # by the command: the command group drops the buffer
+        buf = bufs[0] if held == "by the program" else bufs.pop()
+        h.parallel_for(N, "fault_slow_add", sycl.accessor(buf, h), np.int32(5), np.int32(spin))
+
+    started = time.monotonic()
+    assert interrupt_at_line(lambda: q.submit(cgf), shape._launch, text)
+    if held == "by the command":
+        assert not data.flags.writeable  # still the buffer's: its kernel runs
+    within(HANG_S, q.wait)
+    waited = time.monotonic() - started
+    bufs.clear()
+    assert data.flags.writeable and data.tolist() == [7] * N  # the kernel counted, written back
+    started = time.monotonic()
+    q.submit(slow_add(sycl.buffer(np.zeros(N, np.int32)), 0, spins(device))).wait()
+    assert waited > (time.monotonic() - started) / 2, "q.wait() returned before the interrupted kernel ran"
 
 
 # --- interrupts interleaved: a real signal every 2 ms ------------------------------------------

@@ -840,3 +840,34 @@ def test_a_backlog_of_host_tasks_drains_in_linear_time(queue: sycl.queue) -> Non
     small, large = _drain_seconds(queue, 2000), _drain_seconds(queue, 10000)
     print(f"drained 2,000 host tasks in {small:.3f} s, 10,000 in {large:.3f} s")
     assert large < 12 * small + 0.2 and large < 5, (small, large)
+
+
+def _deferred_drain_seconds(device: sycl.device, n: int) -> float:
+    """Seconds for ``n`` kernels on an in-order queue, each deferred behind a host task (which
+    follows the kernel before it), all behind a gate, to drain once the gate opens."""
+    q = sycl.queue(device, prop_list=[sycl.property.queue.in_order()])
+    data = np.zeros(4, np.int32)
+    bufs = [sycl.buffer(data)]
+    gate = threading.Event()
+    q.submit(lambda h: h.host_task(lambda: gate.wait(60)))
+    for _ in range(n):
+        q.submit(lambda h: h.host_task(lambda: None))
+        q.submit(lambda h: h.parallel_for(4, "ts_inc", sycl.accessor(bufs[0], h)))
+    start = time.perf_counter()
+    gate.set()
+    q.wait()
+    seconds = time.perf_counter() - start
+    bufs.clear()
+    assert data.tolist() == [n] * 4
+    return seconds
+
+
+def test_a_backlog_of_deferred_kernels_drains_in_linear_time(device: sycl.device) -> None:
+    """Each pass of the scheduler looked at every deferred kernel: 4,000 kernels, each behind a
+    host task, took 2.0 s to drain, 1,000 0.14 s (docs/reliability.md, "Host threads"); now
+    each is parked on the latch of what holds it back (``progress.Deferred``). Five times the
+    kernels must take about five times as long, not twenty-five."""
+    _deferred_drain_seconds(device, 100)  # warm: the kernel built, the pool's threads
+    small, large = _deferred_drain_seconds(device, 1000), _deferred_drain_seconds(device, 5000)
+    print(f"drained 1,000 deferred kernels in {small:.3f} s, 5,000 in {large:.3f} s")
+    assert large < 12 * small + 0.2, (small, large)

@@ -16,7 +16,7 @@ from .._native import cl
 from .._process import STATE as PROCESS
 from .._process import forked_error
 from . import progress
-from .actions import DeviceAction, HostTask, NativeTask
+from .actions import Barrier, DeviceAction, HostTask, NativeTask
 from .coherence import plan, restore
 from .hostops import start
 from .issue import issue
@@ -77,7 +77,7 @@ def _device_op(
     for it; interrupted after, the op joins its lane, so that ``queue.wait()`` waits for it
     and the buffers it owns end when it completes (rules S26, S29)."""
     op = _open(lane, depends_on, False, owners)
-    saved = None
+    saved = replays = None
     try:
         replays, saved = _plan_device(op, lane, requirements) if requirements else (None, None)
         op.work = action
@@ -90,14 +90,40 @@ def _device_op(
             issue(op, events)
         if replays is not None:
             apply(replays, op)
+            replays = None
         lane.add(op)
     except BaseException:
-        if op.state == DEFERRED and op not in RUNTIME.deferred:  # neither enqueued nor waiting
-            to_the_end(_abandon, op, saved or ())
-        elif op.state != DONE:  # enqueued or waiting: the lane's wait, and its owners' end, wait for it
-            to_the_end(lane.add, op)
+        try:
+            to_the_end(_unwind, op, lane, requirements, saved, replays)
+        except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there): again
+            to_the_end(_unwind, op, lane, requirements, saved, replays)
         raise
     return op
+
+
+def _unwind(op: Op, lane: Lane, requirements: Sequence[Requirement], saved: Any, replays: Any) -> None:
+    """``_device_op`` refused or interrupted: an op neither enqueued nor waiting is undone and
+    ended; one enqueued or waiting joins its lane, so that the lane's wait and its owners' end
+    wait for it, and a barrier settles its plans where they were maybe half replayed. Safe to
+    run again (``to_the_end``)."""
+    if op.state == DEFERRED and op not in RUNTIME.deferred:
+        _abandon(op, saved or ())
+    elif op.state != DONE:
+        lane.add(op)
+        if replays is not None:
+            settle(lane, requirements, (op,), None)
+
+
+def settle(lane: Lane, requirements: Sequence[Requirement], after: Sequence[Command], owners: Any) -> None:
+    """After a command enqueued (or deferred: its op in ``after``) on ``lane`` whose records an
+    interrupt left unfinished (its op not made, or its plans half replayed): a barrier behind
+    it on the lane's in-order queue that reads and writes each of its ``requirements`` there,
+    planned in full, so that the memory objects' records are those of a write on the lane's
+    device after it, whatever the replay left, and later commands, ``queue.wait()`` and the
+    end of ``owners`` (what the command was to keep, rule S29) wait for it (rule S26). Run by
+    ``to_the_end``: a second barrier is harmless."""
+    both = [req._replace(writes=True, needs_old=True) for req in requirements]
+    _device_op(lane, Barrier(), both, after, owners)
 
 
 def _open(lane: Lane, depends_on: Sequence[Command], host: bool, owners: Any) -> Op:
@@ -170,10 +196,18 @@ def _host_task(
         lane.add(op)
         start(op, saved)
     except BaseException:
-        if not any(waiting.op is op for waiting in RUNTIME.hosts):  # it did not start
-            to_the_end(_abandon, op, saved)
+        try:
+            to_the_end(_unwind_host, op, saved)
+        except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there): again
+            to_the_end(_unwind_host, op, saved)
         raise
     return op
+
+
+def _unwind_host(op: Op, saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:
+    """``_host_task`` refused or interrupted: undone and ended where it did not start."""
+    if not any(waiting.op is op for waiting in RUNTIME.hosts):
+        _abandon(op, saved)
 
 
 def _abandon(op: Op, saved: Sequence[tuple[MemoryObject, Snapshot]]) -> None:

@@ -49,7 +49,10 @@ def acquire(req: Requirement, name: object) -> Op:
         return op  # in the try: interrupted here, the hold is released too
     except BaseException:
         if op is not None:  # interrupted before its read-back: the host copy is not current
-            to_the_end(_give_up, req.memory, op)
+            try:
+                to_the_end(_give_up, req.memory, op)
+            except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there)
+                to_the_end(_give_up, req.memory, op)
         raise
 
 
@@ -68,7 +71,10 @@ def _plan(req: Requirement, name: object) -> Op:
             start(stager, saved)
         return op
     except BaseException:
-        to_the_end(_unplan, req.memory, op, saved)
+        try:
+            to_the_end(_unplan, req.memory, op, saved)
+        except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there)
+            to_the_end(_unplan, req.memory, op, saved)
         raise
 
 

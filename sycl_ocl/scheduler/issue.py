@@ -9,6 +9,7 @@ from .._native import cl, translate
 from .actions import KernelLaunch
 from .memory_object import HOST
 from .refusal import current
+from .runtime import to_the_end
 
 if TYPE_CHECKING:
     from .actions import DeviceAction
@@ -21,13 +22,21 @@ def issue(op: Op, wait_for: list[cl.Event] | None) -> None:
     lane: Lane = op.lane  # type: ignore[assignment]
     action: DeviceAction = op.work  # held by the op until it completes
     keep: list[Any] = []
+    ev: Any = keep  # not an event: not enqueued yet
     try:
         if op.moves:
             wait_for = enqueue_moves(op, lane, wait_for, keep)
         ev = action.enqueue(lane, wait_for, keep)
-    except cl.Error as error:
-        raise translate(error, "enqueueing a command") from error
-    op.issued(ev, keep or None)
+        op.issued(ev, keep or None)
+    except BaseException as error:
+        if ev is not keep:  # enqueued, an interrupt before it was recorded: issued all the same (rule S26)
+            try:
+                to_the_end(op.issued, ev, keep or None)
+            except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there)
+                to_the_end(op.issued, ev, keep or None)
+        elif isinstance(error, cl.Error):
+            raise translate(error, "enqueueing a command") from error
+        raise
     lane.unflushed = True
 
 

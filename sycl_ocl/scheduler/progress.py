@@ -13,9 +13,11 @@ go to ``POOL``, a bounded pool of host threads (docs/scheduler.md rule S24).
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .._async_errors import log
@@ -101,11 +103,41 @@ def _fired(key: int) -> None:
     RUNTIME.kick()
 
 
+class Deferred:
+    """A device op waiting in the DAG (``defer``). Parked on the latch of the dependency that
+    holds it back, it is looked at again only when that latch is set (``park``), as a host
+    op is (``Waiting``): a backlog of n deferred ops drains in O(n) looks, not O(n^2). One held
+    back by another context's event or a user event (whose callback wakes the progress thread)
+    is looked at every pass."""
+
+    __slots__ = ("op", "seq")
+
+    def __init__(self, op: Op) -> None:
+        self.op = op
+        self.seq = next(_SEQ)
+
+    def __lt__(self, other: Deferred) -> bool:  # submission order, in ``_drain``'s heap
+        return self.seq < other.seq
+
+
+def park(waiting: Deferred | Waiting, latch: Latch) -> bool:
+    """Park a waiting op on ``latch``: once set, it puts ``waiting`` where the next pass looks
+    (``RUNTIME.looks``, a host op's ``RUNTIME.unblocked``) and wakes the progress thread, by
+    calls that run no Python frame, so that no interrupt skips them (``Latch.set``, rule S26).
+    False where the latch is set already (its ``set`` may have missed it): look at it again
+    now."""
+    queued = RUNTIME.looks if type(waiting) is Deferred else RUNTIME.unblocked
+    latch.waiters += (partial(queued.append, waiting), _KICK)  # type: ignore[arg-type]  # one deque each
+    return not latch.done
+
+
 def defer(op: Op) -> None:
     """Keep ``op`` in the DAG until its dependencies allow enqueueing it (under the lock)."""
     if op.flag is None:
         op.flag = Latch()
-    RUNTIME.deferred.append(op)
+    waiting = Deferred(op)
+    RUNTIME.deferred[op] = waiting
+    RUNTIME.looks.append(waiting)
 
 
 def drain() -> None:
@@ -114,29 +146,71 @@ def drain() -> None:
     A failed dependency does not stop an op: it runs and reports its own errors
     (docs/scheduler.md rule S10).
     """
-    if RUNTIME.deferred or RUNTIME.hosts or RUNTIME.unblocked or RUNTIME.foreign:
+    if RUNTIME.looks or RUNTIME.remote or RUNTIME.hosts or RUNTIME.unblocked or RUNTIME.foreign:
         with RUNTIME: _drain(RUNTIME.deferred)  # noqa: E701  # one line (rule S26)
 
 
-def _drain(deferred: list[Op]) -> None:
-    """``drain`` under the lock."""
+def _drain(deferred: dict[Op, Deferred]) -> None:
+    """``drain`` under the lock: look at the deferred ops to look at (``Deferred``), in
+    submission order, each op released by one issued here included."""
     _dispatch()
-    still = []
-    for op in deferred:
-        if op.state != DEFERRED:
-            continue
-        events = wait_list(op)
-        if events is BLOCKED:
-            still.append(op)
-            continue
-        try:
-            issue(op, events)
-        except exception as error:
-            refuse(op, error, events)
-        else:
-            UNDO.pop(op, None)
-    deferred[:] = still
+    looks, remote = RUNTIME.looks, RUNTIME.remote
+    todo: list[Deferred] = []
+    waiting = None
+    try:  # interrupted (drain runs on the user's threads too), what it took is looked at again
+        todo += remote
+        remote.clear()
+        while looks:
+            todo.append(looks.popleft())
+        heapq.heapify(todo)
+        while todo:
+            waiting = heapq.heappop(todo)
+            op = waiting.op
+            if op.state != DEFERRED:
+                deferred.pop(op, None)
+            else:
+                _look(waiting, deferred)
+            waiting = None
+            while looks:  # released by an op issued just now: later in submission order
+                heapq.heappush(todo, looks.popleft())
+    except BaseException:
+        looks.extend([*todo, *remote] if waiting is None else [waiting, *todo, *remote])
+        remote.clear()
+        raise
     _dispatch()  # a host op behind a device op issued just now
+
+
+def _look(waiting: Deferred, deferred: dict[Op, Deferred]) -> None:
+    """Issue the deferred op of ``waiting`` if its dependencies allow it, else park it."""
+    op = waiting.op
+    events = wait_list(op)
+    if events is BLOCKED:
+        latch = _holding(op)
+        if latch is None:
+            RUNTIME.remote.append(waiting)
+            return
+        if not park(waiting, latch):
+            RUNTIME.looks.append(waiting)
+        return
+    try:
+        issue(op, events)
+    except exception as error:
+        refuse(op, error, events)
+    else:
+        UNDO.pop(op, None)
+    deferred.pop(op, None)
+
+
+def _holding(op: Op) -> Latch | None:
+    """The latch to park the blocked ``op`` on: the flag of its first dependency that is
+    deferred, or a host op not complete, set once that is not so (``Op.issued``,
+    ``Op.finish``); None where none is, or its flag is set already (another context's event
+    or a user event holds it back: looked at every pass)."""
+    for dep in op.deps:
+        if type(dep) is Op and dep.state != DONE and (dep.state == DEFERRED or dep.host):
+            flag = dep.flag
+            return flag if flag is not None and not flag.done else None
+    return None
 
 
 def refuse(op: Op, error: exception, events: list[cl.Event] | None) -> None:
@@ -153,8 +227,8 @@ def refuse(op: Op, error: exception, events: list[cl.Event] | None) -> None:
 class Waiting:
     """A host op waiting in the DAG for its dependencies (``run_host``): ``run(op)`` once they
     allow it, ``failed(op, error)`` when no thread can. Parked on the latch of the dependency
-    that holds it back, it is looked at again only when that latch is set (``release``, called
-    by ``Latch.set``): a backlog of n host ops drains in O(n) looks, not O(n^2)."""
+    that holds it back (``park``), it is looked at again only when that latch is set: a
+    backlog of n host ops drains in O(n) looks, not O(n^2)."""
 
     __slots__ = ("failed", "next_dep", "op", "run", "sent", "seq")
 
@@ -164,13 +238,9 @@ class Waiting:
         self.next_dep = 0  # the dependencies before it allow the op (they never go back)
         self.sent = False  # handed to the pool
 
-    def release(self) -> None:
-        """The latch it was parked on was set: look at it again (lock-free, from any thread)."""
-        RUNTIME.unblocked.append(self)
-        RUNTIME.kick()
-
 
 _SEQ = itertools.count()
+_KICK = partial(RUNTIME.wake.put, None)  # ``RUNTIME.kick`` in C
 _FOREIGN: Any = object()  # held back by a user event (or an op with no latch): looked at every pass
 
 
@@ -190,25 +260,29 @@ def _dispatch() -> None:
     hosts, unblocked, foreign = RUNTIME.hosts, RUNTIME.unblocked, RUNTIME.foreign
     if not (hosts or unblocked or foreign):
         return
-    todo = hosts + foreign
-    hosts.clear()
-    foreign.clear()
-    while unblocked:
-        todo.append(unblocked.popleft())
-    ready = []
-    for waiting in todo:  # grows where a latch was set as the op parked on it
-        if waiting.sent:
-            continue
-        blocker = _blocker(waiting)
-        if blocker is None:
-            waiting.sent = True
-            ready.append(waiting)
-        elif blocker is _FOREIGN:
-            foreign.append(waiting)
-        else:
-            blocker.waiters.append(waiting)
-            if blocker.done:  # set meanwhile: its ``set`` may have missed this one
+    todo: list[Waiting] = []
+    ready: list[Waiting] = []
+    try:  # interrupted (it runs on the user's threads too), what it took is looked at again
+        todo += hosts
+        todo += foreign
+        hosts.clear()
+        foreign.clear()
+        while unblocked:
+            todo.append(unblocked.popleft())
+        for waiting in todo:  # grows where a latch was set as the op parked on it
+            if waiting.sent:
+                continue
+            blocker = _blocker(waiting)
+            if blocker is None:
+                waiting.sent = True
+                ready.append(waiting)
+            elif blocker is _FOREIGN:
+                foreign.append(waiting)
+            elif not park(waiting, blocker):  # set meanwhile: its ``set`` may have missed this one
                 todo.append(waiting)
+    except BaseException:
+        hosts.extend(todo)  # looked at once more (those parked meanwhile too)
+        raise
     ready.sort(key=_seq)
     for waiting in ready:
         POOL.submit(waiting.op, waiting.run, waiting.failed)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from .._async_errors import AsyncErrors
     from .lane import Lane
     from .op import Op
-    from .progress import Waiting
+    from .progress import Deferred, Waiting
 
 # A thread to start: (target, args, name, what to do with the error when none can start).
 Spawn = tuple[Callable[..., Any], tuple[Any, ...], str, Callable[[BaseException], Any]]
@@ -66,15 +66,20 @@ class Runtime:
 
     __slots__ = (
         "_records_lock", "_start_lock", "contexts", "deferred", "exit_first", "exiting", "finalizers",
-        "foreign", "hosts", "lanes", "local", "lock", "native_commands", "orphans", "spawns", "thread",
-        "unblocked", "undelivered", "wake", "watched",
+        "foreign", "hosts", "lanes", "local", "lock", "looks", "native_commands", "orphans", "remote",
+        "spawns", "thread", "unblocked", "undelivered", "wake", "watched",
     )
 
     def __init__(self) -> None:
         self.lock = _LOCK
         self.local = threading.local()  # .scheduler_thread: set on the scheduler's own threads
         self.lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
-        self.deferred: list[Op] = []  # ops waiting in the DAG, in submission order
+        # Device ops waiting in the DAG (``progress.Deferred``), in submission order; to look at
+        # in the next pass (deferred since the last, or parked on a latch that was set since);
+        # held back by another context's event or a user event (looked at every pass).
+        self.deferred: dict[Op, Deferred] = {}
+        self.looks: deque[Deferred] = deque()
+        self.remote: list[Deferred] = []
         # Host ops waiting for their dependencies (``progress.Waiting``): submitted since the
         # dispatcher's last pass; parked on a latch that was set since; held back by a user event.
         self.hosts: list[Waiting] = []
@@ -242,7 +247,9 @@ def to_the_end(work: Callable[..., Any], *args: Any) -> None:
     """Run ``work(*args)`` to its end, again while a KeyboardInterrupt interrupts it: the undo
     in a handler, where a second interrupt (a real signal's lands anywhere) would leave it half
     done and a command waited for for good (rule S26). ``work`` must be safe to run again; the
-    handler raises the first interrupt afterwards."""
+    handler raises the first interrupt afterwards. CPython also looks for an interrupt as this
+    function begins, before its ``try``: the handler calls it in a ``try`` of its own, and
+    again where one landed there."""
     while True:
         try:
             work(*args)

@@ -13,6 +13,7 @@ from scheduler_fakes import FakeContext, FakeLane, device_op, host_op, memory_ob
 from sycl_ocl.scheduler.coherence import access, plan
 from sycl_ocl.scheduler.memory_object import Allocation
 from sycl_ocl.scheduler.op import DONE, ISSUED, Op
+from sycl_ocl.scheduler.progress import Deferred
 from sycl_ocl.scheduler.replay.plans import apply
 from sycl_ocl.scheduler.replay.shape import Shape, joined_order, keep, matching
 from sycl_ocl.scheduler.requirement import READ, WRITE
@@ -97,11 +98,11 @@ def test_a_shape_replays_only_distinct_memory_objects_on_an_in_order_queue() -> 
 @contextmanager
 def _waiting(op: Op) -> Iterator[None]:
     """``op`` (not enqueued) waits in the DAG, as ``submit`` keeps it (``RUNTIME.deferred``)."""
-    RUNTIME.deferred.append(op)
+    RUNTIME.deferred[op] = Deferred(op)
     try:
         yield
     finally:
-        RUNTIME.deferred.remove(op)
+        del RUNTIME.deferred[op]
 
 
 def _planned_shape(lane: FakeLane) -> tuple[Shape, list[Any], Op]:

@@ -19,11 +19,11 @@ from ..._exception import exception
 from ..._native import cl, translate
 from .. import trace
 from ..actions import KernelLaunch
-from ..command_group import submit
+from ..command_group import settle, submit
 from ..memory_object import MISALIGNED
 from ..op import DEFERRED, new_op
 from ..requirement import Requirement
-from ..runtime import RUNTIME
+from ..runtime import RUNTIME, to_the_end
 from .plans import apply, blocked, distinct, finished, following
 from .prepared import PreparedKernel
 
@@ -217,13 +217,21 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], ow
             prepared.set_args(shape.arguments(args, shape.mems))  # type: ignore[arg-type]  # bound
             break
     submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
+    ev = None
     try:  # on the shape's own cl_kernel, whose arguments stay set
         ev = cl.enqueue_nd_range_kernel(*shape.call)
-    except cl.Error as error:
-        raise translate(error, "enqueueing a command") from error
-    op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
-    op.owners = owners
-    apply(shape.plans, op)  # type: ignore[arg-type]  # found above
+        op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
+        op.owners = owners
+        apply(shape.plans, op)  # type: ignore[arg-type]  # found above
+    except BaseException as error:
+        if ev is not None:  # enqueued, its records unfinished (an interrupt): settled (rule S26)
+            try:
+                to_the_end(settle, lane, group._requirements, (), owners)
+            except KeyboardInterrupt:  # a second one, landed as it began (CPython looks there)
+                to_the_end(settle, lane, group._requirements, (), owners)
+        elif isinstance(error, cl.Error):
+            raise translate(error, "enqueueing a command") from error
+        raise
     return op
 
 

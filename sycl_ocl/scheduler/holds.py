@@ -33,8 +33,8 @@ WAIT_WARNING_S = 3.0  # a wait for another thread's host accessor warns after th
 
 def acquire(req: Requirement, name: object) -> Op:
     """Plan and wait for a host hold on ``req`` for the accessor ``name`` (its ``str``, made
-    only for a message); returns the hold to
-    release. ``errc.invalid`` where it would wait for a hold of this thread (rule S25).
+    only for a message); returns the hold to release. ``errc.invalid`` where it would wait for
+    a hold of this thread (rule S25).
 
     Interrupted anywhere (a KeyboardInterrupt), it leaves no hold behind: each ``with RUNTIME``
     is one line (CPython reports the line of a ``with`` again before its exit, where an

@@ -242,11 +242,13 @@ def test_the_queue_shortcuts_take_placeholders_and_return_events(queue: sycl.que
 
 # --- repeated copies: copy shapes (docs/scheduler.md rule S32) ---------------------------------
 
+ROW = 1024  # ints a row: 4 KiB, so a row's sub-buffer starts on any device's mem_base_addr_align
+
 def _halo(rows: int = 4) -> tuple[sycl.buffer, list[sycl.accessor], list[sycl.accessor]]:
-    """A ``rows`` x N buffer of zeros, read-only and write-only placeholders of each row (of
+    """A ``rows`` x ROW buffer of zeros, read-only and write-only placeholders of each row (of
     one-row sub-buffers, as examples/mpi_jacobi.py makes them)."""
-    buf = sycl.buffer(np.zeros((rows, N), np.int32))
-    parts = [sycl.buffer(buf, sycl.id(r, 0), sycl.range(1, N)) for r in range(rows)]
+    buf = sycl.buffer(np.zeros((rows, ROW), np.int32))
+    parts = [sycl.buffer(buf, sycl.id(r, 0), sycl.range(1, ROW)) for r in range(rows)]
     return (buf, [sycl.accessor(p, sycl.read_only) for p in parts],
             [sycl.accessor(p, sycl.write_only, [sycl.property.no_init()]) for p in parts])
 
@@ -264,29 +266,29 @@ def test_repeated_copies_keep_their_order_against_kernels_and_host_accessors(que
     for step in range(1, 9):
         _add_all(queue, buf, step)
         total += step
-        sent = np.full(N, -1, np.int32)
+        sent = np.full(ROW, -1, np.int32)
         ev = queue.copy(reads[step % 2 + 1], sent)  # rows 1 and 2 in turn
-        queue.copy(np.full(N, 1000 * step, np.int32), writes[0])
+        queue.copy(np.full(ROW, 1000 * step, np.int32), writes[0])
         queue.submit(lambda h, sent=sent: h.copy(  # the handler's form, a ranged accessor
-            sycl.accessor(buf, h, sycl.read_only, sycl.range(1, N), sycl.id(3, 0)), sent))
+            sycl.accessor(buf, h, sycl.read_only, sycl.range(1, ROW), sycl.id(3, 0)), sent))
         _add_all(queue, buf, 1)  # after both copies: in neither
         ev.wait()
         queue.wait()
-        assert sent.tolist() == [total] * N  # the last copy into ``sent``: row 3
+        assert sent.tolist() == [total] * ROW  # the last copy into ``sent``: row 3
         total += 1
         if step % 3 == 0:
             with sycl.host_accessor(buf) as acc:
                 rows = np.asarray(acc)
-                assert rows[0].tolist() == [1000 * step + 1] * N
-                assert rows[1:].tolist() == [[total] * N] * 3
+                assert rows[0].tolist() == [1000 * step + 1] * ROW
+                assert rows[1:].tolist() == [[total] * ROW] * 3
                 rows[1] += 5  # a host write the next copies of row 1 read
-            out = np.zeros(N, np.int32)
+            out = np.zeros(ROW, np.int32)
             queue.copy(reads[1], out).wait()
-            assert out.tolist() == [total + 5] * N
-            queue.copy(np.full(N, total, np.int32), writes[1])  # row 1 as it was
+            assert out.tolist() == [total + 5] * ROW
+            queue.copy(np.full(ROW, total, np.int32), writes[1])  # row 1 as it was
             _add_all(queue, buf, 0)
             queue.copy(reads[1], out).wait()
-            assert out.tolist() == [total] * N
+            assert out.tolist() == [total] * ROW
 
 
 def test_a_repeated_copy_with_another_array_takes_the_full_checks(queue: sycl.queue) -> None:
@@ -295,40 +297,40 @@ def test_a_repeated_copy_with_another_array_takes_the_full_checks(queue: sycl.qu
     through the host, a longer source gives its start; a placeholder not required raises
     ``errc.accessor`` in a command group."""
     buf, reads, writes = _halo(2)
-    out = np.zeros(N, np.int32)
+    out = np.zeros(ROW, np.int32)
     for _ in range(4):
         _add_all(queue, buf, 1)
         queue.copy(reads[1], out)
-        queue.copy(np.full(N, 7, np.int32), writes[0])
+        queue.copy(np.full(ROW, 7, np.int32), writes[0])
     queue.wait()
     with pytest.raises(sycl.exception) as raised:
-        queue.copy(reads[1], np.zeros(N - 1, np.int32))
+        queue.copy(reads[1], np.zeros(ROW - 1, np.int32))
     assert raised.value.code() == sycl.errc.invalid
     def short(h: sycl.handler) -> None:
         h.require(reads[1])
-        h.copy(reads[1], np.zeros(N - 1, np.int32))
+        h.copy(reads[1], np.zeros(ROW - 1, np.int32))
     with pytest.raises(sycl.exception) as raised:
         queue.submit(short)
     assert raised.value.code() == sycl.errc.invalid
     with pytest.raises(sycl.exception) as raised:  # a placeholder not required: not the group's
         queue.submit(lambda h: h.copy(reads[1], out))
     assert raised.value.code() == sycl.errc.accessor
-    wide = np.zeros(N, np.float64)
+    wide = np.zeros(ROW, np.float64)
     queue.copy(reads[1], wide).wait()
-    assert wide.tolist() == [4.0] * N
-    strided = np.zeros(2 * N, np.int32)
+    assert wide.tolist() == [4.0] * ROW
+    strided = np.zeros(2 * ROW, np.int32)
     queue.copy(reads[1], strided[::2]).wait()
-    assert strided[::2].tolist() == [4] * N
-    queue.copy(np.arange(2 * N, dtype=np.int32), writes[0]).wait()  # its first N elements
-    queue.copy(np.arange(N, dtype=np.int16), writes[1]).wait()  # converted on the host
+    assert strided[::2].tolist() == [4] * ROW
+    queue.copy(np.arange(2 * ROW, dtype=np.int32), writes[0]).wait()  # its first ROW elements
+    queue.copy(np.arange(ROW, dtype=np.int16), writes[1]).wait()  # converted on the host
     with sycl.host_accessor(buf, sycl.read_only) as acc:
-        assert np.asarray(acc).tolist() == [list(range(N)), list(range(N))]
+        assert np.asarray(acc).tolist() == [list(range(ROW)), list(range(ROW))]
 
 
 def test_repeated_copies_count_their_transfers_exactly(queue: sycl.queue) -> None:
     """Transfer counters: each copy of a replayed shape counts its bytes once, as the first."""
     buf, reads, writes = _halo(2)
-    out, row = np.zeros(N, np.int32), np.ones(N, np.int32)
+    out, row = np.zeros(ROW, np.int32), np.ones(ROW, np.int32)
     _add_all(queue, buf, 1)  # the buffer's upload: one h2d copy
     queue.wait()
     before = buf.transfer_counters()
@@ -338,9 +340,9 @@ def test_repeated_copies_count_their_transfers_exactly(queue: sycl.queue) -> Non
         queue.copy(row, writes[0])
     queue.wait()
     after = buf.transfer_counters()
-    assert (after.d2h_copies - before.d2h_copies, after.d2h_bytes - before.d2h_bytes) == (10, 10 * 4 * N)
-    assert (after.h2d_copies - before.h2d_copies, after.h2d_bytes - before.h2d_bytes) == (10, 10 * 4 * N)
-    assert out.tolist() == [11] * N
+    assert (after.d2h_copies - before.d2h_copies, after.d2h_bytes - before.d2h_bytes) == (10, 10 * 4 * ROW)
+    assert (after.h2d_copies - before.h2d_copies, after.h2d_bytes - before.h2d_bytes) == (10, 10 * 4 * ROW)
+    assert out.tolist() == [11] * ROW
 
 
 def test_a_replayed_copy_refused_at_its_enqueue_raises_and_changes_nothing(queue: sycl.queue) -> None:
@@ -349,7 +351,7 @@ def test_a_replayed_copy_refused_at_its_enqueue_raises_and_changes_nothing(queue
     from sycl_ocl import _native
 
     buf, reads, _ = _halo(2)
-    out = np.zeros(N, np.int32)
+    out = np.zeros(ROW, np.int32)
     for _ in range(4):
         _add_all(queue, buf, 1)
         queue.copy(reads[1], out)
@@ -362,9 +364,9 @@ def test_a_replayed_copy_refused_at_its_enqueue_raises_and_changes_nothing(queue
     assert raised.value.code() == sycl.errc.memory_allocation  # CL_OUT_OF_RESOURCES, as in full
     assert buf.transfer_counters().d2h_copies == counted
     queue.copy(reads[1], out).wait()
-    assert out.tolist() == [5] * N
+    assert out.tolist() == [5] * ROW
     with sycl.host_accessor(buf, sycl.read_only) as acc:
-        assert np.asarray(acc)[1].tolist() == [5] * N
+        assert np.asarray(acc)[1].tolist() == [5] * ROW
 
 
 def _records(memory: object, ops: dict[int, int]) -> tuple[Any, Any]:
@@ -392,10 +394,10 @@ def _exchange_records(device: sycl.device) -> list[Any]:
     memory = reads[0]._win.req.memory  # the buffer's and its sub-buffers' memory object
     ops: dict[int, int] = {}
     seen = []
-    out, row = np.zeros(N, np.int32), np.full(N, 9, np.int32)
+    out, row = np.zeros(ROW, np.int32), np.full(ROW, 9, np.int32)
     steps = [lambda: _add_all_event(q, buf, 1), lambda: q.copy(reads[1], out), lambda: q.copy(row, writes[0]),
              lambda: q.submit(lambda h: h.copy(
-                 sycl.accessor(buf, h, sycl.read_only, sycl.range(1, N), sycl.id(2, 0)), out))]
+                 sycl.accessor(buf, h, sycl.read_only, sycl.range(1, ROW), sycl.id(2, 0)), out))]
     for _ in range(4):
         for step in steps:
             ev = step()

@@ -959,6 +959,7 @@ def test_a_pyopencl_array_on_usm_in_a_host_task_is_ordered_with_the_commands(dev
     on the task; PyOpenCL's InconsistentOpenCLQueueWarning is the one the docs explain."""
     import warnings
 
+    import pyopencl
     import pyopencl.array as cla
 
     kind = any_kind(device)
@@ -979,4 +980,5 @@ def test_a_pyopencl_array_on_usm_in_a_host_task_is_ordered_with_the_commands(dev
     q.memcpy(out, p, out.nbytes, depends_on=tripled).wait()
     sycl.free(p, q)
     assert out.tolist() == [6] * 64
-    assert set(seen) <= {cla.InconsistentOpenCLQueueWarning}
+    # NVIDIA's build log of the array kernel is not empty: PyOpenCL's CompilerWarning, harmless
+    assert set(seen) <= {cla.InconsistentOpenCLQueueWarning, pyopencl.CompilerWarning}

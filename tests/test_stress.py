@@ -212,8 +212,10 @@ def _failing_round(q: sycl.queue, buf: sycl.buffer, count: int) -> None:
     for _ in range(count):
         with pytest.raises(sycl.exception):
             q.submit(too_large)
-        gate = q.submit(lambda h: h.host_task(lambda: None))
+        release = threading.Event()  # the gate is still running at the next submit: refused when it ends
+        gate = q.submit(lambda h, release=release: h.host_task(release.wait))
         q.submit(lambda h, gate=gate: too_large(h, gate))
+        release.set()
         q.submit(raising)
         q.wait_and_throw()
 

@@ -107,12 +107,18 @@ def _held(cl: Any, gate: Any, count: int, body: Callable[[], Any], finish: Calla
     finish()
 
 
-def _raw_queue(cl: Any, dev: Any, name: str, dtypes: list[Any]) -> tuple[Any, Any, Any, Any]:
-    """(context, queue, kernel, gate) of raw PyOpenCL, the queue held behind a marker."""
+def _raw_free(cl: Any, dev: Any, name: str, dtypes: list[Any]) -> tuple[Any, Any, Any]:
+    """(context, queue, kernel) of raw PyOpenCL."""
     ctx = cl.Context([dev._native])
     queue = cl.CommandQueue(ctx)
     kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), name)
     kernel.set_scalar_arg_dtypes(dtypes)
+    return ctx, queue, kernel
+
+
+def _raw_queue(cl: Any, dev: Any, name: str, dtypes: list[Any]) -> tuple[Any, Any, Any, Any]:
+    """(context, queue, kernel, gate) of raw PyOpenCL, the queue held behind a marker."""
+    ctx, queue, kernel = _raw_free(cl, dev, name, dtypes)
     gate = cl.UserEvent(ctx)
     cl.enqueue_marker(queue, wait_for=[gate])
     return ctx, queue, kernel, gate
@@ -332,10 +338,7 @@ def _raw_checked(windows: int) -> None:
     import numpy as np
 
     _, cl, dev = _pocl()
-    ctx = cl.Context([dev._native])
-    queue = cl.CommandQueue(ctx)
-    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "bench_halve_add")
-    kernel.set_scalar_arg_dtypes([None, np.float32])
+    ctx, queue, kernel = _raw_free(cl, dev, "bench_halve_add", [None, np.float32])
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, N * 4)
     check, step = np.empty(16, np.float32), np.float32(1)
 
@@ -383,10 +386,7 @@ def _raw_halo(count: int) -> None:
     import numpy as np
 
     _, cl, dev = _pocl()
-    ctx = cl.Context([dev._native])
-    queue = cl.CommandQueue(ctx)
-    kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "bench_halve_add")
-    kernel.set_scalar_arg_dtypes([None, np.float32])
+    ctx, queue, kernel = _raw_free(cl, dev, "bench_halve_add", [None, np.float32])
     buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, HALO_ROWS * N * 4)
     sent, halo, step = np.zeros(N, np.float32), np.ones(N, np.float32), np.float32(1)
 

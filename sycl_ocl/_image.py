@@ -22,6 +22,8 @@ import pyopencl as cl
 from ._aspect import aspect
 from ._exception import errc, exception
 from ._memory_handle import MemoryHandle
+from ._native import cl as native
+from ._native import translate
 from ._range import as_range, range
 from .access import access_mode
 from .property import image as image_props
@@ -170,12 +172,17 @@ class image_sampler:
             with _samplers_lock:
                 found = _samplers.get(key)
                 if found is None:
-                    found = _samplers[key] = cl.Sampler(
-                        ctx, self.coordinate is coordinate_normalization_mode.normalized,
-                        _CL_ADDRESSING[self.addressing],
-                        cl.filter_mode.LINEAR if self.filtering is filtering_mode.linear
-                        else cl.filter_mode.NEAREST)
+                    found = _samplers[key] = self._create(ctx)
         return found
+
+    def _create(self, ctx: cl.Context) -> cl.Sampler:
+        try:
+            return native.Sampler(
+                ctx, self.coordinate is coordinate_normalization_mode.normalized,
+                _CL_ADDRESSING[self.addressing],
+                cl.filter_mode.LINEAR if self.filtering is filtering_mode.linear else cl.filter_mode.NEAREST)
+        except cl.Error as error:
+            raise translate(error, f"creating the sampler {self!r}") from error
 
 
 class Format(NamedTuple):
@@ -269,7 +276,11 @@ def check_device(dev: device, native_ctx: cl.Context, fmt: Format, sizes: tuple[
     key = (native_ctx.int_ptr, dev._native.int_ptr, dims)
     known = _supported.get(key)
     if known is None:
-        formats = cl.get_supported_image_formats(native_ctx, cl.mem_flags.READ_WRITE, _IMAGE_TYPES[dims])
+        try:
+            formats = native.get_supported_image_formats(native_ctx, cl.mem_flags.READ_WRITE,
+                                                         _IMAGE_TYPES[dims])
+        except cl.Error as error:
+            raise translate(error, f"querying the image formats of {dev!r}") from error
         known = _supported[key] = frozenset((f.channel_order, f.channel_data_type) for f in formats)
     if (fmt.cl_format.channel_order, fmt.cl_format.channel_data_type) not in known:
         raise exception(

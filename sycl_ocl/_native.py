@@ -237,7 +237,7 @@ def backend_info(native: Any, info_enum: Any, name: object, what: str) -> Any:
 
 # Each kind of call, the attributes of ``cl`` that make it, and the status its fault returns.
 FAULT_KINDS: dict[str, tuple[tuple[str, ...], int]] = {
-    "allocation": (("Buffer", "SVMAllocation", "create_image"),
+    "allocation": (("Buffer", "SVMAllocation", "create_image", "Sampler"),
                    pyopencl.status_code.MEM_OBJECT_ALLOCATION_FAILURE),
     # An image's transfers (``scheduler.image_memory``) call clEnqueue{Write,Read}Image directly.
     # An explicit copy's replay (``scheduler.replay.copies``) calls clEnqueue{Write,Read}Buffer directly.
@@ -254,6 +254,7 @@ FAULT_KINDS: dict[str, tuple[tuple[str, ...], int]] = {
     # wait_for_events, and events.wait
     "wait": (("wait_for_events",), pyopencl.status_code.EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST),
     "thread": ((), 0),  # threads.start: RuntimeError("can't start new thread"), as the OS refuses
+    "query": (("get_supported_image_formats",), pyopencl.status_code.OUT_OF_HOST_MEMORY),
 }
 
 

@@ -14,7 +14,8 @@ import pytest
 from conftest import PAIRS, _label
 
 import sycl_ocl as sycl
-from sycl_ocl._image import resolve_format
+from sycl_ocl import _native
+from sycl_ocl._image import check_device, resolve_format
 
 exp = sycl.ext.oneapi.experimental
 
@@ -662,3 +663,22 @@ def test_host_accessor_coordinates_match_the_images_dimensions(queue: sycl.queue
             sycl.host_unsampled_image_accessor(img) as acc:
         acc.write((1, 0, 1, 0), (1, 2, 3, 4))  # x, y, z and OpenCL C's unused w
         assert acc.read((1, 0, 1)).tolist() == [1, 2, 3, 4]
+
+
+def test_driver_failures_making_a_sampler_or_listing_formats_are_sycl_exceptions(device: sycl.device) -> None:
+    """clCreateSampler and clGetSupportedImageFormats go through the PyOpenCL boundary (fault
+    injection reaches them): a driver's failure is errc.memory_allocation naming what was being
+    done, not a pyopencl.Error, and nothing failed is kept (the next call works)."""
+    if not device.has(sycl.aspect.image):
+        pytest.skip(f"{device!r} has no images (aspect.image)")
+    ctx = cl.Context([sycl.get_native(device)])  # new: neither its formats nor its samplers are known
+    sampler = sycl.image_sampler(sycl.addressing_mode.clamp_to_edge,
+                                 sycl.coordinate_normalization_mode.normalized, sycl.filtering_mode.nearest)
+    fmt = resolve_format(FLOAT4)
+    for kind, call in (("query", lambda: check_device(device, ctx, fmt, (4, 4))),
+                       ("allocation", lambda: sampler._native(ctx))):
+        with _native.inject(kind, 1) as faults, pytest.raises(sycl.exception) as info:
+            call()
+        assert faults.fired and info.value.code() == sycl.errc.memory_allocation, kind
+        assert "image formats" in str(info.value) or "sampler" in str(info.value)
+        call()  # not cached as failed

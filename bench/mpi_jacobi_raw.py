@@ -10,11 +10,23 @@ come after them, so waiting for those also means the host halo rows are free aga
 
 Same arguments and JSON line as the example (``--rows``, ``--cols``, ``--iterations``,
 ``--check``), run the same way: ``mpiexec -n 2 python bench/mpi_jacobi_raw.py``.
+
+Variants, for finding where an exchange's time goes (docs/performance.md, "What the exchange
+costs"): ``--pinned`` keeps the four host rows in pinned memory (mapped ``CL_MEM_ALLOC_HOST_PTR``
+buffers); ``--two-queues`` enqueues the inner rows on a queue of their own, ordered against
+the boundary rows by events (the boundary kernels wait for the last inner kernel, the inner
+kernel for the last boundary kernel: the only dependencies between them), so the inner
+kernel does not queue behind the transfers; ``--no-exchange`` runs the ranks side by side
+without exchanging (what running several GPUs at once costs by itself); ``--profile`` adds
+to the JSON line, per rank, the host loop's phases (enqueue, wait for the rows, MPI, the
+halo writes) and, from profiling events, the inner kernel's duration and the device's idle
+time between consecutive inner kernels (microseconds per iteration; median and mean).
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -73,65 +85,132 @@ class Slab:
         self.row, self.rows = row, rows
 
 
+class Exchange:
+    """One rank's side of the exchange: its neighbours, its queues, its four host rows
+    and, with ``--profile``, the host loop's phase times and the inner kernels' events."""
+
+    def __init__(self, args: argparse.Namespace, comm: Any, ctx: cl.Context) -> None:
+        rank, size = comm.Get_rank(), comm.Get_size()
+        alone = args.no_exchange
+        self.comm, self.args = comm, args
+        self.up = rank - 1 if rank > 0 and not alone else MPI.PROC_NULL
+        self.down = rank + 1 if rank < size - 1 and not alone else MPI.PROC_NULL
+        props = cl.command_queue_properties.PROFILING_ENABLE if args.profile else 0
+        self.queue = cl.CommandQueue(ctx, properties=props)
+        self.compute = cl.CommandQueue(ctx, properties=props) if args.two_queues else self.queue
+        self.rows = [self.pinned_row(ctx, args.cols) if args.pinned else np.empty(args.cols)
+                     for _ in range(4)]
+        self.last_inner: cl.Event | None = None
+        self.last_boundary: cl.Event | None = None
+        self.phases = dict.fromkeys(("enqueue", "wait", "mpi", "write"), 0.0)
+        self.inner: list[cl.Event] = []
+
+    def pinned_row(self, ctx: cl.Context, cols: int) -> np.ndarray:
+        """A row of pinned host memory: a ``CL_MEM_ALLOC_HOST_PTR`` buffer, mapped for good."""
+        pinned = cl.Buffer(ctx, cl.mem_flags.ALLOC_HOST_PTR | cl.mem_flags.READ_WRITE, cols * 8)
+        flags = cl.map_flags.READ | cl.map_flags.WRITE
+        row: np.ndarray = cl.enqueue_map_buffer(self.queue, pinned, flags, 0, (cols,), np.float64)[0]
+        return row
+
+    def finish(self) -> None:
+        self.queue.finish()
+        self.compute.finish()
+
+    def reset(self) -> None:
+        """Forget the warm-up's phase times and events."""
+        self.phases = dict.fromkeys(self.phases, 0.0)
+        self.inner.clear()
+
+    def profile(self, iterations: int) -> dict[str, float]:
+        """Microseconds per iteration: the phases, the inner kernel and the device's idle time
+        between consecutive inner kernels."""
+        spans = [(e.profile.start, e.profile.end) for e in self.inner]
+        gaps = [(later[0] - earlier[1]) / 1e3 for earlier, later in itertools.pairwise(spans)]
+        return {**{k: v / iterations * 1e6 for k, v in self.phases.items()},
+                "inner_median": float(np.median([(end - begin) / 1e3 for begin, end in spans])),
+                "idle_median": float(np.median(gaps)), "idle_mean": float(np.mean(gaps))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=64)
     parser.add_argument("--cols", type=int, default=256)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--check", action=argparse.BooleanOptionalAction, default=True)
+    for variant in ("pinned", "two-queues", "no-exchange", "profile"):
+        parser.add_argument(f"--{variant}", action="store_true")
     args = parser.parse_args()
+    if args.no_exchange and args.check:
+        parser.error("--no-exchange computes each slab alone: add --no-check")
     comm = MPI.COMM_WORLD
     rank, size = comm.Get_rank(), comm.Get_size()
     dev, index = rank_device(comm.Split_type(MPI.COMM_TYPE_SHARED).Get_rank())
     ctx = cl.Context([dev])
-    queue = cl.CommandQueue(ctx)
+    ex = Exchange(args, comm, ctx)
+    queue, up, down = ex.queue, ex.up, ex.down
     kernel = cl.Kernel(cl.Program(ctx, SOURCE).build(), "jacobi_rows")
     kernel.set_scalar_arg_dtypes([None, None, np.int32, np.int32])
     rows, cols = args.rows, args.cols
-    up = rank - 1 if rank > 0 else MPI.PROC_NULL
-    down = rank + 1 if rank < size - 1 else MPI.PROC_NULL
     start = initial(rank * rows, rows + 2, cols)
     slabs = [Slab(ctx, queue, start), Slab(ctx, queue, start)]
-    top, bottom, halo_top, halo_bottom = (np.empty(cols) for _ in range(4))
+    top, bottom, halo_top, halo_bottom = ex.rows
+    clock = time.perf_counter
 
     def step(src: Slab, dst: Slab) -> None:
         (top_sub, *top_at), (bottom_sub, *bottom_at), (inner_sub, *inner_at) = dst.parts
         reads: list[Any] = []
+        began = clock()
+        after_inner = [ex.last_inner] if args.two_queues and ex.last_inner is not None else None
+        after_boundary = [ex.last_boundary] if args.two_queues and ex.last_boundary is not None else None
         boundary = ((top_sub, top_at, top, up), (bottom_sub, bottom_at, bottom, down))
         for sub, (first, count), host, peer in boundary:
-            kernel(queue, (cols - 2, count), None, src.buf, sub, cols, first)
+            ex.last_boundary = kernel(queue, (cols - 2, count), None, src.buf, sub, cols, first,
+                                      wait_for=after_inner)
             if peer != MPI.PROC_NULL:
                 at = dst.row * first
                 reads.append(cl.enqueue_copy(queue, host, dst.buf, src_offset=at, is_blocking=False))
-        kernel(queue, (cols - 2, inner_at[1]), None, src.buf, inner_sub, cols, inner_at[0])
+        ex.last_inner = kernel(ex.compute, (cols - 2, inner_at[1]), None, src.buf, inner_sub, cols,
+                               inner_at[0], wait_for=after_boundary)
+        if args.profile:
+            ex.inner.append(ex.last_inner)
         queue.flush()
+        ex.compute.flush()
+        enqueued = clock()
         cl.wait_for_events(reads) if reads else None
+        waited = clock()
         comm.Sendrecv(top if up != MPI.PROC_NULL else NOTHING, up, 0,
                       halo_bottom if down != MPI.PROC_NULL else NOTHING, down, 0)
         comm.Sendrecv(bottom if down != MPI.PROC_NULL else NOTHING, down, 0,
                       halo_top if up != MPI.PROC_NULL else NOTHING, up, 0)
+        exchanged = clock()
         if up != MPI.PROC_NULL:
             cl.enqueue_copy(queue, dst.buf, halo_top, dst_offset=0, is_blocking=False)
         if down != MPI.PROC_NULL:
             at = dst.row * (dst.rows + 1)
             cl.enqueue_copy(queue, dst.buf, halo_bottom, dst_offset=at, is_blocking=False)
+        if args.profile:
+            times = (enqueued - began, waited - enqueued, exchanged - waited, clock() - exchanged)
+            for phase, seconds in zip(ex.phases, times, strict=True):
+                ex.phases[phase] += seconds
 
     src, dst = slabs
     step(src, dst)  # warm-up
     src, dst = dst, src
-    queue.finish()
+    ex.finish()
+    ex.reset()
     comm.Barrier()
     began = time.perf_counter()
     for _ in range(args.iterations):
         step(src, dst)
         src, dst = dst, src
-    queue.finish()
+    ex.finish()
     comm.Barrier()
     seconds = time.perf_counter() - began
     mine = np.empty((rows + 2, cols))
     cl.enqueue_copy(queue, mine, src.buf)
     result = comm.gather(mine[1:-1], root=0)
     seconds = comm.reduce(seconds, op=MPI.MAX, root=0)
+    profiles = comm.gather(ex.profile(args.iterations) if args.profile else None, root=0)
     if rank:
         return
     checked = "skipped"
@@ -143,10 +222,12 @@ def main() -> None:
             u = v
         np.testing.assert_allclose(np.concatenate(result), u[1:-1], rtol=1e-12, atol=1e-12)
         checked = "ok"
+    variant = {name: getattr(args, name) for name in ("pinned", "two_queues", "no_exchange")}
     print(json.dumps({
         "ranks": size, "grid_per_rank": [rows, cols], "iterations": args.iterations, "seconds": seconds,
         "per_iteration_s": seconds / args.iterations, "check": checked, "device": dev.name, "raw": True,
-        "device_index_rank0": index,
+        "device_index_rank0": index, "variant": variant,
+        **({"profile_us": profiles} if args.profile else {}),
     }))
 
 

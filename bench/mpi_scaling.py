@@ -2,8 +2,9 @@
 [--ranks 1 2 4] [--sides 2048 4096 8192] [--iterations N] [--repeat N] [--json PATH]``.
 
 For each grid per rank (``side`` x ``side`` doubles) and each number of ranks, runs
-examples/mpi_jacobi.py (explicit copies), the same with ``--graphs`` and with ``--host-accessors``, and
-bench/mpi_jacobi_raw.py under the ``mpiexec`` beside this interpreter, ``--repeat`` times in
+examples/mpi_jacobi.py (explicit copies), the same with ``--graphs``, ``--host-accessors`` and
+``--two-queues``, and bench/mpi_jacobi_raw.py (``--raw-variants``: also with ``--pinned`` and with
+``--two-queues --pinned``) under the ``mpiexec`` beside this interpreter, ``--repeat`` times in
 turn, one GPU per rank (PoCL's CPU devices where there is no GPU: set ``POCL_DEVICES``). Prints
 the median seconds per iteration of each, its ratio to the raw twin's at the same ranks, and
 the weak-scaling efficiency (one rank's time over N ranks' time, per program); ``--json``
@@ -27,7 +28,13 @@ PROGRAMS = {
     "sycl_ocl copies": ["examples/mpi_jacobi.py"],
     "sycl_ocl graphs": ["examples/mpi_jacobi.py", "--graphs"],
     "sycl_ocl host accessors": ["examples/mpi_jacobi.py", "--host-accessors"],
+    "sycl_ocl two queues": ["examples/mpi_jacobi.py", "--two-queues"],
     "raw pyopencl": ["bench/mpi_jacobi_raw.py"],
+}
+# The raw twin's variants (--raw-variants): where the exchange's time goes (docs/performance.md).
+RAW_VARIANTS = {
+    "raw pinned": ["bench/mpi_jacobi_raw.py", "--pinned"],
+    "raw two queues, pinned": ["bench/mpi_jacobi_raw.py", "--two-queues", "--pinned"],
 }
 LIMIT_S = 300
 
@@ -40,6 +47,8 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--quick", action="store_true", help="1 and 2 ranks, 64 x 256 per rank, once")
+    parser.add_argument("--raw-variants", action="store_true",
+                        help="also the raw twin with pinned host rows, and with two queues")
     args = parser.parse_args(argv)
     if args.quick:
         args.ranks, args.sides, args.iterations, args.repeat = [1, 2], [0], 5, 1
@@ -65,14 +74,15 @@ def main(argv: list[str] | None = None) -> int:
     mpiexec = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
     if mpiexec is None:
         raise SystemExit("no mpiexec: pip install 'sycl_ocl[mpi]'")
+    programs = {**PROGRAMS, **(RAW_VARIANTS if args.raw_variants else {})}
     runs: list[dict[str, Any]] = []
     summary: dict[str, Any] = {}
     for side in args.sides:
-        medians: dict[str, dict[int, float]] = {name: {} for name in PROGRAMS}
+        medians: dict[str, dict[int, float]] = {name: {} for name in programs}
         for ranks in args.ranks:
-            samples: dict[str, list[float]] = {name: [] for name in PROGRAMS}
+            samples: dict[str, list[float]] = {name: [] for name in programs}
             for _ in range(args.repeat):
-                for name, program in PROGRAMS.items():
+                for name, program in programs.items():
                     record = _run(mpiexec, ranks, program, side, args.iterations)
                     runs.append({"program": name, **record})
                     samples[name].append(record["per_iteration_s"])

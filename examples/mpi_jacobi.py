@@ -13,6 +13,9 @@ explicit copies (``q.copy(accessor, array)``, SYCL 2020 §4.9.4.3), non-blocking
 behind their kernels, while the inner rows update; the host waits only for those two
 events, exchanges the rows with mpi4py, and copies the halos back without waiting, ahead of
 the next iteration's kernels; and checking the result against numpy on the whole grid.
+``--two-queues`` submits the inner rows to a second queue of the same device and context, so
+that the inner kernel never queues behind the row transfers (the runtime orders the two
+queues' commands by the buffers they touch, through OpenCL wait lists: rule S7 of docs/scheduler.md);
 ``--host-accessors`` runs the exchange through host accessors instead (simpler, slower: each
 one is a blocking round trip of its own); ``--graphs`` records each iteration's commands once,
 as three command graphs (docs/graphs.md), and replays them: the fastest form where launches
@@ -111,19 +114,22 @@ def update(q: sycl.queue, src: Slab, dst: sycl.buffer, first_row: int) -> None:
     ))
 
 
-def step(q: sycl.queue, comm: Any, src: Slab, dst: Slab, up: int, down: int, host: Rows) -> None:
+def step(q: sycl.queue, comm: Any, src: Slab, dst: Slab, up: int, down: int, host: Rows,
+         inner_q: sycl.queue | None = None) -> None:
     """One Jacobi iteration from ``src`` into ``dst``: the boundary rows, their copies to the
-    host, then the inner rows while the host exchanges the boundary rows with the neighbours
-    (two Sendrecv shifts, up then down) and copies the halos it received back.
+    host, then the inner rows (on ``inner_q`` where given) while the host exchanges the
+    boundary rows with the neighbours (two Sendrecv shifts, up then down) and copies the halos
+    it received back.
 
     Nothing here waits for the device but the two row copies: the inner kernel and the halo
-    copies run behind the call, ordered by the buffers they touch (§3.8.1)."""
+    copies run behind the call, ordered by the buffers they touch (§3.8.1), on one queue or
+    across two."""
     rows = dst.whole.get_range()[0] - 2
     update(q, src, dst.top, 1)
     update(q, src, dst.bottom, rows)
     sends = ((dst.send_top, host.top, up), (dst.send_bottom, host.bottom, down))
     sent = [q.copy(acc, row) for acc, row, peer in sends if peer != MPI.PROC_NULL]
-    update(q, src, dst.inner, 2)  # runs while the rows travel
+    update(inner_q or q, src, dst.inner, 2)  # runs while the rows travel
     sycl.event.wait([*sent, *host.written])  # the rows are on the host; the last halos left it
     comm.Sendrecv(host.top if up != MPI.PROC_NULL else NOTHING, up, 0,
                   host.halo_bottom if down != MPI.PROC_NULL else NOTHING, down, 0)
@@ -231,9 +237,11 @@ def parse_args() -> argparse.Namespace:
                         help="exchange through host accessors instead of explicit copies")
     parser.add_argument("--graphs", action="store_true",
                         help="record each iteration as command graphs once and replay them")
+    parser.add_argument("--two-queues", action="store_true",
+                        help="explicit copies, the inner rows on a second queue of the device")
     args = parser.parse_args()
-    if args.host_accessors and args.graphs:
-        parser.error("--host-accessors and --graphs are two ways of one exchange: choose one")
+    if args.host_accessors + args.graphs + args.two_queues > 1:
+        parser.error("--host-accessors, --graphs and --two-queues are ways of one exchange: choose one")
     if args.rows < 3 or args.cols < 3 or args.iterations < 1:
         parser.error("--rows and --cols must be at least 3, --iterations at least 1")
     return args
@@ -249,6 +257,7 @@ def main() -> None:
         raise SystemExit(f"--cols {args.cols}: a row of {args.cols * 8} bytes is not a multiple of the "
                          f"device's sub-buffer alignment ({align} bytes); use a multiple of {align // 8}")
     q = sycl.queue(sycl.context(dev), dev)  # the rank's context holds only its device
+    inner_q = sycl.queue(q.get_context(), dev) if args.two_queues else None
     rows, cols = args.rows, args.cols
     up = rank - 1 if rank > 0 else MPI.PROC_NULL
     down = rank + 1 if rank < size - 1 else MPI.PROC_NULL
@@ -265,17 +274,19 @@ def main() -> None:
         elif args.graphs:
             step_graphs(q, comm, recorded[id(dst)], up, down, host)
         else:
-            step(q, comm, src, dst, up, down, host)
+            step(q, comm, src, dst, up, down, host, inner_q)
 
     one_step(src, dst)  # warm-up: builds the kernel
     src, dst = dst, src
     q.wait()
+    inner_q.wait() if inner_q is not None else None
     comm.Barrier()
     began = time.perf_counter()
     for _ in range(args.iterations):
         one_step(src, dst)
         src, dst = dst, src
     q.wait()
+    inner_q.wait() if inner_q is not None else None
     comm.Barrier()
     seconds = time.perf_counter() - began
 
@@ -297,7 +308,8 @@ def main() -> None:
         "ranks": size, "grid_per_rank": [rows, cols], "grid": [size * rows, cols],
         "iterations": args.iterations, "seconds": seconds, "per_iteration_s": seconds / args.iterations,
         "halo_bytes_per_iteration": 2 * (size - 1) * cols * 8,
-        "exchange": "host accessors" if args.host_accessors else "graphs" if args.graphs else "copies",
+        "exchange": ("host accessors" if args.host_accessors else "graphs" if args.graphs
+                     else "copies, two queues" if args.two_queues else "copies"),
         "check": checked, "device": name, "rank_devices": devices,
     }))
 

@@ -62,12 +62,14 @@ def json_lines(text: str) -> list[dict[str, object]]:
     return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
 
 
-@pytest.mark.parametrize("exchange", ["copies", "graphs", "host accessors"])
+@pytest.mark.parametrize("exchange", ["copies", "graphs", "host accessors", "copies, two queues"])
 def test_the_jacobi_example_on_two_ranks(mpiexec: str, exchange: str) -> None:
-    """Each way of the exchange (explicit copies, command graphs, host accessors) on two ranks
+    """Each way of the exchange (explicit copies, command graphs, host accessors, copies with the
+    inner rows on a second queue) on two ranks
     gives numpy's solution."""
     args = ["--rows", "16", "--cols", "64", "--iterations", "5"]
-    flags = {"copies": [], "graphs": ["--graphs"], "host accessors": ["--host-accessors"]}[exchange]
+    flags = {"copies": [], "graphs": ["--graphs"], "host accessors": ["--host-accessors"],
+             "copies, two queues": ["--two-queues"]}[exchange]
     done = run_ranks(mpiexec, 2, ["examples/mpi_jacobi.py", *args, *flags])
     assert done.returncode == 0, f"mpi_jacobi.py failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
     reports = json_lines(done.stdout)
@@ -84,6 +86,22 @@ def test_the_jacobi_example_on_two_ranks(mpiexec: str, exchange: str) -> None:
     assert report["iterations"] == 5
     assert report["per_iteration_s"] > 0
     assert report["exchange"] == exchange
+
+
+@pytest.mark.parametrize("variant", [["--pinned"], ["--two-queues", "--pinned", "--profile"]])
+def test_the_raw_twins_variants_give_numpys_solution(mpiexec: str, variant: list[str]) -> None:
+    """bench/mpi_jacobi_raw.py with pinned host rows, and with the inner rows on a queue of their
+    own ordered by events, computes what numpy does; ``--profile`` reports each rank's phases."""
+    args = ["--rows", "16", "--cols", "64", "--iterations", "5", *variant]
+    done = run_ranks(mpiexec, 2, ["bench/mpi_jacobi_raw.py", *args])
+    assert done.returncode == 0, f"mpi_jacobi_raw.py failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    (report,) = json_lines(done.stdout)
+    assert report["check"] == "ok" and report["ranks"] == 2
+    assert report["variant"]["pinned"] and report["variant"]["two_queues"] == ("--two-queues" in variant)
+    if "--profile" in variant:
+        assert [sorted(rank) for rank in report["profile_us"]] == [sorted(
+            ["enqueue", "wait", "mpi", "write", "inner_median", "idle_median", "idle_mean"])] * 2
+        assert all(rank["inner_median"] > 0 for rank in report["profile_us"])
 
 
 def test_the_trace_command_writes_one_file_set_per_rank(mpiexec: str, tmp_path: Path) -> None:
@@ -137,7 +155,8 @@ def test_the_weak_scaling_runner_runs_the_example_and_its_raw_twin(mpiexec: str,
     assert done.returncode == 0, done.stdout + done.stderr
     result = json.loads(out.read_text())
     programs = result["summary"]["64x256"]
-    assert set(programs) == {"sycl_ocl copies", "sycl_ocl graphs", "sycl_ocl host accessors", "raw pyopencl"}
+    assert set(programs) == {"sycl_ocl copies", "sycl_ocl graphs", "sycl_ocl host accessors", "sycl_ocl two queues",
+                            "raw pyopencl"}
     for rows in programs.values():
         assert set(rows) == {"1", "2"} and rows["1"]["weak_scaling_efficiency"] == 1.0
     assert sorted({(r["program"], r["ranks"]) for r in result["runs"]}) == sorted(

@@ -12,15 +12,18 @@ Same arguments and JSON line as the example (``--rows``, ``--cols``, ``--iterati
 ``--check``), run the same way: ``mpiexec -n 2 python bench/mpi_jacobi_raw.py``.
 
 Variants, for finding where an exchange's time goes (docs/performance.md, "What the exchange
-costs"): ``--pinned`` keeps the four host rows in pinned memory (mapped ``CL_MEM_ALLOC_HOST_PTR``
-buffers); ``--two-queues`` enqueues the inner rows on a queue of their own, ordered against
-the boundary rows by events (the boundary kernels wait for the last inner kernel, the inner
-kernel for the last boundary kernel: the only dependencies between them), so the inner
-kernel does not queue behind the transfers; ``--no-exchange`` runs the ranks side by side
-without exchanging (what running several GPUs at once costs by itself); ``--profile`` adds
-to the JSON line, per rank, the host loop's phases (enqueue, wait for the rows, MPI, the
-halo writes) and, from profiling events, the inner kernel's duration and the device's idle
-time between consecutive inner kernels (microseconds per iteration; median and mean).
+costs"): ``--pinned`` keeps the four host rows in pinned memory (mapped
+``CL_MEM_ALLOC_HOST_PTR`` buffers); ``--two-queues`` enqueues the inner rows on a queue of their
+own, ordered against the boundary rows by events (the boundary kernels wait for the last inner
+kernel, the inner kernel for the last boundary kernel: the only dependencies between them),
+so the inner kernel does not queue behind the transfers; ``--ahead`` (with ``--two-queues``)
+enqueues the next step's inner kernel right behind this step's boundary kernels, before the
+exchange, so that the device always has an inner kernel queued while the host waits and
+exchanges; ``--no-exchange`` runs the ranks side by side without exchanging (what running
+several GPUs at once costs by itself); ``--profile`` adds to the JSON line, per rank, the host
+loop's phases (enqueue, wait for the rows, MPI, the halo writes) and, from profiling events,
+the inner kernel's duration and the device's idle time between consecutive inner kernels
+(microseconds per iteration; median and mean).
 """
 
 from __future__ import annotations
@@ -100,8 +103,10 @@ class Exchange:
         self.compute = cl.CommandQueue(ctx, properties=props) if args.two_queues else self.queue
         self.rows = [self.pinned_row(ctx, args.cols) if args.pinned else np.empty(args.cols)
                      for _ in range(4)]
-        self.last_inner: cl.Event | None = None
+        # the last boundary kernel, and the inner kernels of the last step and (--ahead) the next
         self.last_boundary: cl.Event | None = None
+        self.previous_inner: cl.Event | None = None
+        self.current_inner: cl.Event | None = None
         self.phases = dict.fromkeys(("enqueue", "wait", "mpi", "write"), 0.0)
         self.inner: list[cl.Event] = []
 
@@ -137,9 +142,11 @@ def main() -> None:
     parser.add_argument("--cols", type=int, default=256)
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--check", action=argparse.BooleanOptionalAction, default=True)
-    for variant in ("pinned", "two-queues", "no-exchange", "profile"):
+    for variant in ("pinned", "two-queues", "ahead", "no-exchange", "profile"):
         parser.add_argument(f"--{variant}", action="store_true")
     args = parser.parse_args()
+    if args.ahead and not args.two_queues:
+        parser.error("--ahead enqueues the next inner kernel before this step's transfers: add --two-queues")
     if args.no_exchange and args.check:
         parser.error("--no-exchange computes each slab alone: add --no-check")
     comm = MPI.COMM_WORLD
@@ -156,12 +163,22 @@ def main() -> None:
     top, bottom, halo_top, halo_bottom = ex.rows
     clock = time.perf_counter
 
-    def step(src: Slab, dst: Slab) -> None:
-        (top_sub, *top_at), (bottom_sub, *bottom_at), (inner_sub, *inner_at) = dst.parts
+    def inner(src: Slab, dst: Slab, after: cl.Event | None) -> cl.Event:
+        """Enqueue the update of ``dst``'s inner rows from ``src``, after ``after`` (two queues)."""
+        (inner_sub, first, count) = dst.parts[2]
+        wait_for = [after] if args.two_queues and after is not None else None
+        event = kernel(ex.compute, (cols - 2, count), None, src.buf, inner_sub, cols, first,
+                       wait_for=wait_for)
+        if args.profile:
+            ex.inner.append(event)
+        return event
+
+    def step(src: Slab, dst: Slab, ahead: bool = False) -> None:
+        (top_sub, *top_at), (bottom_sub, *bottom_at), _ = dst.parts
         reads: list[Any] = []
         began = clock()
-        after_inner = [ex.last_inner] if args.two_queues and ex.last_inner is not None else None
-        after_boundary = [ex.last_boundary] if args.two_queues and ex.last_boundary is not None else None
+        previous_boundary = ex.last_boundary
+        after_inner = [ex.previous_inner] if args.two_queues and ex.previous_inner is not None else None
         boundary = ((top_sub, top_at, top, up), (bottom_sub, bottom_at, bottom, down))
         for sub, (first, count), host, peer in boundary:
             ex.last_boundary = kernel(queue, (cols - 2, count), None, src.buf, sub, cols, first,
@@ -169,10 +186,10 @@ def main() -> None:
             if peer != MPI.PROC_NULL:
                 at = dst.row * first
                 reads.append(cl.enqueue_copy(queue, host, dst.buf, src_offset=at, is_blocking=False))
-        ex.last_inner = kernel(ex.compute, (cols - 2, inner_at[1]), None, src.buf, inner_sub, cols,
-                               inner_at[0], wait_for=after_boundary)
-        if args.profile:
-            ex.inner.append(ex.last_inner)
+        if ex.current_inner is None:  # not enqueued ahead by the step before
+            ex.current_inner = inner(src, dst, previous_boundary)
+        following = inner(dst, src, ex.last_boundary) if ahead else None  # the next step's inner rows
+        ex.previous_inner, ex.current_inner = ex.current_inner, following
         queue.flush()
         ex.compute.flush()
         enqueued = clock()
@@ -200,8 +217,8 @@ def main() -> None:
     ex.reset()
     comm.Barrier()
     began = time.perf_counter()
-    for _ in range(args.iterations):
-        step(src, dst)
+    for i in range(args.iterations):
+        step(src, dst, ahead=args.ahead and i < args.iterations - 1)
         src, dst = dst, src
     ex.finish()
     comm.Barrier()
@@ -222,7 +239,7 @@ def main() -> None:
             u = v
         np.testing.assert_allclose(np.concatenate(result), u[1:-1], rtol=1e-12, atol=1e-12)
         checked = "ok"
-    variant = {name: getattr(args, name) for name in ("pinned", "two_queues", "no_exchange")}
+    variant = {name: getattr(args, name) for name in ("pinned", "two_queues", "ahead", "no_exchange")}
     print(json.dumps({
         "ranks": size, "grid_per_rank": [rows, cols], "iterations": args.iterations, "seconds": seconds,
         "per_iteration_s": seconds / args.iterations, "check": checked, "device": dev.name, "raw": True,

@@ -12,7 +12,7 @@ from ._accessor import accessor
 from ._aspect import aspect
 from ._async_errors import AsyncErrors
 from ._backend import backend
-from ._buffer import held_only_by, runs_command_groups
+from ._buffer import BUILDING, held_only_by
 from ._context import AsyncHandler, context
 from ._device import device
 from ._event import event, event_of
@@ -180,7 +180,6 @@ class queue(NativeWrapper, PropertyHolder):
         """The value of a ``sycl.info.queue`` descriptor (§4.6.5.2)."""
         return check_namespace(desc, "queue", "queue").query(self)
 
-    @runs_command_groups
     def submit(self, cgf: Callable[[handler], Any], secondary_queue: queue | None = None) -> event:
         """Run the command-group function and schedule its command; never blocks (§4.6.5.1).
 
@@ -202,8 +201,12 @@ class queue(NativeWrapper, PropertyHolder):
         if secondary_queue is not None:
             return self._submit_or_fall_back(cgf, secondary_queue)
         h = make_handler(self)
+        building = BUILDING.slot  # this thread's command group being built (rule S29)
+        outer = building[0]  # a submit's whose command-group function submits
         try:
+            building[0] = h
             cgf(h)
+            building[0] = outer  # buffers local to cgf ended as it returned
             action = h._action
             if type(action) is Shape and h._settings is None and self._recording is None:
                 # h._submit() of a launch of a known shape with nothing to wait for, in place
@@ -213,6 +216,8 @@ class queue(NativeWrapper, PropertyHolder):
                 return h._submit()
             return self._finish(h)
         except BaseException:
+            # First, with no call before it where an interrupt could land (rule S26).
+            building[0] = outer
             # The error's traceback holds the handler: not its buffers, nor, as its accessors
             # go first, a buffer handed on to it as they end (rule S29).
             h._accessors, h._owning = [], None

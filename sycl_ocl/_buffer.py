@@ -9,10 +9,10 @@ run: wait for the work on it, then write back when there is host memory to write
 from __future__ import annotations
 
 import sys
+import threading
 import weakref
-from collections.abc import Callable, Iterable
-from types import CodeType, FrameType
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyopencl as cl
@@ -371,18 +371,24 @@ def element_type(dtype: Any) -> np.dtype[Any]:
     return dt
 
 
-_Runner = TypeVar("_Runner", bound=Callable[..., Any])
-# The code of the functions that run a command-group function, its handler their local ``h``
-# (``runs_command_groups``).
-_RUNNERS: set[CodeType] = set()
+class _Building(threading.local):
+    """Per thread, in ``slot[0]``, the handler of the command group whose function runs on it
+    (``queue.submit`` sets it around the call and puts back the one it found, for a submit
+    nested in a command-group function; a host task's submit runs on a thread of its own).
+
+    The cheapest per-thread form measured (bench/instructions.py, callgrind): a one-element
+    list fetched once per submit costs it about 840 instructions (1.9% of a held submit); an
+    attribute set and put back costs about 700 per access of a ``threading.local`` (three:
+    2,100), a dict keyed by ``threading.get_ident()`` about 1,700 (the identity is a new int
+    each call). The stack walk it replaces cost the submit nothing but was a search of frames
+    for ``queue.submit``'s local ``h``.
+    """
+
+    def __init__(self) -> None:
+        self.slot: list[handler | None] = [None]
 
 
-def runs_command_groups(fn: _Runner) -> _Runner:
-    """Mark ``fn`` as a function that runs a command-group function with the handler in its
-    local ``h`` (``queue.submit``): a buffer whose last reference that function drops finds
-    the handler on the stack (``_hand_on_to_command_group``). Costs nothing per call."""
-    _RUNNERS.add(fn.__code__)
-    return fn
+BUILDING = _Building()
 
 
 def _hand_on_to_command_group(buf: buffer) -> None:
@@ -391,23 +397,18 @@ def _hand_on_to_command_group(buf: buffer) -> None:
     the buffer kept joins with no work, rule S20, and holds nothing: ``sycl.accessor(
     bufs.pop(), h)``): a new handle of it joins the group's ``_owning``, so that the command
     keeps the buffer until it completes (``held_only_by``), as the accessor would in C++.
-    Outside a collection and the scheduler, on a user's thread only (``may_call_user``);
-    cheap where it does nothing: a look at the frames of the stack."""
+    Outside a collection and the scheduler, on a user's thread only (``may_call_user``); the
+    group is the one ``queue.submit`` is building on this thread (``BUILDING``)."""
     root = buf._root
     if root.handles != 1 or not may_call_user():
         return
-    frame: FrameType | None = sys._getframe(1)  # buffer.__del__'s
-    while frame is not None:
-        if frame.f_code in _RUNNERS:
-            h = frame.f_locals.get("h")
-            if h is not None and any(acc._win.req.memory is root for acc in h._accessors):
-                heir = buf._another_handle(buf._range, buf._dtype)
-                if h._owning is None:
-                    h._owning = [heir]
-                else:
-                    h._owning.append(heir)
-                return
-        frame = frame.f_back
+    h = BUILDING.slot[0]
+    if h is not None and any(acc._win.req.memory is root for acc in h._accessors):
+        heir = buf._another_handle(buf._range, buf._dtype)
+        if h._owning is None:
+            h._owning = [heir]
+        else:
+            h._owning.append(heir)
 
 
 def held_only_by(buffers: list[buffer]) -> list[buffer] | None:

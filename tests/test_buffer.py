@@ -828,6 +828,41 @@ def test_a_buffer_dropped_by_its_command_group_on_the_fast_path_is_written_back(
     assert (a == 3).all() and a.flags.writeable
 
 
+def test_a_buffer_dropped_after_a_nested_submit_lives_with_the_outer_command(queue: sycl.queue) -> None:
+    # The nested submit puts back the outer command group as the one being built (rule S29).
+    a, b = np.zeros(8, dtype=np.int32), np.zeros(8, dtype=np.int32)
+    bufs = [sycl.buffer(a)]
+    _inc(queue, bufs[0])
+    queue.wait()
+    gate = threading.Event()
+    gated = queue.submit(lambda h: h.host_task(gate.wait))
+
+    def cgf(h: sycl.handler) -> None:
+        h.depends_on(gated)
+        with sycl.buffer(b) as other:
+            _inc(queue, other)
+        h.parallel_for(sycl.range(8), "tb_inc", sycl.accessor(bufs.pop(), h))
+
+    ev = queue.submit(cgf)
+    held = not a.flags.writeable  # still the buffer's: its kernel waits for the gate
+    gate.set()
+    ev.wait()
+    queue.wait()
+    assert held
+    assert (a == 2).all() and a.flags.writeable and (b == 1).all()
+
+
+def test_a_buffer_dropped_after_its_submit_returned_ends_at_its_del(queue: sycl.queue) -> None:
+    # Once the command-group function returned, no command group is being built on this
+    # thread: the buffer is handed to none (rule S29) and ends at its del (rule S13).
+    a = np.zeros(8, dtype=np.int32)
+    buf = sycl.buffer(a)
+    for _ in range(2):  # the second accessor takes the window the first left (rule S20)
+        _inc(queue, buf)
+    del buf
+    assert (a == 2).all() and a.flags.writeable
+
+
 def test_a_buffer_dropped_by_a_command_group_that_raises_ends_there(queue: sycl.queue) -> None:
     a = np.zeros(8, dtype=np.int32)
     bufs = [sycl.buffer(a)]

@@ -63,10 +63,10 @@ class Shape:
     per argument, the requirement of an accessor (at the indices ``bindings``) or the type of a
     scalar (at ``scalars``). The command group's accessors are its accessor arguments, one
     each: ``order`` holds the argument index of each, in the order they joined it, and
-    ``joined`` pairs each index with its accessor's position; ``requirements`` (a list that
-    never changes) are the command group's, theirs in that order (where one discards, as a
-    reduction's variable with ``initialize_to_identity``, the kernel says so: the key the
-    shape is kept under holds it). ``mems``: the ``cl_mem`` of each
+    ``joined`` pairs each index with its accessor's position, the last joined first;
+    ``requirements`` (a list that never changes) are the command group's, theirs in that order
+    (where one discards, as a reduction's variable with ``initialize_to_identity``, the kernel
+    says so: the key the shape is kept under holds it). ``mems``: the ``cl_mem`` of each
     requirement argument in the lane's context, once bound (``bind``), with ``prepared``, the
     kernel on a ``cl_kernel`` of the shape's own with the last launch's arguments set.
 
@@ -91,7 +91,9 @@ class Shape:
         self.signature = signature
         self.arity = len(signature)
         self.requirements = requirements
-        self.joined = tuple((index, k) for k, index in enumerate(order))
+        # The last joined first: the first accessor's requirement is that of the window the
+        # shape is kept on, so the others tell apart the shapes kept there (``matching``).
+        self.joined = tuple(reversed([(index, k) for k, index in enumerate(order)]))
         self.joins = len(order)
         self.bindings = tuple(i for i, want in enumerate(signature) if type(want) is Requirement)
         self.scalars = tuple(i for i, want in enumerate(signature) if type(want) is not Requirement)

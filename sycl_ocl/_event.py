@@ -148,9 +148,8 @@ def event_list(events: Any, call: str) -> list[event]:
 
 
 def event_of(cmd: Command, ctx: context | None) -> event:
-    """The event of ``cmd``, a command of context ``ctx``: the one builder of an event (but for
-    ``queue.submit``'s launch of a known shape, in place). A function, not an ``__init__``:
-    calling the class would cost a fifth more on every submit."""
+    """The event of ``cmd``, a command of context ``ctx``: the one builder of an event. A
+    function, not an ``__init__``: calling the class would cost a fifth more on every submit."""
     ev = _new(event)
     ev._cmd = cmd
     ev._context = ctx

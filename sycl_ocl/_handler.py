@@ -633,8 +633,7 @@ _HOST_TASK = target.host_task  # read per accessor: a module constant costs less
 
 def make_handler(where: Origin) -> handler:
     """The handler of a new command group for ``where`` (a queue, or a command graph's
-    ``GraphOrigin``): the one way a handler is made, but for ``queue.submit``, which makes its
-    own in place, alike (keep the two in step). A function, not a classmethod or an
+    ``GraphOrigin``): the one way a handler is made. A function, not a classmethod or an
     ``__init__``: either call costs twice as much, on every submit."""
     h = handler()
     h._origin = where

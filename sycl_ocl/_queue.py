@@ -44,9 +44,6 @@ from .scheduler import (
 from .selector import default_selector_v, select_device
 from .usm.launch import Shortcut
 
-# event_of's maker, for the launch fast path of ``queue.submit``
-_new_event = object.__new__
-
 
 class queue(NativeWrapper, PropertyHolder):
     """Submits command groups to one device of one context (§4.6.5).
@@ -203,13 +200,7 @@ class queue(NativeWrapper, PropertyHolder):
         """
         if secondary_queue is not None:
             return self._submit_or_fall_back(cgf, secondary_queue)
-        h = handler()  # make_handler(self), in place: its call costs about 1% of a held submit
-        h._origin = self
-        h._accessors = []
-        h._owning = None
-        h._discards = ()
-        h._action = None
-        h._settings = None
+        h = make_handler(self)
         building = BUILDING.slot  # this thread's command group being built (rule S29)
         outer = building[0]  # a submit's whose command-group function submits
         try:
@@ -218,13 +209,9 @@ class queue(NativeWrapper, PropertyHolder):
             building[0] = outer  # buffers local to cgf ended as it returned
             action = h._action
             if type(action) is Shape and h._settings is None and self._recording is None:
-                # h._submit() of a launch of a known shape with nothing to wait for, in place,
-                # and event_of (a call costs about 1% of a held submit)
+                # h._submit() of a launch of a known shape with nothing to wait for, in place
                 owners = None if h._owning is None else held_only_by(h._owning)
-                ev = _new_event(event)
-                ev._cmd = launch(action, h, (), owners)
-                ev._context = self._context
-                return ev
+                return event_of(launch(action, h, (), owners), self._context)
             if self._recording is None and not h._depends:
                 return h._submit()
             return self._finish(h)

@@ -260,14 +260,3 @@ def test_wrong_arguments_raise_at_submit_also_behind_another_command(queue: sycl
         queue.wait_and_throw()  # nothing asynchronous follows
     queue.submit(lambda h: h.single_task("th_one", sycl.accessor(out, h), 7)).wait_and_throw()
     assert sycl.host_accessor(out)[0] == 7
-
-
-def test_queue_submit_makes_its_handler_as_make_handler_does(queue: sycl.queue) -> None:
-    # queue.submit builds its handler in place (a call fewer per submit): the two stay alike.
-    from sycl_ocl._handler import make_handler
-
-    missing = object()
-    seen: list[dict[str, object]] = []
-    queue.submit(lambda h: seen.append({name: getattr(h, name, missing) for name in sycl.handler.__slots__}))
-    made = make_handler(queue)
-    assert seen == [{name: getattr(made, name, missing) for name in sycl.handler.__slots__}]

@@ -133,12 +133,16 @@ class handler:
         Binds a placeholder accessor; accessors made with this handler are already required.
 
         Raises:
-            sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's device.
+            sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's device,
+                or a placeholder whose buffer was destroyed since it was made.
         """
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
         if acc not in self._accessors:  # identity: accessors do not define __eq__
-            self._register(acc, getattr(acc, "_buf", None))
+            buf = getattr(acc, "_buf", None)
+            if buf is not None:
+                buf._check_alive()  # its with block may have ended since the placeholder was made
+            self._register(acc, buf)
 
     def _register(self, acc: accessor, buf: buffer | None) -> None:
         """Add ``acc`` and its requirement to the command group once checked: how an accessor
@@ -815,8 +819,9 @@ def matched_copy(src: Any, dst: Any, lane: Lane | None) -> tuple[accessor, CopyS
         return None
     shapes: dict[Any, Any] = acc._win.shapes
     shape: CopyShape | None = shapes.get(copy_key(lane, to_host))
-    if shape is None or acc._kind[0] is not _DEVICE or not shape.matches(host):
-        return None
+    kind = acc._kind
+    if shape is None or kind[0] is not _DEVICE or not shape.matches(host) or (kind[1] and not acc._buf._alive):
+        return None  # a placeholder of a destroyed buffer is checked in full, which refuses it
     return acc, shape
 
 

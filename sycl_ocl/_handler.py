@@ -820,8 +820,9 @@ def matched_copy(src: Any, dst: Any, lane: Lane | None) -> tuple[accessor, CopyS
     shapes: dict[Any, Any] = acc._win.shapes
     shape: CopyShape | None = shapes.get(copy_key(lane, to_host))
     kind = acc._kind
-    if shape is None or kind[0] is not _DEVICE or not shape.matches(host) or (kind[1] and not acc._buf._alive):
-        return None  # a placeholder of a destroyed buffer is checked in full, which refuses it
+    if (shape is None or kind[0] is not _DEVICE or not shape.matches(host)
+            or (kind[1] and not acc._buf._alive)):  # a destroyed buffer's: checked in full, refused
+        return None
     return acc, shape
 
 

@@ -391,6 +391,9 @@ class handler:
             self._check_mine(dst)
             if not dst._win.writes:
                 raise exception(errc.invalid, "the copy destination accessor must have a write mode")
+        elif isinstance(dst, np.ndarray) and not dst.flags.writeable:
+            raise exception(errc.invalid, "handler.copy into a read-only numpy array (flags.writeable is "
+                                          "False); copy into a writable array")
         n, room = _copy_counts(src, dst)
         if n < 0 or room < n:
             raise exception(

@@ -122,6 +122,12 @@ def _repeated_copy_of_destroyed(e: Env) -> None:
     e.q.copy(acc, out).wait_and_throw()
 
 
+def _copy_into_read_only(e: Env) -> None:
+    out = np.zeros(16, np.float32)
+    out.flags.writeable = False
+    e.q.copy(sycl.accessor(e.buf, sycl.read_only), out).wait_and_throw()
+
+
 def _released_host_accessor(e: Env) -> Any:
     acc = sycl.host_accessor(e.fresh(4))
     acc.release()
@@ -574,6 +580,8 @@ CASES: list[Case] = [
     Case("accessor-placeholder-of-destroyed", "accessor §4.7.6.9",
          "a placeholder of a destroyed buffer bound with h.require", _placeholder_of_destroyed, E.invalid,
          "destroyed"),
+    Case("handler-copy-into-read-only-array", "handler §4.9.4.3", "a copy into a read-only numpy array",
+         _copy_into_read_only, E.invalid, "read-only"),
     Case("queue-copy-of-destroyed", "queue §4.6.5.2",
          "queue.copy of a placeholder of a destroyed buffer, after copies of its shape",
          _repeated_copy_of_destroyed, E.invalid, "destroyed"),

@@ -133,12 +133,16 @@ class handler:
         Binds a placeholder accessor; accessors made with this handler are already required.
 
         Raises:
-            sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's device.
+            sycl.exception: ``errc.invalid`` for a sub-buffer misaligned for the queue's device,
+                or a placeholder whose buffer was destroyed since it was made.
         """
         if not isinstance(acc, accessor):
             raise exception(errc.invalid, f"require takes a sycl.accessor, got {acc!r}")
         if acc not in self._accessors:  # identity: accessors do not define __eq__
-            self._register(acc, getattr(acc, "_buf", None))
+            buf = getattr(acc, "_buf", None)
+            if buf is not None:
+                buf._check_alive()  # its with block may have ended since the placeholder was made
+            self._register(acc, buf)
 
     def _register(self, acc: accessor, buf: buffer | None) -> None:
         """Add ``acc`` and its requirement to the command group once checked: how an accessor
@@ -387,6 +391,9 @@ class handler:
             self._check_mine(dst)
             if not dst._win.writes:
                 raise exception(errc.invalid, "the copy destination accessor must have a write mode")
+        elif isinstance(dst, np.ndarray) and not dst.flags.writeable:
+            raise exception(errc.invalid, "handler.copy into a read-only numpy array (flags.writeable is "
+                                          "False); copy into a writable array")
         n, room = _copy_counts(src, dst)
         if n < 0 or room < n:
             raise exception(
@@ -815,7 +822,9 @@ def matched_copy(src: Any, dst: Any, lane: Lane | None) -> tuple[accessor, CopyS
         return None
     shapes: dict[Any, Any] = acc._win.shapes
     shape: CopyShape | None = shapes.get(copy_key(lane, to_host))
-    if shape is None or acc._kind[0] is not _DEVICE or not shape.matches(host):
+    kind = acc._kind
+    if (shape is None or kind[0] is not _DEVICE or not shape.matches(host)
+            or (kind[1] and not acc._buf._alive)):  # a destroyed buffer's: checked in full, refused
         return None
     return acc, shape
 

@@ -17,6 +17,7 @@ with a real OpenCL status; nothing else ever changes them.
 from __future__ import annotations
 
 import struct
+import sys
 import threading
 import types
 import warnings
@@ -268,11 +269,16 @@ class Faults:
         self.fired = False
         self.failed = ""  # the routine of the call that failed
         self.subject: object = None  # what it failed on: the thread started, the program built
+        # Where the calls came from: each kind with the functions of sycl_ocl that made it,
+        # innermost first (tests check that a sweep's programs reach the paths it means to).
+        self.sites: Counter[tuple[str, tuple[str, ...]]] = Counter()
         self._lock = threading.Lock()
 
     def hit(self, kind: str, routine: str, subject: object = None) -> None:
         """Count a call of ``kind`` (on ``subject``); raise its fault if it is the chosen one."""
+        site = (kind, _callers())
         with self._lock:
+            self.sites[site] += 1
             self.calls[kind] += 1
             fire = kind == self.kind and self.calls[kind] == self.nth
             self.fired = self.fired or fire
@@ -283,6 +289,22 @@ class Faults:
             raise RuntimeError("can't start new thread (injected)")
         message = f"{routine} failed: {status_name(self.code)[3:]} (injected)"
         raise InjectedError(message, self.code, routine)
+
+
+def _callers() -> tuple[str, ...]:
+    """The functions of sycl_ocl on the stack outside this module, innermost first, each as
+    ``path:name`` (the path under the package)."""
+    out = []
+    frame = sys._getframe(2)
+    while frame is not None:
+        path = frame.f_code.co_filename
+        if _PACKAGE in path and not path.endswith(_HERE):
+            out.append(f"{path.rpartition(_PACKAGE)[2]}:{frame.f_code.co_name}")
+        frame = frame.f_back  # type: ignore[assignment]
+    return tuple(out)
+
+
+_PACKAGE, _HERE = "/sycl_ocl/", "/sycl_ocl/_native.py"
 
 
 class InjectedError(pyopencl.Error):

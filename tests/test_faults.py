@@ -513,6 +513,32 @@ def program_repeated_copies(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     return data
 
 
+def program_host_checks(s: Steps, devs: list[sycl.device]) -> np.ndarray:
+    """Kernels right after host accessors and host tasks that read, repeated: from the third
+    round the kernels replay their plans (a host op leaves the layout known, and the plan
+    makes the host's bytes stale: rule S17), each then enqueued on the launch's fast path."""
+    q = s.queue(devs[0])
+    data = np.zeros(N, dtype=np.int32)
+
+    def task(h: sycl.handler) -> None:
+        acc = sycl.accessor(buf, h, sycl.read_only, target=sycl.target.host_task)
+        h.host_task(lambda: int(np.asarray(acc)[0]))
+
+    with s.faulty(), sycl.buffer(data) as buf:
+        for w in (1, 4, 16, 64):
+            s.step(w, lambda w=w: q.submit(add(buf, w)))
+            s.step(0, lambda: sycl.host_accessor(buf, sycl.read_only))
+            s.step(2 * w, lambda w=w: q.submit(add(buf, 2 * w)))
+            s.step(0, lambda: q.submit(task))
+
+        def hold() -> None:
+            with sycl.host_accessor(buf) as acc:
+                host_add(acc, 256)
+        s.step(256, hold)
+        s.step(512, lambda: q.submit(add(buf, 512)))
+    return data
+
+
 def program_sub_buffers(s: Steps, devs: list[sycl.device]) -> np.ndarray:
     """Kernels on two sub-buffers and on their parent."""
     q = s.queue(devs[0])
@@ -645,11 +671,12 @@ def program_awkward(s: Steps, devs: list[sycl.device]) -> np.ndarray:
 
 
 def program_graph(s: Steps, devs: list[sycl.device]) -> np.ndarray:
-    """A recorded graph of two kernels and a copy of the buffer to a numpy array, finalized
-    and replayed twice, between kernels."""
+    """A recorded graph of two kernels, a copy of the buffer to a numpy array and one of a
+    numpy array into another buffer (memcpy nodes, rule S18), finalized and replayed twice,
+    between kernels."""
     q = s.queue(devs[0])
-    data, out = np.zeros(N, dtype=np.int32), np.zeros(N, dtype=np.int32)
-    with s.faulty(), sycl.buffer(data) as buf:
+    data, out, row = np.zeros(N, dtype=np.int32), np.zeros(N, dtype=np.int32), np.ones(8, dtype=np.int32)
+    with s.faulty(), sycl.buffer(data) as buf, sycl.buffer(sycl.range(N), np.int32) as scratch:
         graphs: list[exp.command_graph] = []
 
         def record() -> None:
@@ -659,6 +686,7 @@ def program_graph(s: Steps, devs: list[sycl.device]) -> np.ndarray:
                 q.submit(add(buf, 1))
                 q.submit(add(buf, 2))
                 q.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only), out))
+                q.submit(lambda h: h.copy(row, sycl.accessor(scratch, h, sycl.write_only, sycl.range(8))))
             finally:
                 g.end_recording()
             graphs.append(g.finalize())
@@ -825,7 +853,8 @@ def program_temporary_images(s: Steps, devs: list[sycl.device]) -> np.ndarray:
 
 
 Program = Callable[[Steps, list[sycl.device]], np.ndarray]
-PROGRAMS: list[Program] = [program_buffers, program_copies, program_repeated_copies, program_sub_buffers,
+PROGRAMS: list[Program] = [program_buffers, program_copies, program_repeated_copies, program_host_checks,
+                           program_sub_buffers,
                            program_host_tasks, program_interop, program_usm, program_awkward, program_graph,
                            program_two_contexts, program_make_buffer, program_bundles,
                            program_refused_chain, program_temporary_buffers, program_images,
@@ -905,6 +934,44 @@ def test_fault_sweep(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixt
         print(f"\nfault sweep: {done} of {len(cases)} call sites failed and survived: "
               f"{dict(sorted(kinds.items()))}")
     assert done >= min(len(cases), 50)
+
+
+# The paths each of these programs must reach (a kind of call, made by the function named
+# first, from the functions named after it, further out), so that the sweep fails their calls.
+REACHED = {
+    "a repeated copy to the host replays its shape (rule S32)":
+        (program_repeated_copies, "read", ["scheduler/replay/copies.py:_copy"]),
+    "a repeated copy from the host replays its shape (rule S32)":
+        (program_repeated_copies, "write", ["scheduler/replay/copies.py:_copy"]),
+    "a graph's memcpy node to the host (rule S18)":
+        (program_graph, "read", ["scheduler/actions.py:enqueue", "scheduler/graph.py:enqueue"]),
+    "a graph's memcpy node from the host (rule S18)":
+        (program_graph, "write", ["scheduler/actions.py:enqueue", "scheduler/graph.py:enqueue"]),
+    "a kernel after a host accessor or host task replays its plan (rule S17)":
+        (program_host_checks, "kernel", ["scheduler/replay/shape.py:_launch"]),
+}
+
+
+@pytest.mark.parametrize("path", list(REACHED))
+def test_the_fault_sweep_reaches_the_transfer_paths(device: sycl.device, path: str) -> None:
+    """The sweep's programs make the calls of the transfer paths of issue 31 (where a fault
+    must be survived as anywhere else), counted with the injection off."""
+    program, kind, callers = REACHED[path]
+    assert program in PROGRAMS
+    run_case(program, [device], "", 0)  # warm: the first run takes other paths
+    faults = run_case(program, [device], "", 0).faults
+    assert faults is not None
+    made = sum(n for (k, chain), n in faults.sites.items() if k == kind and _calls_from(chain, callers))
+    assert made >= 2, f"{program.__name__} never reached {path}: {sorted(faults.sites)}"
+
+
+def _calls_from(chain: tuple[str, ...], callers: list[str]) -> bool:
+    """Whether ``chain`` (innermost first) begins with ``callers[0]`` and holds the others
+    further out, in order."""
+    if not chain or chain[0] != callers[0]:
+        return False
+    rest = iter(chain[1:])
+    return all(caller in rest for caller in callers[1:])
 
 
 def test_the_fault_sweep_fails_when_no_fault_fires(device: sycl.device) -> None:
@@ -995,6 +1062,7 @@ class Round:
         self.temporary = np.zeros(N, dtype=np.int32)  # under a buffer held only by its accessor
         self.temporaries = [sycl.buffer(self.temporary)]  # made before the call: its submit drops it
         self.image = sycl.unsampled_image(sycl.image_format.r32g32b32a32_sint, sycl.range(N // 4))
+        self.graph: exp.command_graph | None = None  # "graph replay with copies"
 
     def host_task(self, h: sycl.handler) -> None:
         sycl.accessor(self.buf, h, sycl.read_write, target=sycl.target.host_task)
@@ -1033,6 +1101,9 @@ class Round:
             # Replayed (rule S32): ``prepare`` made the same copy before.
             "repeated copy to the host": lambda: q.copy(sycl.accessor(buf, sycl.read_only), self.out),
             "repeated copy from the host": lambda: q.copy(self.ones, sycl.accessor(buf, sycl.write_only)),
+            # Replayed (rule S17): ``prepare`` made it after host accessors twice before.
+            "submit after host accessors": lambda: q.submit(add(buf, 2)),
+            "graph replay with copies": lambda: q.ext_oneapi_graph(self.graph),
             "buffer with exit": lambda: self.doomed[0].__exit__(None, None, None),
             "buffer del": self.doomed.clear,
             "collection": lambda: gc.collect(0),
@@ -1051,6 +1122,15 @@ class Round:
             for _ in range(3):
                 self.calls()[call]()
             self.q.wait()
+        elif call == "submit after host accessors":  # the kernel's plan after a check made
+            for _ in range(3):
+                self.q.submit(add(self.buf, 2))
+                sycl.host_accessor(self.buf, sycl.read_only).release()
+        elif call == "graph replay with copies":
+            self.graph = self.record_copies()
+            for _ in range(2):  # its plans made (rules S18, S17)
+                self.q.ext_oneapi_graph(self.graph)
+            self.q.wait()
         elif call == "profiling query":  # its clock offset over a second old: measured again
             timing = sycl.queue(self.q.get_context(), self.q.get_device(),
                                 prop_list=[sycl.property.queue.enable_profiling()])
@@ -1058,6 +1138,18 @@ class Round:
             self.timed.wait()
             offsets, key = self._clock_offsets()
             offsets[key] = tuple((at - 2 * 10**9, offset) for at, offset in offsets[key])
+
+    def record_copies(self) -> exp.command_graph:
+        """A graph of a kernel and memcpy nodes on the buffer, both ways (rule S18)."""
+        q, buf = self.q, self.buf
+        g = exp.command_graph(q)
+        g.begin_recording(q)
+        q.submit(add(buf, 2))
+        q.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only), self.out))
+        q.submit(lambda h: h.copy(self.ones[:8], sycl.accessor(buf, h, sycl.write_only, sycl.range(8),
+                                                               sycl.id(8))))
+        g.end_recording()
+        return g.finalize()
 
     def _clock_offsets(self) -> tuple[dict[int, Any], int]:
         from sycl_ocl.scheduler import RUNTIME
@@ -1082,9 +1174,13 @@ class Round:
 
         def works() -> None:
             q, buf = self.q, self.buf
-            q.submit(add(buf, 0)).wait()
             with sycl.host_accessor(buf, sycl.read_only) as acc:
-                assert np.asarray(acc)[0] >= 1
+                first = np.array(acc)
+            q.submit(add(buf, 1)).wait()
+            with sycl.host_accessor(buf, sycl.read_only) as acc:  # the device's bytes, read again
+                assert np.asarray(acc).tolist() == (first + 1).tolist() and first[0] >= 1
+            if self.graph is not None:  # it still replays
+                q.ext_oneapi_graph(self.graph).wait()
             self.temporaries.clear()  # the call never took it: it ends here
             q.wait()  # a temporary buffer's kernel ran, and it was written back, or it never ran
             assert self.temporary.flags.writeable and set(self.temporary.tolist()) <= {0, 2}
@@ -1127,6 +1223,7 @@ INTERRUPTED_CALLS = ["submit", "submit after an event", "host task", "host_acces
                      "submit on a temporary buffer", "image host accessor", "wait", "USM launch",
                      "USM malloc", "USM free", "USM memcpy", "USM fill", "copy to the host",
                      "copy from the host", "repeated copy to the host", "repeated copy from the host",
+                     "submit after host accessors", "graph replay with copies",
                      "buffer with exit", "buffer del", "collection",
                      "profiling query"]
 

@@ -300,6 +300,40 @@ def test_copies_between_accessors_and_host_arrays_replay(device: sycl.device, na
             np.testing.assert_allclose(acc, result)
 
 
+def test_memcpy_nodes_keep_their_order_against_eager_kernels_and_host_accessors(device: sycl.device) -> None:
+    """Replays of a graph of two memcpy nodes (a host array into elements 0-7, elements 8-15
+    into another) between eager kernels on two queues and host accessors, nothing waited for
+    but each replay's event: each replay reads the elements as the kernels and host writes
+    before it left them, and none after; its host array lands before the commands after it."""
+    ctx = sycl.context(device)
+    q, other = sycl.queue(ctx, device), sycl.queue(ctx, device)
+    given, result = np.zeros(8, np.float32), np.zeros(8, np.float32)
+    model = np.arange(N, dtype=np.float32)
+    with sycl.buffer(model.copy()) as buf:
+        exe = _recorded(
+            q, lambda h: h.copy(given, sycl.accessor(buf, h, sycl.write_only, sycl.range(8))),
+            lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only, sycl.range(8), sycl.id(8)), result))
+        for k in range(1, 7):
+            eager = q if k % 2 else other
+            eager.submit(_halve_add(buf, float(k)))
+            model = _model_halve_add(model, float(k))
+            given[:] = 10 * k  # the last replay completed: the array is the program's again
+            replayed = q.ext_oneapi_graph(exe)
+            model[:8] = given
+            expected = model[8:16].copy()
+            other.submit(_halve_add(buf, 100.0))  # after the replay: in neither copy
+            model = _model_halve_add(model, 100.0)
+            if k % 3 == 0:
+                with sycl.host_accessor(buf) as acc:
+                    np.testing.assert_array_equal(acc, model)
+                    np.asarray(acc)[8:16] += 1  # read by the next replay, after the next kernel
+                model[8:16] += 1
+            replayed.wait()
+            np.testing.assert_array_equal(result, expected, err_msg=f"replay {k}")
+        with sycl.host_accessor(buf, sycl.read_only) as acc:
+            np.testing.assert_array_equal(acc, model)
+
+
 def test_a_replay_keeps_the_bytes_between_the_windows_it_writes(device: sycl.device, native: bool) -> None:
     """A graph writing two windows of one buffer (sub-buffers at its ends) requires the bytes
     from the first window to the last (rule S18): what the host writes between them in between

@@ -105,6 +105,29 @@ def _destroyed(e: Env) -> sycl.buffer:
     return buf
 
 
+def _placeholder_of_destroyed(e: Env) -> None:
+    with sycl.buffer(np.zeros(16, np.float32)) as buf:
+        acc = sycl.accessor(buf)
+    e.submit(lambda h: (h.require(acc), h.parallel_for(16, "misuse_scale", acc, 2.0)))
+
+
+def _repeated_copy_of_destroyed(e: Env) -> None:
+    """``queue.copy`` of a placeholder after copies of its shape (rule S32), once its buffer
+    was destroyed."""
+    out = np.zeros(16, np.float32)
+    with sycl.buffer(np.zeros(16, np.float32)) as buf:
+        acc = sycl.accessor(buf, sycl.read_only)
+        for _ in range(3):
+            e.q.copy(acc, out).wait()
+    e.q.copy(acc, out).wait_and_throw()
+
+
+def _copy_into_read_only(e: Env) -> None:
+    out = np.zeros(16, np.float32)
+    out.flags.writeable = False
+    e.q.copy(sycl.accessor(e.buf, sycl.read_only), out).wait_and_throw()
+
+
 def _released_host_accessor(e: Env) -> Any:
     acc = sycl.host_accessor(e.fresh(4))
     acc.release()
@@ -554,6 +577,14 @@ CASES: list[Case] = [
          _foreign_accessor, E.accessor, "not part of this command group"),
     Case("accessor-placeholder-unbound", "accessor §4.7.6.9", "a placeholder used without h.require",
          _placeholder_unbound, E.accessor, "require"),
+    Case("accessor-placeholder-of-destroyed", "accessor §4.7.6.9",
+         "a placeholder of a destroyed buffer bound with h.require", _placeholder_of_destroyed, E.invalid,
+         "destroyed"),
+    Case("handler-copy-into-read-only-array", "handler §4.9.4.3", "a copy into a read-only numpy array",
+         _copy_into_read_only, E.invalid, "read-only"),
+    Case("queue-copy-of-destroyed", "queue §4.6.5.2",
+         "queue.copy of a placeholder of a destroyed buffer, after copies of its shape",
+         _repeated_copy_of_destroyed, E.invalid, "destroyed"),
     Case("accessor-on-host", "accessor §4.7.6.9", "a device accessor read on the host outside a host task",
          lambda e: sycl.accessor(e.buf)[0], E.accessor, "host_accessor"),
     Case("accessor-asarray-on-host", "accessor §4.7.6.9",

@@ -28,9 +28,9 @@ The steps (each on any queue; a window is a whole view, or a ranged accessor int
   into a destination at least as long (two accessors in one group, on one root buffer or two);
 - ``handler.fill``; ``handler.copy`` accessor -> numpy array (at least as long) and numpy
   array -> accessor (up to 3 elements shorter, or longer: its first elements go); ``no_init`` on
-  destinations that are written whole, at random; each copy 1-3 times in a row (the repeats
-  replay, docs/scheduler.md rule S32), a copy to the host sometimes as ``queue.copy`` of a
-  placeholder;
+  destinations that are written whole, at random; each copy 1-3 times in a row, each with an
+  array of its own (the repeats replay, docs/scheduler.md rule S32), sometimes as
+  ``queue.copy`` of a placeholder;
 - a host task that reverses a window and adds a constant through ``numpy.asarray(acc)``;
 - a host accessor (read or read-write) on the main thread: its view is checked, 0-3 submissions
   are made while it is held (those touching its window must wait for it), the view is checked
@@ -38,18 +38,25 @@ The steps (each on any queue; a window is a whole view, or a ranged accessor int
 - ``queue.wait()``, ``event.wait()`` or ``sycl.event.wait([...])``; any submission may
   ``depends_on`` an earlier event;
 - a command graph (``sycl.ext.oneapi.experimental``): 1-4 device steps (kernels, device copies
-  and fills, USM kernels, fills and copies between allocations) recorded on one queue and
-  finalized, then replayed 1-3 times with 0-2 eager submissions after each replay, on the same
-  buffers; a recorded graph is replayed again by later steps (also while a host accessor is
-  held), on its queue or on the other queue of its context and device. PoCL replays native
-  command buffers (``SYCL_OCL_GRAPH_NATIVE=1``: they are not its default), and prepared kernels
-  in a test of its own (``SYCL_OCL_GRAPH_NATIVE=0``);
-  Oclgrind has no command buffers;
-- a round of 1-3 command groups (on one queue, on the device, half of the time) repeated 2-5
-  times (one command group repeated, a ping-pong or a cycle of three: the plan cache replays
-  their plans from the third round), with 0-2
+  and fills, USM kernels, fills and copies between allocations; in half of the graphs also
+  copies between windows and numpy arrays, memcpy nodes, whose arrays are checked after the
+  last replay) recorded on one queue and finalized, then replayed 1-3 times with 0-2 eager
+  submissions after each replay, on the same buffers (one window per memory object covers a
+  replay's nodes: rule S18); a recorded graph is replayed again by later steps (also while a
+  host accessor is held), on its queue or on the other queue of its context and device. PoCL
+  replays native command buffers (``SYCL_OCL_GRAPH_NATIVE=1``: they are not its default; a
+  graph with memcpy nodes replays prepared commands), and prepared kernels in a test of its
+  own (``SYCL_OCL_GRAPH_NATIVE=0``); Oclgrind has no command buffers;
+- a round of 1-3 command groups (on one queue, on the device or copies between windows and
+  numpy arrays, half of the time) repeated 2-5 times (one command group repeated, a ping-pong
+  or a cycle of three: the plan cache replays their plans, and the copies their shapes, from
+  the third round), with 0-2
   steps after the first round that change what it planned or not: host accessors,
-  submissions on any queue or context, ``set_final_data``;
+  submissions on any queue or context, ``set_final_data``; or, as a halo exchange, a round of
+  2-4 kernels, copies between windows and numpy arrays and host accessors on one queue without
+  dependencies repeated 3-5 times (the host accessors leave the layouts known, so that the
+  kernels and copies after them replay too, and the bytes a write makes stale on the host are
+  part of its plan: rule S17);
 - ``set_final_data`` to a new array (checked after destruction if the buffer was written) or
   to nothing.
 
@@ -251,7 +258,8 @@ class FromHost:
     seed: int
     no_init: bool
     dep: int | None
-    times: int = 1  # the same copy in a row (repeated: rule S32's replay)
+    times: int = 1  # copies in a row, each from an array of its own (repeated: rule S32's replay)
+    shortcut: bool = False  # ``queue.copy`` into a placeholder, not a command group
 
 
 @dataclass(frozen=True)
@@ -351,11 +359,12 @@ class GraphSection:
 @dataclass(frozen=True)
 class Repeat:
     """Submit the round ``steps`` ``times`` times (a command group repeated, or command groups
-    alternating or in a cycle: the plan cache replays their plans), with the steps of
-    ``between`` after the first round: they invalidate the cached plans (host accessors,
-    other queues and contexts, ``set_final_data``) or not."""
+    alternating or in a cycle: the plan cache replays their plans; host accessors among them
+    leave the layouts known, so that the command groups after them replay too, rule S17), with
+    the steps of ``between`` after the first round: they invalidate the cached plans (host
+    accessors, other queues and contexts, ``set_final_data``) or not."""
 
-    steps: tuple[Submission, ...]
+    steps: tuple[Submission | HostAccess, ...]
     times: int
     between: tuple[Any, ...]
 
@@ -443,9 +452,10 @@ def _pair(lengths: Sequence[int], longer_dst: bool) -> st.SearchStrategy[tuple[W
 
 
 def _submissions(lengths: Sequence[int], q: st.SearchStrategy[int], dep: st.SearchStrategy[int | None],
-                 host: bool = True) -> st.SearchStrategy[Submission]:
-    """Buffer steps on the queues ``q`` draws; ``host``: host tasks and host-array copies too
-    (a command graph holds none)."""
+                 host: bool = True, copies: bool | None = None) -> st.SearchStrategy[Submission]:
+    """Buffer steps on the queues ``q`` draws; ``host``: host tasks and copies that run on the
+    host too (a command graph holds none); ``copies`` (default: ``host``): copies between
+    windows and numpy arrays (one transfer each: a command graph holds them as memcpy nodes)."""
     win = _window(lengths)
     small = st.integers(-100, 100)
     device_steps = [
@@ -460,14 +470,17 @@ def _submissions(lengths: Sequence[int], q: st.SearchStrategy[int], dep: st.Sear
                                 st.booleans() if p[0].length == p[1].length else st.just(False), dep)),
         st.builds(Fill, q, win, small, st.booleans(), dep),
     ]
-    host_steps = [
-        st.builds(ToHost, q, win, st.integers(0, 3), dep, st.integers(1, 3), st.booleans()),
-        st.tuples(win, st.integers(-3, 3)).flatmap(lambda ws: st.builds(
+    copy_steps = [
+        # arrays of the window's length half of the time: those copies have shapes (rule S32)
+        st.builds(ToHost, q, win, st.just(0) | st.integers(0, 3), dep, st.integers(1, 3), st.booleans()),
+        st.tuples(win, st.just(0) | st.integers(-3, 3)).flatmap(lambda ws: st.builds(
             FromHost, q, st.just(ws[0]), st.just(min(ws[1], ws[0].length - 1)), st.integers(0, 1000),
-            st.booleans() if min(ws[1], ws[0].length - 1) <= 0 else st.just(False), dep, st.integers(1, 3))),
-        st.builds(HostTask, q, win, small, dep),
+            st.booleans() if min(ws[1], ws[0].length - 1) <= 0 else st.just(False), dep, st.integers(1, 3),
+            st.booleans())),
     ]
-    return st.one_of(*device_steps, *(host_steps if host else ()))
+    host_steps = [st.builds(HostTask, q, win, small, dep)]
+    return st.one_of(*device_steps, *(copy_steps if (host if copies is None else copies) else ()),
+                     *(host_steps if host else ()))
 
 
 def _span(usm: Sequence[UsmAlloc], allocs: Sequence[int], length: int = 0) -> st.SearchStrategy[Span]:
@@ -524,12 +537,14 @@ def _usm_steps(lengths: Sequence[int], usm: Sequence[UsmAlloc], q: st.SearchStra
 def _graph_section(lengths: Sequence[int], n_queues: int, usm: Sequence[UsmAlloc],
                    eager: st.SearchStrategy[Submission]) -> st.SearchStrategy[GraphSection]:
     """A graph recorded on one queue (its body: device steps on that queue, without explicit
-    dependencies), replayed 1-3 times, each replay followed by 0-2 eager submissions."""
+    dependencies, and in half of the graphs copies between windows and numpy arrays: memcpy
+    nodes, which no command buffer holds), replayed 1-3 times, each replay followed by 0-2
+    eager submissions."""
 
     @st.composite
     def draw_section(draw: st.DrawFn) -> GraphSection:
         q = draw(st.integers(0, n_queues - 1))
-        body = _submissions(lengths, st.just(q), st.none(), host=False)
+        body = _submissions(lengths, st.just(q), st.none(), host=False, copies=draw(st.booleans()))
         if usm and q < USM_QUEUES:
             body = body | _usm_steps(lengths, usm, st.just(q), st.none(), host=False)
         steps = draw(st.lists(body, min_size=1, max_size=4))
@@ -550,13 +565,21 @@ def _steps(lengths: Sequence[int], n_queues: int, n_roots: int, usm: Sequence[Us
     wait = st.builds(Wait, st.sampled_from(["queue", "event", "events"]), st.integers(0, 63))
     final_data = st.builds(FinalData, st.integers(0, n_roots - 1), st.booleans())
     between = st.lists(host_access | subs | final_data, max_size=2).map(tuple)
-    on_one_queue = q.flatmap(lambda k: st.lists(_submissions(lengths, st.just(k), dep, host=False),
-                                                min_size=1, max_size=3))  # the rounds that replay most
+    on_one_queue = q.flatmap(lambda k: st.lists(  # the rounds that replay most
+        _submissions(lengths, st.just(k), dep, host=False, copies=True), min_size=1, max_size=3))
     rounds = (on_one_queue | st.lists(subs | usm_subs, min_size=1, max_size=3)).map(tuple)
     repeat = st.builds(Repeat, rounds, st.integers(2, 5), between)
+    # A halo exchange: kernels, copies between windows and numpy arrays and host accessors on
+    # one queue, without dependencies, from the third round on the fast paths (rules S17, S20, S32).
+    checked = st.builds(HostAccess, _window(lengths), st.booleans(), st.integers(1, 0xFFFF), st.just(()))
+    exchange_round = q.flatmap(lambda k: st.lists(
+        _submissions(lengths, st.just(k), st.none(), host=False, copies=True) | checked,
+        min_size=2, max_size=4))
+    exchange = st.builds(Repeat, exchange_round.map(tuple), st.integers(3, 5), between)
     graph = _graph_section(lengths, n_queues, usm, subs | usm_subs)
     # mostly submissions
-    return st.one_of(subs, subs, subs, subs, usm_subs, host_access, wait, repeat, graph, replay, final_data)
+    return st.one_of(subs, subs, subs, subs, usm_subs, host_access, wait, repeat, exchange, exchange, graph,
+                     replay, final_data)
 
 
 def programs(n_queues: int, max_steps: int) -> st.SearchStrategy[Program]:
@@ -591,6 +614,7 @@ class Run:
         self.queues = queues
         self.events: list[sycl.event] = []
         self.checks: list[tuple[str, np.ndarray, np.ndarray]] = []  # (what, actual, expected)
+        self.finals: dict[int, tuple[str, np.ndarray, np.ndarray]] = {}  # by array: a graph's copies
         self.keep: list[np.ndarray] = []  # host sources of pending copies
         self.model: list[np.ndarray] = []
         self.arrays: list[np.ndarray | None] = []  # where each root is written back
@@ -694,10 +718,10 @@ class Run:
         if usm:
             self.usm_last = (self.events[-1], step.q)
 
-    def copy_shortcut(self, step: ToHost, acc: sycl.accessor, out: np.ndarray) -> None:
-        """``queue.copy`` of a placeholder into ``out``, after the step's dependency."""
+    def copy_shortcut(self, step: ToHost | FromHost, src: Any, dst: Any) -> None:
+        """``queue.copy`` between a placeholder and a numpy array, after the step's dependency."""
         deps = [self.events[step.dep % len(self.events)]] if step.dep is not None and self.events else None
-        self.events.append(self.queues[step.q].copy(acc, out, depends_on=deps))
+        self.events.append(self.queues[step.q].copy(src, dst, depends_on=deps))
 
     def span(self, s: Span) -> np.ndarray:
         """The model's elements of a USM span (a view into the model)."""
@@ -762,20 +786,31 @@ class Run:
                     self.copy_shortcut(step, self.acc(None, step.win, sycl.read_only), out)
                 else:
                     self.submit(step, lambda h, out=out: h.copy(self.acc(h, step.win, sycl.read_only), out))
+            recorded = self.recording is not None
 
             def to_host() -> None:
                 expected = np.full_like(outs[0], -7777)
                 expected[: step.win.length] = self.seg(step.win)
-                self.checks.extend((f"step {i}: {step}", out, expected) for out in outs)
+                for out in outs:
+                    check = (f"step {i}: {step}", out, expected)
+                    if recorded:  # a graph's node: each replay writes the array, the last one stays
+                        self.finals[id(out)] = check
+                    else:
+                        self.checks.append(check)
             return to_host
         if isinstance(step, FromHost):
-            src = (np.arange(step.win.length - step.short, dtype=np.int32) * 7 + step.seed).astype(np.int32)
-            self.keep.append(src)
-            for _ in range(step.times):
-                self.submit(step, lambda h: h.copy(
-                    src, self.acc(h, step.win, sycl.write_only, no_init=step.no_init)))
-            n = min(src.size, step.win.length)  # a longer array gives its first elements
-            return lambda: self.seg(step.win)[:n].__setitem__(Ellipsis, src[:n])
+            ramp = np.arange(step.win.length - step.short, dtype=np.int32) * 7 + step.seed
+            srcs = [(ramp + 13 * t).astype(np.int32) for t in range(step.times)]  # the last one stays
+            self.keep.extend(srcs)
+            for src in srcs:
+                if step.shortcut:
+                    dst = self.acc(None, step.win, sycl.write_only, no_init=step.no_init)
+                    self.copy_shortcut(step, src, dst)
+                else:
+                    self.submit(step, lambda h, src=src: h.copy(
+                        src, self.acc(h, step.win, sycl.write_only, no_init=step.no_init)))
+            n = min(srcs[-1].size, step.win.length)  # a longer array gives its first elements
+            return lambda: self.seg(step.win)[:n].__setitem__(Ellipsis, srcs[-1][:n])
 
         def cgf(h: sycl.handler) -> None:
             a = self.acc(h, step.win, sycl.read_write)
@@ -909,7 +944,10 @@ class Run:
     def repeat(self, i: int, step: Repeat) -> None:
         for k in range(step.times):
             for s, sub in enumerate(step.steps):
-                self.run_submission(f"{i}.{k}.{s}", sub)()
+                if isinstance(sub, HostAccess):
+                    self.run_step(f"{i}.{k}.{s}", sub)
+                else:
+                    self.run_submission(f"{i}.{k}.{s}", sub)()
             if k == 0:
                 for j, between in enumerate(step.between):
                     self.run_step(f"{i}.b{j}", between)  # type: ignore[arg-type]
@@ -1030,7 +1068,7 @@ def run_program(prog: Program, queues: Sequence[sycl.queue]) -> None:
             run.expect(f"root {r} (set_final_data, never written) after destruction", array, untouched)
         else:
             run.expect(f"root {r} ({prog.roots[r].kind}) after destruction", array, run.model[r])
-    for what, actual, expected in run.checks:
+    for what, actual, expected in [*run.checks, *run.finals.values()]:
         run.expect(what, actual, expected)
     assert not ERRORS, f"asynchronous errors: {ERRORS}"
 

@@ -96,11 +96,12 @@ class DeviceCopy:
         n = self.src.hi - self.src.lo
         if n == 0 or src.buf is None or dst.buf is None:
             return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
-        self.dst.memory.counters.d2d_bytes += n
-        return cl.enqueue_copy(
+        ev = cl.enqueue_copy(
             lane.cl_queue, dst.buf, src.buf, byte_count=n, src_offset=self.src.lo,
             dst_offset=self.dst.lo, wait_for=wait_for,
         )
+        self.dst.memory.counters.d2d_bytes += n  # once enqueued: a refused copy moved nothing
+        return ev
 
 
 @dataclass(slots=True)
@@ -124,12 +125,14 @@ class HostCopy:
         if host.nbytes == 0 or alloc.buf is None:
             return cl.enqueue_marker(lane.cl_queue, wait_for=wait_for)
         keep.append(host)
-        count_transfer(self.req.memory, host.nbytes, self.to_host)
         if self.to_host:
-            return cl.enqueue_copy(lane.cl_queue, host, alloc.buf, src_offset=self.req.lo,
-                                   wait_for=wait_for, is_blocking=False)
-        return cl.enqueue_copy(lane.cl_queue, alloc.buf, host, dst_offset=self.req.lo,
-                               wait_for=wait_for, is_blocking=False)
+            ev = cl.enqueue_copy(lane.cl_queue, host, alloc.buf, src_offset=self.req.lo,
+                                 wait_for=wait_for, is_blocking=False)
+        else:
+            ev = cl.enqueue_copy(lane.cl_queue, alloc.buf, host, dst_offset=self.req.lo,
+                                 wait_for=wait_for, is_blocking=False)
+        count_transfer(self.req.memory, host.nbytes, self.to_host)  # once enqueued, as rule S32's
+        return ev
 
 
 def count_transfer(memory: MemoryObject, nbytes: int, to_host: bool) -> None:

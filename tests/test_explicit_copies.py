@@ -464,17 +464,18 @@ def test_repeated_handler_copies_keep_their_order_and_count_their_bytes_exactly(
         queue.wait()
         assert sent.tolist() == [total - 1] * ROW
     after = buf.transfer_counters()
-    assert (after.d2h_copies - before.d2h_copies, after.d2h_bytes - before.d2h_bytes) == (13, (10 * ROW + 3 * (ROW + 8)) * 4)  # a 2 x 8 window's span
+    read = (10 * ROW + 3 * (ROW + 8)) * 4  # the rows, and the span of each 2 x 8 window
+    assert (after.d2h_copies - before.d2h_copies, after.d2h_bytes - before.d2h_bytes) == (13, read)
     assert (after.h2d_copies - before.h2d_copies, after.h2d_bytes - before.h2d_bytes) == (10, 10 * 4 * ROW)
 
 
-def test_a_ranged_accessor_of_a_kept_window_joins_its_command_group_holding_nothing(queue: sycl.queue) -> None:
+def test_a_ranged_accessor_of_a_kept_window_joins_holding_nothing(queue: sycl.queue) -> None:
     """A ranged device accessor made in a command group again takes the window its buffer
     kept, as a whole-buffer one does, and holds nothing (docs/scheduler.md rules S29, S32): a
     buffer whose last reference goes in the command-group function still lives until its
     command completes, then writes back."""
     data = np.zeros((2, ROW), np.int32)
-    buf = sycl.buffer(data)
+    bufs = [sycl.buffer(data)]  # the buffer's one reference
     row, off = sycl.range(1, ROW), sycl.id(1, 0)
     joined: list[Any] = []
 
@@ -483,11 +484,9 @@ def test_a_ranged_accessor_of_a_kept_window_joins_its_command_group_holding_noth
         joined.append((acc._win, h._owning is None))
         h.copy(np.full(ROW, len(joined), np.int32), acc)
     for _ in range(2):
-        queue.submit(lambda h: group(h, lambda: buf))
+        queue.submit(lambda h: group(h, lambda: bufs[0]))
     (first, held_none), (again, holds_none) = joined
     assert again is first and not held_none and holds_none  # the first accessor took the full way
-    bufs = [buf]
-    del buf
     queue.submit(lambda h: group(h, bufs.pop))  # its last reference goes as the accessor is made
     assert joined[2][0] is first and not bufs
     queue.wait()  # the command kept the buffer: it wrote back when it completed

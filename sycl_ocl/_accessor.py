@@ -243,10 +243,14 @@ class _Access(HostExport):
     def _view(self) -> np.ndarray:
         """The accessed range in the buffer's host copy."""
         win = self._win
-        nbytes = math.prod(win.shape) * win.dtype.itemsize
-        whole = win.req.memory.host_copy()[win.base:win.base + nbytes]
-        arr = whole.view(win.dtype).reshape(win.shape)
-        view = arr[tuple(slice(o, o + r) for o, r in zip(win.offset, win.range, strict=False))]
+        req = win.req
+        if win.contiguous and req.lo < req.hi:  # its byte span, as the range's shape
+            view = req.memory.host_copy()[req.lo:req.hi].view(win.dtype).reshape(win.range._v)
+        else:
+            nbytes = math.prod(win.shape) * win.dtype.itemsize
+            whole = req.memory.host_copy()[win.base:win.base + nbytes]
+            arr = whole.view(win.dtype).reshape(win.shape)
+            view = arr[tuple(slice(o, o + r) for o, r in zip(win.offset, win.range, strict=False))]
         if not win.writes:
             view = view.view()
             view.flags.writeable = False
@@ -507,8 +511,11 @@ class host_accessor(_Access):
         self._buf: buffer | None = buf
         self._hold = hold = acquire_hold(win.req, _Name(type(self), win))
         watch(self, partial(release_hold, win.req.memory, hold))  # rule S26
-        self._array = _own_base(self._view())
-        self._refs = _references(self)
+        if win.writes:  # its views counted (rule S30); a read-only view cannot write to the buffer
+            self._array = _own_base(self._view())
+            self._refs = _references(self)
+        else:
+            self._array = self._view()
 
     def release(self) -> None:
         """End the access and let go of the buffer: later commands on the buffer may run (the

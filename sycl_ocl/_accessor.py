@@ -199,7 +199,7 @@ def _kept_window(buf: Any, mode: Any, rng: Any, off: Any) -> _Window | None:
     it passed its checks when made, and a destroyed buffer keeps none; None where there is
     none, or the arguments are of other kinds (``window`` then checks them)."""
     try:
-        return buf._windows.get(mode if rng is None and off is None else _kept_key(mode, rng, off))  # type: ignore[no-any-return]
+        return buf._windows.get(mode if rng is None and off is None else _kept_key(mode, rng, off))
     except (AttributeError, TypeError):  # not a buffer; an unhashable mode
         return None
 

@@ -181,6 +181,29 @@ def _window_key(buf: buffer, mode: Any, rng: range, off: id, props: property_lis
     return (mode, rng.to_tuple(), start, init)
 
 
+def _kept_key(mode: Any, rng: Any, off: Any) -> Any:
+    """The key a buffer keeps the window of a ranged accessor without properties under
+    (``_window_key``), given a ``range`` and an ``id`` (or no offset); else None, a key no
+    window has. Not checked against the buffer: only a window made from valid arguments is
+    kept under it."""
+    if type(rng) is not range:
+        return None
+    if off is None:
+        return (mode, rng._v, _ZERO[len(rng._v)]._v, False)
+    return (mode, rng._v, off._v, False) if type(off) is id else None
+
+
+def _kept_window(buf: Any, mode: Any, rng: Any, off: Any) -> _Window | None:
+    """The window ``buf`` kept for an accessor of ``mode`` over ``rng`` at ``off`` without
+    properties (the whole buffer's for no range and offset, ``_kept_key``), taken as it is:
+    it passed its checks when made, and a destroyed buffer keeps none; None where there is
+    none, or the arguments are of other kinds (``window`` then checks them)."""
+    try:
+        return buf._windows.get(mode if rng is None and off is None else _kept_key(mode, rng, off))
+    except (AttributeError, TypeError):  # not a buffer; an unhashable mode
+        return None
+
+
 def _keep(windows: dict[Any, _Window], key: Any, win: _Window) -> None:
     """Keep ``win`` under ``key``; past ``_KEPT_WINDOWS`` ranged windows, the oldest goes (a
     loop over many tiles of one buffer must not grow it without bound)."""
@@ -220,10 +243,14 @@ class _Access(HostExport):
     def _view(self) -> np.ndarray:
         """The accessed range in the buffer's host copy."""
         win = self._win
-        nbytes = math.prod(win.shape) * win.dtype.itemsize
-        whole = win.req.memory.host_copy()[win.base:win.base + nbytes]
-        arr = whole.view(win.dtype).reshape(win.shape)
-        view = arr[tuple(slice(o, o + r) for o, r in zip(win.offset, win.range, strict=False))]
+        req = win.req
+        if win.contiguous and req.lo < req.hi:  # its byte span, as the range's shape
+            view = req.memory.host_copy()[req.lo:req.hi].view(win.dtype).reshape(win.range._v)
+        else:
+            nbytes = math.prod(win.shape) * win.dtype.itemsize
+            whole = req.memory.host_copy()[win.base:win.base + nbytes]
+            arr = whole.view(win.dtype).reshape(win.shape)
+            view = arr[tuple(slice(o, o + r) for o, r in zip(win.offset, win.range, strict=False))]
         if not win.writes:
             view = view.view()
             view.flags.writeable = False
@@ -350,15 +377,17 @@ class accessor(_Access):
         prop_list: Any = None,
         target: target = _DEVICE,
     ) -> None:
-        if access_range is None and access_offset is None and prop_list is None and target is _DEVICE:
-            # The submit path: a whole-buffer accessor of a command group takes its buffer's
-            # window for the mode as it is (made once per mode, ``window``). Anything else (a
-            # placeholder, a mode given in h's place, a first accessor of the mode, a destroyed
-            # buffer, something not a buffer) takes the full way below.
-            # A device accessor of a whole buffer: nothing to check, so it joins the command
-            # group itself (``handler._accessors``); an error here means h is no handler.
+        if prop_list is None and target is _DEVICE:
+            # The submit path: a device accessor of a command group takes the window its
+            # buffer kept for it as it is (``window``): the whole buffer's for the mode, or a
+            # ranged one's (a ``range`` and an ``id``, rule S32). Anything else (a placeholder,
+            # a mode given in h's place, a first accessor of its kind, a destroyed buffer,
+            # something not a buffer) takes the full way below.
+            # Nothing to check, so it joins the command group itself (``handler._accessors``)
+            # and, as a window kept, holds nothing (rule S29); an error here means h is no handler.
             try:
-                win = buf._windows[mode]
+                win = buf._windows[mode if access_range is None and access_offset is None
+                                   else _kept_key(mode, access_range, access_offset)]
                 # A sub-buffer's alignment is checked below, once per device (``_check_alignment``).
                 if not win.sub_base or win.aligned is h._origin._device:  # type: ignore[union-attr]
                     self._win = win
@@ -472,15 +501,21 @@ class host_accessor(_Access):
         self._hold: Op | None = None
         self._array: np.ndarray | None = None
         self._refs = 0  # interrupted before its view was counted: any view counts as kept
-        mode, access_range, access_offset, prop_list = _cpp_order(
-            mode, access_range, access_offset, prop_list, "host_accessor")
-        self._win = win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
+        win = None if prop_list is not None else _kept_window(buf, mode, access_range, access_offset)
+        if win is None:
+            mode, access_range, access_offset, prop_list = _cpp_order(
+                mode, access_range, access_offset, prop_list, "host_accessor")
+            win = window(buf, mode, access_range, access_offset, prop_list, "host_accessor")
+        self._win = win
         # Shares ownership of the buffer (as DPC++ does): ``host_accessor(buffer(a))`` stays valid.
         self._buf: buffer | None = buf
         self._hold = hold = acquire_hold(win.req, _Name(type(self), win))
         watch(self, partial(release_hold, win.req.memory, hold))  # rule S26
-        self._array = _own_base(self._view())
-        self._refs = _references(self)
+        if win.writes:  # its views counted (rule S30); a read-only view cannot write to the buffer
+            self._array = _own_base(self._view())
+            self._refs = _references(self)
+        else:
+            self._array = self._view()
 
     def release(self) -> None:
         """End the access and let go of the buffer: later commands on the buffer may run (the

@@ -16,11 +16,12 @@ from ._exception import errc, exception
 
 # Sizes and offsets are ``size_t`` (§4.9.1): one past the largest (OpenCL cannot take more).
 SIZE_END = 1 << 64
+_INTS = {(int,), (int, int), (int, int, int)}  # the types of 1 to 3 plain integers
 
 
 def _dims(values: tuple[Any, ...], kind: str) -> tuple[int, ...]:
-    if 1 <= len(values) <= 3 and all(type(v) is int for v in values):
-        return values  # the common case, checked cheaply (the submit path builds ranges)
+    if tuple(map(type, values)) in _INTS:
+        return values  # the common case, checked cheaply (command groups build ranges and ids)
     if len(values) == 1 and isinstance(values[0], Iterable) and not isinstance(values[0], str):
         values = tuple(values[0])
     if not 1 <= len(values) <= 3:
@@ -124,6 +125,12 @@ class id(_Extent):
 
     __slots__ = ()
     _kind = "id"
+
+    def __init__(self, *values: SupportsIndex | Iterable[SupportsIndex]) -> None:
+        if tuple(map(type, values)) in _INTS:
+            self._v = values  # type: ignore[assignment]  # plain integers, as cheaply as a range's
+            return
+        super().__init__(*values)
 
 
 def as_range(value: Any) -> range:

@@ -267,6 +267,35 @@ def test_host_accessor_sees_kernel_results(queue: sycl.queue) -> None:
             assert (np.asarray(h) == 42).all()
 
 
+def test_repeated_ranged_host_accessors_read_behind_their_kernels(queue: sycl.queue) -> None:
+    """A pipeline's check: ranged host accessors made again and again (after the first, of the
+    window their buffer kept) wait for the kernels before them and read back their window only;
+    a read-only view stays read-only, a writable one reaches the next kernel, and a view kept
+    past its release is the buffer's no more (docs/scheduler.md rule S30)."""
+    data = np.zeros(64, np.int32)
+    with sycl.buffer(data) as b:
+        before = b.transfer_counters()
+        for step in range(1, 7):
+            queue.submit(lambda h: h.parallel_for(64, "ta_inc", sycl.accessor(b, h)))
+            with sycl.host_accessor(b, sycl.read_only, sycl.range(16), sycl.id(8)) as h:
+                view = np.asarray(h)
+                assert view.tolist() == [step] * 16 and not view.flags.writeable
+        after = b.transfer_counters()
+        assert (after.d2h_copies - before.d2h_copies, after.d2h_bytes - before.d2h_bytes) == (6, 6 * 16 * 4)
+        kept = None
+        for _ in range(3):
+            with sycl.host_accessor(b, sycl.read_write, sycl.range(4), sycl.id(60)) as h:
+                kept = np.asarray(h)
+                kept[:] += 10
+        assert kept is not None
+        kept[:] = -1  # released: reaches neither the kernel nor the write-back
+        queue.submit(lambda h: h.parallel_for(64, "ta_inc", sycl.accessor(b, h)))
+    assert data[:60].tolist() == [7] * 60 and data[60:].tolist() == [37] * 4
+    with pytest.raises(sycl.exception) as raised:  # a destroyed buffer keeps no window
+        sycl.host_accessor(b, sycl.read_only, sycl.range(16), sycl.id(8))
+    assert raised.value.code() == sycl.errc.invalid
+
+
 def test_local_accessor(queue: sycl.queue) -> None:
     data = np.arange(32, dtype=np.int32)
     out = np.zeros(4, dtype=np.int32)

@@ -428,3 +428,66 @@ def test_replayed_copies_leave_the_records_full_planning_leaves(device: sycl.dev
     finally:
         tools.stop_tracing()
     assert replayed == full
+
+
+# --- handler.copy of ranged accessors made in the command group (rule S32) -----------------------
+
+def _row_copies(q: sycl.queue, buf: sycl.buffer, sent: np.ndarray, halo: np.ndarray) -> None:
+    """A halo exchange's copies as command groups: row 1 to the host, a host row into row 0,
+    through ranged accessors made in each group (after the first, of windows the buffer kept)."""
+    row = sycl.range(1, ROW)
+    q.submit(lambda h: h.copy(sycl.accessor(buf, h, sycl.read_only, row, sycl.id(1, 0)), sent))
+    q.submit(lambda h: h.copy(halo, sycl.accessor(buf, h, sycl.write_only, row, sycl.id(0, 0))))
+
+
+def test_repeated_handler_copies_keep_their_order_and_count_their_bytes_exactly(queue: sycl.queue) -> None:
+    """``h.copy`` of ranged accessors made in the command group, repeated (the accessors take
+    the windows their buffer kept, the copies replay): each copy to the host holds what the
+    kernels before it wrote and none after, each copy from the host lands before the kernels
+    after it, a ranged host accessor between them sees every command before; each copy counts
+    its bytes once (a host accessor reads its window's span back)."""
+    buf = sycl.buffer(np.zeros((2, ROW), np.int32))
+    _add_all(queue, buf, 1)
+    queue.wait()
+    before = buf.transfer_counters()
+    total = 1
+    for step in range(1, 11):
+        _add_all(queue, buf, step)
+        total += step
+        sent, halo = np.full(ROW, -1, np.int32), np.full(ROW, 100 * step, np.int32)
+        _row_copies(queue, buf, sent, halo)
+        _add_all(queue, buf, 1)  # after both copies: in neither
+        total += 1
+        if step % 3 == 0:
+            with sycl.host_accessor(buf, sycl.read_only, sycl.range(2, 8)) as acc:
+                assert np.asarray(acc).tolist() == [[100 * step + 1] * 8, [total] * 8]
+        queue.wait()
+        assert sent.tolist() == [total - 1] * ROW
+    after = buf.transfer_counters()
+    read = (10 * ROW + 3 * (ROW + 8)) * 4  # the rows, and the span of each 2 x 8 window
+    assert (after.d2h_copies - before.d2h_copies, after.d2h_bytes - before.d2h_bytes) == (13, read)
+    assert (after.h2d_copies - before.h2d_copies, after.h2d_bytes - before.h2d_bytes) == (10, 10 * 4 * ROW)
+
+
+def test_a_ranged_accessor_of_a_kept_window_joins_holding_nothing(queue: sycl.queue) -> None:
+    """A ranged device accessor made in a command group again takes the window its buffer
+    kept, as a whole-buffer one does, and holds nothing (docs/scheduler.md rules S29, S32): a
+    buffer whose last reference goes in the command-group function still lives until its
+    command completes, then writes back."""
+    data = np.zeros((2, ROW), np.int32)
+    bufs = [sycl.buffer(data)]  # the buffer's one reference
+    row, off = sycl.range(1, ROW), sycl.id(1, 0)
+    joined: list[Any] = []
+
+    def group(h: sycl.handler, source: Any) -> None:
+        acc = sycl.accessor(source(), h, sycl.write_only, row, off)
+        joined.append((acc._win, h._owning is None))
+        h.copy(np.full(ROW, len(joined), np.int32), acc)
+    for _ in range(2):
+        queue.submit(lambda h: group(h, lambda: bufs[0]))
+    (first, held_none), (again, holds_none) = joined
+    assert again is first and not held_none and holds_none  # the first accessor took the full way
+    queue.submit(lambda h: group(h, bufs.pop))  # its last reference goes as the accessor is made
+    assert joined[2][0] is first and not bufs
+    queue.wait()  # the command kept the buffer: it wrote back when it completed
+    assert data[1].tolist() == [3] * ROW and data[0].tolist() == [0] * ROW

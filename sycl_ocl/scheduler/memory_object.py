@@ -106,7 +106,9 @@ class Allocation:
     def download(self, queue: cl.CommandQueue, host: np.ndarray, lo: int, hi: int) -> None:
         """Blocking copy of bytes ``[lo, hi)`` of this allocation into the flat host copy ``host``."""
         src, offset = self.holder(lo, hi)
-        cl.enqueue_copy(queue, host[lo:hi], src, src_offset=offset, is_blocking=True)
+        # the call enqueue_copy makes, without its dispatch on the arguments' types (a host
+        # accessor's read-back: docs/performance.md)
+        cl._enqueue_read_buffer(queue, src, host[lo:hi], offset, None, True)
 
 
 class MemoryObject:

@@ -534,10 +534,11 @@ def test_a_slab_on_two_queues_replays_with_wait_lists_across_them(queue: sycl.qu
         for k in range(8):
             src, dst = wholes[k % 2], parts[1 - k % 2]
             for part, first, q in dst:
-                def cgf(h: sycl.handler, part: sycl.buffer = part, first: int = first) -> None:
+                def cgf(h: sycl.handler, src: sycl.buffer = src, part: sycl.buffer = part,
+                        first: int = first) -> None:
                     h.parallel_for(sycl.range(part.get_range()[0], SLAB_COLS), "ts_rows",
-                                   sycl.accessor(src, h, sycl.read_only), sycl.accessor(part, h, sycl.write_only),
-                                   SLAB_COLS, first)
+                                   sycl.accessor(src, h, sycl.read_only),
+                                   sycl.accessor(part, h, sycl.write_only), SLAB_COLS, first)
                 launches.append((q, q.submit(cgf)._cmd))  # type: ignore[attr-defined]
         if gate is not None:
             fast = [op.work is None for _, op in launches]

@@ -102,10 +102,10 @@ def _copy(shape: CopyShape, host: np.ndarray, depends_on: Sequence[Command], own
         return _in_full(shape, host, depends_on, owners)
     edges = events = None
     if found.foreign:  # it waits for other lanes' commands: their events in its wait list (rule S7)
-        edges = crossing((found,))
-        if edges is None:
+        crossed = crossing((found,))
+        if crossed is None:
             return _in_full(shape, host, depends_on, owners)
-        events = [other.event for other, _, _ in edges] or None
+        edges, events = crossed
     submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
     try:  # the calls enqueue_copy makes, without its dispatch on the arguments' types
         if shape.to_host:

@@ -67,9 +67,9 @@ class Plan:
     of that lane, which the OpenCL queue does not order (``crossing``).
     """
 
-    __slots__ = ("after", "alone", "blockers", "foreign", "gone", "hi", "keep", "kind", "lane", "layout", "lo",
-                 "loc", "memory", "others", "pieces", "raws", "replaced", "req", "span", "view_hi", "view_lo",
-                 "waits")
+    __slots__ = ("after", "alone", "blockers", "foreign", "gone", "hi", "keep", "kind", "lane", "layout",
+                 "lo", "loc", "memory", "others", "pieces", "raws", "replaced", "req", "span", "view_hi",
+                 "view_lo", "waits")
 
     def __init__(self, after: Layout, layout: Layout, req: Requirement, lane: Lane, loc: int,
                  keep: tuple[int, ...], waits: tuple[tuple[int, int | None], ...], gone: tuple[int, ...],
@@ -270,11 +270,12 @@ def blocked(plans: Iterable[Plan]) -> bool:
     return False
 
 
-def crossing(plans: Iterable[Plan]) -> list[tuple[Op, int, MemoryObject]] | None:
+def crossing(plans: Iterable[Plan]) -> tuple[list[tuple[Op, int, MemoryObject]], list[Any] | None] | None:
     """The edges to commands of other lanes that replaying cached plans (each following the
     layout its memory object is in) adds, each ``(command, reason, memory object)``: one to
     each command not done, each enqueued, its OpenCL queue flushed so that a wait list may
-    hold its event (rule S7); None where one waits in the DAG (``submit`` plans it then)."""
+    hold its event (rule S7); with their OpenCL events (None: none). None where one waits in
+    the DAG (``submit`` plans it then)."""
     out: list[tuple[Op, int, MemoryObject]] = []
     for found in plans:
         if not found.foreign:
@@ -293,7 +294,7 @@ def crossing(plans: Iterable[Plan]) -> list[tuple[Op, int, MemoryObject]] | None
                     out.append((other, reason, memory))
     for other, _, _ in out:
         other.lane.flush()  # type: ignore[union-attr]  # a device op's
-    return out
+    return out, [other.event for other, _, _ in out] or None
 
 
 def finished(found: Plan) -> bool:

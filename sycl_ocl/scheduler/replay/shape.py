@@ -73,9 +73,9 @@ class Shape:
     ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last;
     ``crosses``: whether they wait for commands of other lanes (``Plan.foreign``)."""
 
-    __slots__ = ("arity", "bindings", "call", "crosses", "earlier", "global_size", "joined", "joins", "kernel",
-                 "lane", "local_size", "mems", "offset", "plans", "prepared", "replays", "requirements",
-                 "scalars", "signature", "sizes")
+    __slots__ = ("arity", "bindings", "call", "crosses", "earlier", "global_size", "joined", "joins",
+                 "kernel", "lane", "local_size", "mems", "offset", "plans", "prepared", "replays",
+                 "requirements", "scalars", "signature", "sizes")
 
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
@@ -101,7 +101,7 @@ class Shape:
         self.mems: tuple[Any, ...] | None = None
         self.prepared: PreparedKernel | None = None
         # Once bound: the arguments of ``cl.enqueue_nd_range_kernel`` that launch it on ``prepared``.
-        self.call: tuple[Any, ...] = ()
+        self.call: tuple[Any, Any, Any, Any, Any] = (None, None, None, None, None)
         self.plans: tuple[Plan, ...] | None = None
         self.crosses = False
         # The shape of the kernel kept before it under the same window and lane (``keep``).
@@ -213,11 +213,12 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], ow
             return _in_full(shape, group, depends_on, owners)
     elif RUNTIME.deferred and blocked(plans):
         return _in_full(shape, group, depends_on, owners)
-    edges = None
+    edges = events = None
     if shape.crosses:  # it waits for other lanes' commands: their events in its wait list (rule S7)
-        edges = crossing(shape.plans)  # type: ignore[arg-type]  # found above
-        if edges is None:
+        crossed = crossing(shape.plans)  # type: ignore[arg-type]  # found above
+        if crossed is None:
             return _in_full(shape, group, depends_on, owners)
+        edges, events = crossed
     args = group._call
     kept = prepared.args_set
     for index in shape.scalars:  # a scalar not the very object kept: all are set anew
@@ -227,7 +228,7 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], ow
     submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
     ev = None
     try:  # on the shape's own cl_kernel, whose arguments stay set
-        ev = cl.enqueue_nd_range_kernel(*shape.call, [other.event for other, _, _ in edges] if edges else None)
+        ev = cl.enqueue_nd_range_kernel(*shape.call, wait_for=events)
         op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
         op.owners = owners
         for other, reason, memory in edges or ():  # the other lanes' commands it waits for (rule S6)

@@ -123,13 +123,16 @@ class Shape:
         if not self.replays:
             return None
         plans = []
+        crosses = False
         for req in self.requirements:
             found = following(req, self.lane)
             if found is None:
                 return None
             plans.append(found)
+            if found.foreign:
+                crosses = True
         self.plans = tuple(plans)
-        self.crosses = any(found.foreign for found in plans)
+        self.crosses = crosses
         return None if any(found.gone and not finished(found) for found in plans) else self.plans
 
     def bind(self, args: Sequence[Any]) -> None:
@@ -228,11 +231,14 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], ow
     submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
     ev = None
     try:  # on the shape's own cl_kernel, whose arguments stay set
-        ev = cl.enqueue_nd_range_kernel(*shape.call, wait_for=events)
+        # Positional: a keyword costs pybind11 more than the rest of the call.
+        ev = cl.enqueue_nd_range_kernel(*shape.call) if edges is None else cl.enqueue_nd_range_kernel(
+            *shape.call, events)
         op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
         op.owners = owners
-        for other, reason, memory in edges or ():  # the other lanes' commands it waits for (rule S6)
-            add_edge(op, other, reason, memory)
+        if edges is not None:
+            for other, reason, memory in edges:  # the other lanes' commands it waits for (rule S6)
+                add_edge(op, other, reason, memory)
         apply(shape.plans, op)  # type: ignore[arg-type]  # found above
     except BaseException as error:
         if ev is not None:  # enqueued, its records unfinished (an interrupt): settled (rule S26)

@@ -28,6 +28,9 @@ Scenarios (``raw_*`` are the PyOpenCL baselines of the same loop):
 - ``raw_jacobi`` / ``jacobi_submit``: bench/apps.py's Jacobi step, three launches of a 2-D
   kernel on sub-buffers of a slab (the boundary rows, then the inner rows), its slabs swapped
   each step; raw: ``set_args`` + enqueue on sub-buffers made once;
+- ``two_queue_jacobi``: ``jacobi_submit`` with the inner rows on a second queue of the same
+  context (examples/mpi_jacobi.py ``--two-queues``): every launch waits for one of the other
+  queue (rule S7);
 - ``raw_checked`` / ``checked_submit``: bench/apps.py's pipeline with a check, per window: ten
   kernels on one buffer, then 16 floats read by the host (a host accessor; raw: a blocking
   read), the queue not held (the check waits for the kernels);
@@ -331,6 +334,36 @@ def _jacobi_submit(steps: int) -> None:
     _held(cl, _gate(sycl, cl, q), steps, lambda: step(next(swaps) % 2), q.wait)
 
 
+def _two_queue_jacobi(steps: int) -> None:
+    import numpy as np
+
+    sycl, cl, dev = _pocl()
+    sycl.register_kernel_source(JACOBI_SOURCE)
+    q = sycl.queue(dev)
+    inner_q = sycl.queue(q.get_context(), dev)
+    wholes = [sycl.buffer(np.zeros((JACOBI_ROWS + 2, JACOBI_COLS), np.float32)) for _ in range(2)]
+    parts = [[(sycl.buffer(w, sycl.id(first, 0), sycl.range(rows, JACOBI_COLS)), first, queue)
+              for (first, rows), queue in zip(JACOBI_PARTS, (q, q, inner_q), strict=True)] for w in wholes]
+
+    def launch(queue: Any, src: Any, dst: Any, first: int) -> None:
+        rows, cols = dst.get_range()
+        queue.submit(lambda h: h.parallel_for(
+            sycl.range(rows, cols - 2), "app_jacobi_rows", sycl.accessor(src, h, sycl.read_only),
+            sycl.accessor(dst, h, sycl.write_only), cols, first))
+
+    def step(src: int) -> None:
+        for part, first, queue in parts[1 - src]:
+            launch(queue, wholes[src], part, first)
+    for src in (0, 1, 0, 1):  # the shapes are kept and the plans replay from here
+        step(src)
+    q.wait()
+    inner_q.wait()
+    gate = _gate(sycl, cl, q)
+    inner_q.submit(lambda h: h.depends_on(sycl.make_event(gate, q.get_context())))
+    swaps = iter(range(steps))
+    _held(cl, gate, steps, lambda: step(next(swaps) % 2), lambda: (q.wait(), inner_q.wait()))
+
+
 CHECK_WINDOW = 10  # kernels between two checks
 
 
@@ -441,6 +474,7 @@ SCENARIOS: dict[str, tuple[Callable[[int], None], tuple[int, int], int]] = {
     "eager_chain": (_eager_chain, (SMALL, LARGE), 1),
     "raw_jacobi": (_raw_jacobi, (SMALL, LARGE), len(JACOBI_PARTS)),
     "jacobi_submit": (_jacobi_submit, (SMALL, LARGE), len(JACOBI_PARTS)),
+    "two_queue_jacobi": (_two_queue_jacobi, (SMALL, LARGE), len(JACOBI_PARTS)),
     "raw_checked": (_raw_checked, (SMALL // 10, LARGE // 10), 1),
     "checked_submit": (_checked_submit, (SMALL // 10, LARGE // 10), 1),
     "graph_replay": (lambda n: _graph_replay(n, native=True), REPLAYS, CHAIN),

@@ -19,6 +19,7 @@ import sycl_ocl as sycl
 
 sycl.register_kernel_source("""
 __kernel void xc_add(__global int* a, int w) { a[get_global_id(0)] += w; }
+__kernel void xc_acc(__global int* a, __global const int* b) { a[get_global_id(0)] += b[get_global_id(0)]; }
 __kernel void xc_rows(__global const int* src, __global int* dst, int cols, int first_row) {
     int j = get_global_id(0), r = get_global_id(1);
     dst[r * cols + j] = src[(first_row + r) * cols + j] + 1;
@@ -289,6 +290,26 @@ def test_repeated_copies_keep_their_order_against_kernels_and_host_accessors(que
             _add_all(queue, buf, 0)
             queue.copy(reads[1], out).wait()
             assert out.tolist() == [total] * ROW
+
+
+def test_copies_and_kernels_on_two_queues_keep_their_order_across_them(queue: sycl.queue) -> None:
+    """examples/mpi_jacobi.py ``--two-queues`` between ranks: a copy into a row on one queue
+    overwrites the row a kernel of the other queue read, that kernel reads what the copy
+    wrote, and a copy to the host on the first queue reads what the kernel wrote; repeated, the
+    copies' and the kernel's plans replay with their edges across the queues, in the OpenCL
+    wait lists (rules S7, S17, S20, S32). Each copy to the host sees every row added before it."""
+    other = sycl.queue(queue.get_context(), queue.get_device())
+    outs = [np.full(N, -1, np.int32) for _ in range(12)]
+    with sycl.buffer(np.zeros(N, np.int32)) as row, sycl.buffer(np.zeros(N, np.int32)) as total:
+        recv = sycl.accessor(row, sycl.write_only, [sycl.property.no_init()])
+        send = sycl.accessor(total, sycl.read_only)
+        for k, out in enumerate(outs):
+            queue.copy(np.full(N, k + 1, np.int32), recv)
+            other.submit(lambda h: h.parallel_for(N, "xc_acc", sycl.accessor(total, h),
+                                                   sycl.accessor(row, h, sycl.read_only)))
+            queue.copy(send, out)
+        queue.wait()
+    assert [list(out) for out in outs] == [[(k + 1) * (k + 2) // 2] * N for k in range(12)]
 
 
 def test_a_repeated_copy_with_another_array_takes_the_full_checks(queue: sycl.queue) -> None:

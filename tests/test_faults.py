@@ -1394,6 +1394,40 @@ def test_an_interrupt_after_a_fast_launch_enqueued_keeps_the_command(
     assert waited > (time.monotonic() - started) / 2, "q.wait() returned before the interrupted kernel ran"
 
 
+def test_an_interrupt_as_a_fast_launch_records_its_edges_across_queues_keeps_the_command(
+        device: sycl.device) -> None:
+    """``replay.shape._launch`` on two queues of one context taking turns on a buffer, held
+    behind a user event: each launch waits for the other queue's last (rule S17's edges across
+    lanes, in its wait list, rule S20). Interrupted as it records those edges, after its
+    enqueue: the command stays, settled by a barrier (rule S26), the next launch of the other
+    queue waits for it, and every kernel counts once the gate opens."""
+    from sycl_ocl.scheduler.replay import shape
+
+    if "Oclgrind" in device.get_platform().get_info(sycl.info.platform.name):
+        pytest.skip("Oclgrind's clFlush waits for work held behind a user event (docs/scheduler.md, Notes)")
+    ctx = sycl.context(device)
+    q1, q2 = sycl.queue(ctx, device), sycl.queue(ctx, device)
+    data = np.zeros(N, dtype=np.int32)
+    gate = pyopencl.UserEvent(sycl.get_native(ctx))
+    with sycl.buffer(data) as buf:
+        try:
+            for q in (q1, q2):
+                q.submit(lambda h: h.depends_on(sycl.make_event(gate, ctx)))
+            for _ in range(5):
+                for q in (q1, q2):
+                    q.submit(slow_add(buf, 1, 0))
+            interrupted = interrupt_at_line(lambda: q1.submit(slow_add(buf, 1, 0)), shape._launch,
+                                            "add_edge(op, other")
+            later = q2.submit(slow_add(buf, 1, 0))._cmd  # type: ignore[attr-defined]
+        finally:  # else the buffer's end would wait for good
+            gate.set_status(pyopencl.command_execution_status.COMPLETE)
+        within(HANG_S, q1.wait)
+        within(HANG_S, q2.wait)
+    assert interrupted
+    assert any(dep.lane is not later.lane for dep in later.deps)
+    assert data.tolist() == [12] * N
+
+
 # --- interrupts interleaved: a real signal every 2 ms ------------------------------------------
 # SIGALRM's handler raises KeyboardInterrupt every 2 ms while a loop submits kernels on two queues
 # of one device, host tasks with accessors and read host accessors, all on one buffer, and

@@ -94,7 +94,8 @@ def test_the_raw_twins_variants_give_numpys_solution(mpiexec: str, variant: list
     own ordered by events, computes what numpy does; ``--profile`` reports each rank's phases."""
     args = ["--rows", "16", "--cols", "64", "--iterations", "5", *variant]
     done = run_ranks(mpiexec, 2, ["bench/mpi_jacobi_raw.py", *args])
-    assert done.returncode == 0, f"failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == 0, (
+        f"mpi_jacobi_raw.py failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     (report,) = json_lines(done.stdout)
     assert report["check"] == "ok" and report["ranks"] == 2
     assert report["variant"]["pinned"] and report["variant"]["two_queues"] == ("--two-queues" in variant)
@@ -156,7 +157,7 @@ def test_the_weak_scaling_runner_runs_the_example_and_its_raw_twin(mpiexec: str,
     result = json.loads(out.read_text())
     programs = result["summary"]["64x256"]
     assert set(programs) == {"sycl_ocl copies", "sycl_ocl graphs", "sycl_ocl host accessors",
-                             "sycl_ocl two queues", "raw pyopencl"}
+                            "sycl_ocl two queues", "raw pyopencl"}
     for rows in programs.values():
         assert set(rows) == {"1", "2"} and rows["1"]["weak_scaling_efficiency"] == 1.0
     assert sorted({(r["program"], r["ranks"]) for r in result["runs"]}) == sorted(

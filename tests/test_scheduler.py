@@ -31,6 +31,10 @@ sycl.register_kernel_source(
     __kernel void ts_sum(__global int* c, __global const int* a, __global const int* b, int s) {
         size_t i = get_global_id(0); c[i] = a[i] + s * b[i]; }
     __kernel void ts_add_value(__global int* a, int v) { a[get_global_id(0)] += v; }
+    __kernel void ts_rows(__global const int* u, __global int* dst, int cols, int first_row) {
+        int j = get_global_id(0), r = get_global_id(1), i = first_row + r;
+        dst[r * cols + j] = (u[(i - 1) * cols + j] + 3 * u[(i + 1) * cols + j] + j) & 0xFFFF;
+    }
     """
 )
 
@@ -491,6 +495,64 @@ def test_two_queues_launching_one_kernel_over_one_buffer_each_keep_their_shape(q
         gate.set_status(cl.command_execution_status.COMPLETE)
     assert all(fast[4:])
     assert list(own[0]) == list(shared * 6) and list(own[1]) == list(shared * 5 + 5)
+
+
+SLAB_ROWS, SLAB_COLS = 8, 64  # a row of 256 bytes: sub-buffers aligned on every device here
+
+
+def _rows_step(u: np.ndarray) -> np.ndarray:
+    """``ts_rows`` over rows 1..SLAB_ROWS of a slab, its halo rows kept."""
+    out = u.copy()
+    j = np.arange(SLAB_COLS)
+    out[1:-1] = (u[:-2] + 3 * u[2:] + j) & 0xFFFF
+    return out
+
+
+def test_a_slab_on_two_queues_replays_with_wait_lists_across_them(queue: sycl.queue) -> None:
+    """examples/mpi_jacobi.py ``--two-queues``: each step writes the boundary rows of one slab
+    on one queue and its inner rows on another queue of the context, all reading the other
+    slab, the slabs swapped each step; so every launch waits for one of the other queue (it
+    reads the rows that one wrote, or overwrites rows that one read). Then
+    the launches take the fast path from the fifth step (rule S20; each slab's layouts are known
+    from the third, each plan kept from the fourth), their plans replayed with the edges across
+    (rule S17), in the OpenCL wait lists (rule S7): held behind a user event, each fast
+    launch records an edge to a command of the other queue; the result is numpy's."""
+    ctx, dev = queue.get_context(), queue.get_device()
+    other = sycl.queue(ctx, dev)
+    start = np.arange((SLAB_ROWS + 2) * SLAB_COLS, dtype=np.int32).reshape(SLAB_ROWS + 2, SLAB_COLS) % 97
+    oclgrind = "Oclgrind" in dev.get_platform().get_info(sycl.info.platform.name)
+    gate = None if oclgrind else cl.UserEvent(sycl.get_native(ctx))  # Oclgrind's flush would wait for it
+    with sycl.buffer(start.copy()) as w0, sycl.buffer(start.copy()) as w1:
+        wholes = [w0, w1]
+        parts = [[(sycl.buffer(w, sycl.id(first, 0), sycl.range(rows, SLAB_COLS)), first, q)
+                  for first, rows, q in ((1, 1, queue), (SLAB_ROWS, 1, queue), (2, SLAB_ROWS - 2, other))]
+                 for w in wholes]
+        if gate is not None:
+            for q in (queue, other):
+                q.submit(lambda h: h.depends_on(sycl.make_event(gate, ctx)))
+        launches = []
+        for k in range(8):
+            src, dst = wholes[k % 2], parts[1 - k % 2]
+            for part, first, q in dst:
+                def cgf(h: sycl.handler, src: sycl.buffer = src, part: sycl.buffer = part,
+                        first: int = first) -> None:
+                    h.parallel_for(sycl.range(part.get_range()[0], SLAB_COLS), "ts_rows",
+                                   sycl.accessor(src, h, sycl.read_only),
+                                   sycl.accessor(part, h, sycl.write_only), SLAB_COLS, first)
+                launches.append((q, q.submit(cgf)._cmd))  # type: ignore[attr-defined]
+        if gate is not None:
+            fast = [op.work is None for _, op in launches]
+            crossing = [any(dep.lane is not op.lane for dep in op.deps) for _, op in launches]
+            gate.set_status(cl.command_execution_status.COMPLETE)
+            assert all(fast[12:]) and all(crossing[2:]), (fast, crossing)
+        results = []
+        for w in wholes:
+            with sycl.host_accessor(w, sycl.read_only) as view:  # the sub-buffers live on: no write-back yet
+                results.append(np.array(view))
+    steps = [start]
+    for _ in range(8):
+        steps.append(_rows_step(steps[-1]))
+    assert (results[0] == steps[8]).all() and (results[1] == steps[7]).all()
 
 
 def test_a_known_shape_launches_with_the_scalars_of_each_command_group(queue: sycl.queue) -> None:

@@ -145,6 +145,57 @@ def test_a_slab_written_by_rows_replays_its_pieces_in_place() -> None:
         found.span is not None and found.span.start > 0 for found in plans)
 
 
+def _slab_step(src: int, dst: int, inner_lane: int) -> list[Step]:
+    """A Jacobi step of ``test_a_slab_written_by_rows_replays_its_pieces_in_place``, its inner
+    rows on lane ``inner_lane``."""
+    rows = ((0, 8, 16), (0, 48, 56), (inner_lane, 16, 48))
+    return [(lane, [(src, 0, 64, False), (dst, lo, hi, True)]) for lane, lo, hi in rows]
+
+
+def test_a_slab_with_its_inner_rows_on_another_queue_replays_with_the_edges_across() -> None:
+    """examples/mpi_jacobi.py ``--two-queues``: the inner rows on a second queue of the
+    context, so that every command waits for one of the other queue (a read of the slab it
+    overwrites, a write of the slab it reads). The plans replay with those edges
+    (``Plan.foreign``), to the commands at the same positions: the same frontier, validity
+    and edges as full planning."""
+    world = _compare(_cycles([*_slab_step(0, 1, 1), *_slab_step(1, 0, 1)], 6))
+    assert world.replayed[-12:] == [2] * 12
+    lanes = world.lanes
+    for op in world.ops[-6:]:  # each waits for a command of the other queue
+        assert any(dep.lane is not op.lane for dep in op.deps), op.deps  # type: ignore[attr-defined]
+    plans = [found for memory in world.memories[:2] for layout in memory.layouts for found in layout.plans]
+    assert {found.lane for found in plans if found.foreign} == {lanes[0], lanes[1]}
+
+
+def test_a_replay_waits_for_a_command_of_another_queue_held_in_the_dag() -> None:
+    """A command of the other queue that waits in the DAG (not enqueued) is waited for by the
+    replay after it, as full planning makes it: an edge, not an implied order."""
+    cached, full = World(True), World(False)
+    program = _cycles([*_slab_step(0, 1, 1), *_slab_step(1, 0, 1)], 4)
+    for world in (cached, full):
+        for step in program:
+            world.run(step)
+        for step in _slab_step(0, 1, 1):
+            world.run(step, issue=step[0] == 0)  # the inner rows wait in the DAG
+    assert cached.state() == full.state()
+    held = cached.ops[-1]
+    for world in (cached, full):
+        for step in _slab_step(1, 0, 1):
+            world.run(step)
+    assert cached.state() == full.state()
+    assert cached.replayed[-3:] == [1, 1, 1]  # the writes; a read after a held command in full
+    assert all(held in op.deps for op in cached.ops[-3:])  # each reads what it wrote
+
+
+def test_two_queues_of_two_contexts_are_planned_in_full() -> None:
+    """Another context's command is no edge a wait list can hold (bytes move between the
+    contexts, rule S11): such a step is never replayed."""
+    world = World(True)
+    for step in _cycles([*_slab_step(0, 1, 2), *_slab_step(1, 0, 2)], 5):
+        world.run(step)
+    assert world.replayed[-6:] == [0] * 6
+
+
 def test_two_queues_reading_one_memory_object_in_turn_replay() -> None:
     """Reads of another lane are kept whatever their state, and a producer that is done is
     waited for no more: two queues, each writing its own memory object and reading a shared

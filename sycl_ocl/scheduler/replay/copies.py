@@ -25,9 +25,9 @@ from ..._process import STATE as PROCESS
 from .. import trace
 from ..actions import HostCopy, count_transfer
 from ..command_group import submit
-from ..op import DEFERRED, new_op
+from ..op import DEFERRED, add_edge, new_op
 from ..runtime import RUNTIME
-from .plans import apply, blocked, finished, following
+from .plans import apply, blocked, crossing, finished, following
 
 if TYPE_CHECKING:
     from ..command import Command
@@ -100,16 +100,24 @@ def _copy(shape: CopyShape, host: np.ndarray, depends_on: Sequence[Command], own
         shape.plan = found
     if RUNTIME.deferred and blocked((found,)):
         return _in_full(shape, host, depends_on, owners)
+    edges = events = None
+    if found.foreign:  # it waits for other lanes' commands: their events in its wait list (rule S7)
+        crossed = crossing((found,))
+        if crossed is None:
+            return _in_full(shape, host, depends_on, owners)
+        edges, events = crossed
     submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
     try:  # the calls enqueue_copy makes, without its dispatch on the arguments' types
         if shape.to_host:
-            ev = cl._enqueue_read_buffer(lane.cl_queue, mem, host, shape.lo, None, False)
+            ev = cl._enqueue_read_buffer(lane.cl_queue, mem, host, shape.lo, events, False)
         else:
-            ev = cl._enqueue_write_buffer(lane.cl_queue, mem, host, shape.lo, None, False)
+            ev = cl._enqueue_write_buffer(lane.cl_queue, mem, host, shape.lo, events, False)
     except cl.Error as error:
         raise translate(error, "enqueueing a command") from error
     op = new_op(lane, lane.ctx, False, lane.async_errors, ev, [host], submitted)  # the array lives until done
     op.owners = owners
+    for other, reason, memory in edges or ():  # the other lanes' commands it waits for (rule S6)
+        add_edge(op, other, reason, memory)
     count_transfer(shape.req.memory, shape.nbytes, shape.to_host)
     apply((found,), op)
     return op

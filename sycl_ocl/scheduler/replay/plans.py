@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 LAYOUT_CAP = 32  # layouts kept per memory object
 PLAN_CAP = 4  # plans kept per layout
 _NO_PIECES: list[Piece] = []  # shared, never changed in place
+FRONTIER, PIECE = 0, 1  # where a foreign edge's command is found (``Plan.foreign``)
 Positions = tuple[tuple[int, int, int], ...]  # pieces, each named by a position (``Plan.pieces``)
 
 
@@ -59,17 +60,22 @@ class Plan:
     but the ``(position, lo, hi)`` it names, the new op's); ``others`` are the other copies
     a write changes, each ``(loc, pieces)``: its pieces before, cut where the write made it
     stale, each ``(lo, hi, i)`` kept from the piece at position ``i`` there (a write after a
-    host accessor: the host copy's bytes it overwrote are stale).
+    host accessor: the host copy's bytes it overwrote are stale). ``foreign``: the edges of
+    ``waits`` and ``raws`` to commands of other lanes of its context, each ``(where, i,
+    reason)``: the frontier entry (``FRONTIER``) or the piece at ``loc`` (``PIECE``) at
+    position ``i``; the layout names each position's lane, so a replay finds there a command
+    of that lane, which the OpenCL queue does not order (``crossing``).
     """
 
-    __slots__ = ("after", "alone", "blockers", "gone", "hi", "keep", "kind", "lane", "layout", "lo", "loc",
-                 "memory", "others", "pieces", "raws", "replaced", "req", "span", "view_hi", "view_lo",
-                 "waits")
+    __slots__ = ("after", "alone", "blockers", "foreign", "gone", "hi", "keep", "kind", "lane", "layout",
+                 "lo", "loc", "memory", "others", "pieces", "raws", "replaced", "req", "span", "view_hi",
+                 "view_lo", "waits")
 
     def __init__(self, after: Layout, layout: Layout, req: Requirement, lane: Lane, loc: int,
                  keep: tuple[int, ...], waits: tuple[tuple[int, int | None], ...], gone: tuple[int, ...],
                  raws: tuple[int, ...], pieces: Positions | None, old: Sequence[Piece] = (),
-                 others: tuple[tuple[int, Positions], ...] = ()) -> None:
+                 others: tuple[tuple[int, Positions], ...] = (),
+                 foreign: tuple[tuple[int, int, int], ...] = ()) -> None:
         self.after, self.layout, self.req, self.lane, self.loc = after, layout, req, lane, loc
         self.memory: MemoryObject = req.memory
         self.lo, self.hi, self.view_lo, self.view_hi = req.lo, req.hi, req.view_lo, req.view_hi
@@ -85,6 +91,7 @@ class Plan:
         self.alone = pieces == ((req.lo, req.hi, -1),)
         self.replaced = _replaced(pieces, old)
         self.others = others
+        self.foreign = foreign
 
 
 def _replaced(pieces: Positions | None, old: Sequence[Piece]) -> Positions | None:
@@ -138,16 +145,19 @@ def _producer(p: Op | None) -> Any:
 def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, before: Snapshot) -> None:
     """Keep, among the plans that followed ``after``, the plan ``op`` just made for ``req``
     (moving no bytes) that left ``layout``, if it decided by position alone: the entries it
-    waits for or drops (and the producers of the bytes it reads) are device commands of its
-    own lane, enqueued, and it changed no other copy (rule S17). Entries it dropped as done
-    are ``gone``: it replays only where those are done too."""
+    waits for or drops (and the producers of the bytes it reads) are enqueued device commands
+    of its context, those it drops without an edge of its own lane (rule S17). Entries it
+    dropped as done are ``gone``: it replays only where those are done too. Its edges to
+    commands of other lanes are ``foreign``."""
     valid, frontier, _ = before
     memory, lo, hi, writes, needs_old, view_lo, view_hi = req
     lane = op.lane
+    ctx = op.ctx
     kind = WRITE if writes else READ
     if len(frontier) + 1 >= FRONTIER_CAP:
         return
     waits, gone = [], []
+    foreign: list[tuple[int, int, int]] = []
     for i, (other, elo, ehi, ekind) in enumerate(frontier):
         if other.state == DONE:
             gone.append(i)  # dropped as done: a replay drops it only where it is done too
@@ -160,9 +170,11 @@ def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, be
             reason = None  # a read of its lane that it covers: dropped only once enqueued
         else:
             continue  # a read of another lane, or one it does not cover: kept in any state
-        if other.lane is not lane or other.state != ISSUED or other.host:
+        if other.state != ISSUED or other.host or other.ctx != ctx:
             return
         waits.append((i, reason))
+        if other.lane is not lane:  # a conflict: an edge the OpenCL queue does not imply
+            foreign.append((FRONTIER, i, HAZARD[kind][ekind]))
     raws: tuple[int, ...] = ()
     pieces = None
     others: tuple[tuple[int, Positions], ...] | None = ()
@@ -171,8 +183,12 @@ def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, be
         if needs_old:  # the producers it reads from, but those the layout says were done
             producers = dict(after.sig[1]).get(loc, ())
             raws = tuple([j for j, (a, b, p) in enumerate(producers) if a < hi and b > lo and p is not True])
-            if any(old[j][2].lane is not lane or old[j][2].state == DEFERRED or old[j][2].host for j in raws):
-                return
+            for j in raws:
+                producer = old[j][2]
+                if producer.state == DEFERRED or producer.host or producer.ctx != ctx:
+                    return
+                if producer.lane is not lane:
+                    foreign.append((PIECE, j, RAW))
         if writes:
             pieces = _pieces(memory.valid[loc], old, op)
             others = _others(memory.valid, valid, loc, op)
@@ -181,7 +197,8 @@ def record(after: Layout, layout: Layout, req: Requirement, op: Op, loc: int, be
     position = {id(entry): i for i, entry in enumerate(frontier)}
     kept = memory.frontier[:-1] if view_lo < view_hi else memory.frontier
     keep = tuple([position[id(entry)] for entry in kept])
-    found = Plan(after, layout, req, lane, loc, keep, tuple(waits), tuple(gone), raws, pieces, old, others)  # type: ignore[arg-type]  # a device op's lane
+    found = Plan(after, layout, req, lane, loc, keep, tuple(waits), tuple(gone), raws, pieces, old, others,  # type: ignore[arg-type]  # a device op's lane
+                 tuple(foreign))
     plans = after.plans
     for i, known in enumerate(plans):
         if known.req == req and known.lane is lane:
@@ -251,6 +268,33 @@ def blocked(plans: Iterable[Plan]) -> bool:
                 if pieces[j][2].state == DEFERRED:
                     return True
     return False
+
+
+def crossing(plans: Iterable[Plan]) -> tuple[list[tuple[Op, int, MemoryObject]], list[Any] | None] | None:
+    """The edges to commands of other lanes that replaying cached plans (each following the
+    layout its memory object is in) adds, each ``(command, reason, memory object)``: one to
+    each command not done, each enqueued, its OpenCL queue flushed so that a wait list may
+    hold its event (rule S7); with their OpenCL events (None: none). None where one waits in
+    the DAG (``submit`` plans it then)."""
+    out: list[tuple[Op, int, MemoryObject]] = []
+    for found in plans:
+        if not found.foreign:
+            continue
+        memory = found.memory
+        for where, i, reason in found.foreign:
+            other = memory.frontier[i][0] if where == FRONTIER else memory.valid[found.loc][i][2]
+            state = other.state
+            if state == DEFERRED:
+                return None
+            if state != DONE:
+                for known, _, _ in out:  # one edge each (not any(): its generator costs more)
+                    if known is other:
+                        break
+                else:
+                    out.append((other, reason, memory))
+    for other, _, _ in out:
+        other.lane.flush()  # type: ignore[union-attr]  # a device op's
+    return out, [other.event for other, _, _ in out] or None
 
 
 def finished(found: Plan) -> bool:

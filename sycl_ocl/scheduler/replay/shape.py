@@ -21,10 +21,10 @@ from .. import trace
 from ..actions import KernelLaunch
 from ..command_group import settle, submit
 from ..memory_object import MISALIGNED
-from ..op import DEFERRED, new_op
+from ..op import DEFERRED, add_edge, new_op
 from ..requirement import Requirement
 from ..runtime import RUNTIME, to_the_end
-from .plans import apply, blocked, distinct, finished, following
+from .plans import apply, blocked, crossing, distinct, finished, following
 from .prepared import PreparedKernel
 
 if TYPE_CHECKING:
@@ -70,11 +70,12 @@ class Shape:
     requirement argument in the lane's context, once bound (``bind``), with ``prepared``, the
     kernel on a ``cl_kernel`` of the shape's own with the last launch's arguments set.
 
-    ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last."""
+    ``plans`` are its requirements' cached plans (rule S17), those ``holds`` found last;
+    ``crosses``: whether they wait for commands of other lanes (``Plan.foreign``)."""
 
-    __slots__ = ("arity", "bindings", "call", "earlier", "global_size", "joined", "joins", "kernel", "lane",
-                 "local_size", "mems", "offset", "plans", "prepared", "replays", "requirements", "scalars",
-                 "signature", "sizes")
+    __slots__ = ("arity", "bindings", "call", "crosses", "earlier", "global_size", "joined", "joins",
+                 "kernel", "lane", "local_size", "mems", "offset", "plans", "prepared", "replays",
+                 "requirements", "scalars", "signature", "sizes")
 
     def __init__(
         self, lane: Lane, kernel: Kernel, global_size: tuple[int, ...], local_size: tuple[int, ...] | None,
@@ -102,8 +103,9 @@ class Shape:
         self.mems: tuple[Any, ...] | None = None
         self.prepared: PreparedKernel | None = None
         # Once bound: the arguments of ``cl.enqueue_nd_range_kernel`` that launch it on ``prepared``.
-        self.call: tuple[Any, ...] = ()
+        self.call: tuple[Any, Any, Any, Any, Any] = (None, None, None, None, None)
         self.plans: tuple[Plan, ...] | None = None
+        self.crosses = False
         # The shape of the kernel kept before it under the same window and lane (``keep``).
         self.earlier: Shape | None = None
 
@@ -123,12 +125,16 @@ class Shape:
         if not self.replays:
             return None
         plans = []
+        crosses = False
         for req in self.requirements:
             found = following(req, self.lane)
             if found is None:
                 return None
             plans.append(found)
+            if found.foreign:
+                crosses = True
         self.plans = tuple(plans)
+        self.crosses = crosses
         return None if any(found.gone and not finished(found) for found in plans) else self.plans
 
     def bind(self, args: Sequence[Any]) -> None:
@@ -212,6 +218,12 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], ow
             return _in_full(shape, group, depends_on, owners)
     elif RUNTIME.deferred and blocked(plans):
         return _in_full(shape, group, depends_on, owners)
+    edges = events = None
+    if shape.crosses:  # it waits for other lanes' commands: their events in its wait list (rule S7)
+        crossed = crossing(shape.plans)  # type: ignore[arg-type]  # found above
+        if crossed is None:
+            return _in_full(shape, group, depends_on, owners)
+        edges, events = crossed
     args = group._call
     kept = prepared.args_set
     for index in shape.scalars:  # a scalar not the very object kept: all are set anew
@@ -221,9 +233,14 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], ow
     submitted = monotonic_ns() if lane.profiling else 0  # its command_submit
     ev = None
     try:  # on the shape's own cl_kernel, whose arguments stay set
-        ev = cl.enqueue_nd_range_kernel(*shape.call)
+        # Positional: a keyword costs pybind11 more than the rest of the call.
+        ev = cl.enqueue_nd_range_kernel(*shape.call) if edges is None else cl.enqueue_nd_range_kernel(
+            *shape.call, events)
         op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
         op.owners = owners
+        if edges is not None:
+            for other, reason, memory in edges:  # the other lanes' commands it waits for (rule S6)
+                add_edge(op, other, reason, memory)
         apply(shape.plans, op)  # type: ignore[arg-type]  # found above
     except BaseException as error:
         if ev is not None:  # enqueued, its records unfinished (an interrupt): settled (rule S26)

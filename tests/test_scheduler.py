@@ -497,7 +497,7 @@ def test_two_queues_launching_one_kernel_over_one_buffer_each_keep_their_shape(q
     assert list(own[0]) == list(shared * 6) and list(own[1]) == list(shared * 5 + 5)
 
 
-SLAB_ROWS, SLAB_COLS = 8, 64  # a row of 256 bytes: sub-buffers aligned on every device here
+SLAB_ROWS, SLAB_COLS = 8, 1024  # a row of 4 KiB: its sub-buffers start on any device's mem_base_addr_align
 
 
 def _rows_step(u: np.ndarray) -> np.ndarray:

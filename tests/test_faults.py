@@ -1398,10 +1398,10 @@ def test_an_interrupt_as_a_fast_launch_records_its_edges_across_queues_keeps_the
         device: sycl.device) -> None:
     """``replay.shape._launch`` on two queues of one context taking turns on a buffer, held
     behind a user event: each launch waits for the other queue's last (rule S17's edges across
-    lanes, in its wait list, rule S20). Interrupted as it records those edges, after its
-    enqueue: the command stays, settled by a barrier (rule S26), the next launch of the other
+    lanes, in its wait list, rule S20). Interrupted as it records those edges (``plans.apply``),
+    after its enqueue: the command stays, settled by a barrier (rule S26), the next launch of the other
     queue waits for it, and every kernel counts once the gate opens."""
-    from sycl_ocl.scheduler.replay import shape
+    from sycl_ocl.scheduler.replay import plans
 
     if "Oclgrind" in device.get_platform().get_info(sycl.info.platform.name):
         pytest.skip("Oclgrind's clFlush waits for work held behind a user event (docs/scheduler.md, Notes)")
@@ -1416,7 +1416,7 @@ def test_an_interrupt_as_a_fast_launch_records_its_edges_across_queues_keeps_the
             for _ in range(5):
                 for q in (q1, q2):
                     q.submit(slow_add(buf, 1, 0))
-            interrupted = interrupt_at_line(lambda: q1.submit(slow_add(buf, 1, 0)), shape._launch,
+            interrupted = interrupt_at_line(lambda: q1.submit(slow_add(buf, 1, 0)), plans.apply,
                                             "add_edge(op, other")
             later = q2.submit(slow_add(buf, 1, 0))._cmd  # type: ignore[attr-defined]
         finally:  # else the buffer's end would wait for good

@@ -25,7 +25,7 @@ from ..._process import STATE as PROCESS
 from .. import trace
 from ..actions import HostCopy, count_transfer
 from ..command_group import submit
-from ..op import DEFERRED, add_edge, new_op
+from ..op import DEFERRED, new_op
 from ..runtime import RUNTIME
 from .plans import apply, blocked, crossing, finished, following
 
@@ -116,10 +116,8 @@ def _copy(shape: CopyShape, host: np.ndarray, depends_on: Sequence[Command], own
         raise translate(error, "enqueueing a command") from error
     op = new_op(lane, lane.ctx, False, lane.async_errors, ev, [host], submitted)  # the array lives until done
     op.owners = owners
-    for other, reason, memory in edges or ():  # the other lanes' commands it waits for (rule S6)
-        add_edge(op, other, reason, memory)
     count_transfer(shape.req.memory, shape.nbytes, shape.to_host)
-    apply((found,), op)
+    apply((found,), op, edges)
     return op
 
 

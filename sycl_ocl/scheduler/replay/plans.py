@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..intervals import Piece
-from ..op import DEFERRED, DONE, ISSUED, Op, depend
+from ..op import DEFERRED, DONE, ISSUED, Op, add_edge, depend
 from ..requirement import FRONTIER_CAP, READ, WRITE, Requirement, conflicts
 from ..trace import HAZARD, RAW
 
@@ -25,6 +25,7 @@ PLAN_CAP = 4  # plans kept per layout
 _NO_PIECES: list[Piece] = []  # shared, never changed in place
 FRONTIER, PIECE = 0, 1  # where a foreign edge's command is found (``Plan.foreign``)
 Positions = tuple[tuple[int, int, int], ...]  # pieces, each named by a position (``Plan.pieces``)
+Edges = list[tuple[Op, int, "MemoryObject"]]  # edges a replay adds: (command, reason, memory object)
 
 
 class Layout:
@@ -270,13 +271,13 @@ def blocked(plans: Iterable[Plan]) -> bool:
     return False
 
 
-def crossing(plans: Iterable[Plan]) -> tuple[list[tuple[Op, int, MemoryObject]], list[Any] | None] | None:
+def crossing(plans: Iterable[Plan]) -> tuple[Edges, list[Any] | None] | None:
     """The edges to commands of other lanes that replaying cached plans (each following the
     layout its memory object is in) adds, each ``(command, reason, memory object)``: one to
     each command not done, each enqueued, its OpenCL queue flushed so that a wait list may
     hold its event (rule S7); with their OpenCL events (None: none). None where one waits in
     the DAG (``submit`` plans it then)."""
-    out: list[tuple[Op, int, MemoryObject]] = []
+    out: Edges = []
     for found in plans:
         if not found.foreign:
             continue
@@ -335,9 +336,12 @@ def depend_on(found: Plan, op: Op) -> None:
             depend(op, pieces[j][2], RAW, memory)
 
 
-def apply(plans: Iterable[Plan], op: Op) -> None:
+def apply(plans: Iterable[Plan], op: Op, edges: Edges | None = None) -> None:
     """Apply cached plans (of distinct memory objects) for ``op``: the state planning in full
-    would leave (rule S17)."""
+    would leave (rule S17), with ``edges``, those of ``crossing``, to the other lanes' commands
+    it waits for (rule S6)."""
+    for other, reason, edge_memory in edges or ():
+        add_edge(op, other, reason, edge_memory)
     for found in plans:
         memory = found.memory
         span = found.span

@@ -21,7 +21,7 @@ from .. import trace
 from ..actions import KernelLaunch
 from ..command_group import settle, submit
 from ..memory_object import MISALIGNED
-from ..op import DEFERRED, add_edge, new_op
+from ..op import DEFERRED, new_op
 from ..requirement import Requirement
 from ..runtime import RUNTIME, to_the_end
 from .plans import apply, blocked, crossing, distinct, finished, following
@@ -238,10 +238,7 @@ def _launch(shape: Shape, group: CommandGroup, depends_on: Sequence[Command], ow
             *shape.call, events)
         op = new_op(lane, lane.ctx, False, lane.async_errors, ev, None, submitted)
         op.owners = owners
-        if edges is not None:
-            for other, reason, memory in edges:  # the other lanes' commands it waits for (rule S6)
-                add_edge(op, other, reason, memory)
-        apply(shape.plans, op)  # type: ignore[arg-type]  # found above
+        apply(shape.plans, op, edges)  # type: ignore[arg-type]  # found above
     except BaseException as error:
         if ev is not None:  # enqueued, its records unfinished (an interrupt): settled (rule S26)
             try:
